@@ -1,0 +1,378 @@
+// The watch cache of one key prefix: an initial list, then the store's watch, applied to an
+// in-memory copy of the current items (in key order) and a ring of recent events. Watches
+// from any revision inside the ring and lists at "any" or "not older than" are served from
+// memory; a consistent list first waits until the cache has reached the store's revision.
+
+import {
+  StorageError,
+  TooLargeResourceVersionError,
+  TooOldResourceVersionError,
+  type CacheEvent,
+  type CacheListResult,
+  type CacheWatchOptions,
+  type Cacher,
+  type Item,
+  type Storage,
+  type StorageEvent,
+} from './interface.js';
+import { SortedKeys } from './keys.js';
+import { pageLimit } from './revisions.js';
+import type { ProgressReporting } from './watch-hub.js';
+
+export interface CacherOptions {
+  /** How long events stay in the ring (default 5 minutes). */
+  historyWindowMs?: number;
+  /** The most events the ring holds, whatever their age (default 100,000). */
+  maxEvents?: number;
+  /** Live events one watcher may have pending before it is closed (default 1,000). */
+  watcherBufferSize?: number;
+  /** How often watchers that asked for bookmarks get one (default 30 seconds). */
+  bookmarkIntervalMs?: number;
+  /** Default wait for waitForRevision and waitForFresh (default 3 seconds). */
+  freshTimeoutMs?: number;
+  /** Page size of the initial list (default 10,000). */
+  listPageSize?: number;
+  /** The clock, for tests of the history window. */
+  now?: () => number;
+}
+
+interface RingEntry {
+  event: StorageEvent;
+  at: number;
+}
+
+class CacheWatcher {
+  private live: CacheEvent[] = [];
+  private head = 0;
+  private wake: (() => void) | undefined;
+  ended = false;
+
+  constructor(
+    readonly prefix: string,
+    readonly bookmarks: boolean,
+    private readonly capacity: number,
+  ) {}
+
+  /** Queues an event; a watcher that is a full buffer behind is ended instead. */
+  push(event: CacheEvent): void {
+    if (this.ended) return;
+    if (this.live.length - this.head >= this.capacity) {
+      // Progress marks are optional; a store event that does not fit ends the watch.
+      if (event.type === 'bookmark') return;
+      this.end();
+      return;
+    }
+    this.live.push(event);
+    this.notify();
+  }
+
+  take(): CacheEvent | undefined {
+    if (this.head >= this.live.length) return undefined;
+    const event = this.live[this.head++];
+    if (this.head === this.live.length) {
+      this.live = [];
+      this.head = 0;
+    }
+    return event;
+  }
+
+  end(): void {
+    this.ended = true;
+    this.live = [];
+    this.head = 0;
+    this.notify();
+  }
+
+  notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
+  }
+}
+
+interface RevisionWaiter {
+  revision: number;
+  resolve(): void;
+}
+
+const progressPollMs = 2;
+
+export class WatchCache implements Cacher {
+  private readonly items = new Map<string, Item>();
+  private readonly keys = new SortedKeys();
+  private current = 0;
+  private ring: RingEntry[] = [];
+  private ringHead = 0;
+  /** Watches after this revision can be served from the ring. */
+  private oldest = 0;
+  private readonly watchers = new Set<CacheWatcher>();
+  private waiters: RevisionWaiter[] = [];
+  private progress: ProgressReporting | undefined;
+  private readonly abort = new AbortController();
+  private stopped = false;
+  private readonly loaded: Promise<void>;
+  private markLoaded!: () => void;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly bookmarkTimer: NodeJS.Timeout;
+  private readonly running: Promise<void>;
+  private readonly opts: Required<CacherOptions>;
+
+  constructor(
+    private readonly storage: Storage,
+    readonly prefix: string,
+    opts: CacherOptions = {},
+  ) {
+    this.opts = {
+      historyWindowMs: opts.historyWindowMs ?? 5 * 60_000,
+      maxEvents: opts.maxEvents ?? 100_000,
+      watcherBufferSize: opts.watcherBufferSize ?? 1000,
+      bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 30_000,
+      freshTimeoutMs: opts.freshTimeoutMs ?? 3000,
+      listPageSize: opts.listPageSize ?? 10_000,
+      now: opts.now ?? Date.now,
+    };
+    this.loaded = new Promise((resolve) => {
+      this.markLoaded = resolve;
+    });
+    this.bookmarkTimer = setInterval(() => this.bookmarkNow(), this.opts.bookmarkIntervalMs);
+    this.bookmarkTimer.unref();
+    this.running = this.run();
+  }
+
+  ready(): Promise<void> {
+    return this.loaded;
+  }
+
+  revision(): number {
+    this.catchUpProgress();
+    return this.current;
+  }
+
+  /** The oldest revision a watch may start after. */
+  oldestRevision(): number {
+    return this.oldest;
+  }
+
+  async waitForRevision(revision: number, timeoutMs = this.opts.freshTimeoutMs): Promise<void> {
+    await this.loaded;
+    this.catchUpProgress();
+    if (this.current >= revision) return;
+    if (this.stopped) throw new StorageError('watch cache is stopped');
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new TooLargeResourceVersionError(revision, this.current));
+      }, timeoutMs);
+      const waiter: RevisionWaiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      this.waiters.push(waiter);
+      this.pollProgress();
+    });
+  }
+
+  async waitForFresh(timeoutMs = this.opts.freshTimeoutMs): Promise<number> {
+    const target = await this.storage.revision();
+    await this.waitForRevision(target, timeoutMs);
+    return this.current;
+  }
+
+  get(key: string): Item | undefined {
+    return this.items.get(key);
+  }
+
+  list(opts: { prefix?: string; startKey?: string; limit?: number } = {}): CacheListResult {
+    this.catchUpProgress();
+    const limit = pageLimit(opts.limit);
+    const { from, to } = this.keys.range(opts.prefix ?? this.prefix, opts.startKey);
+    const end = Math.min(to, from + limit);
+    const items: Item[] = [];
+    for (let i = from; i < end; i++) items.push(this.items.get(this.keys.at(i)) as Item);
+    const remaining = to - end;
+    return { items, revision: this.current, more: remaining > 0, remaining };
+  }
+
+  watch(prefix: string, afterRevision: number, signal: AbortSignal, opts: CacheWatchOptions = {}): AsyncIterable<CacheEvent> {
+    return { [Symbol.asyncIterator]: () => this.serve(prefix, afterRevision, signal, opts.bookmarks ?? false) };
+  }
+
+  /** Sends every watcher that asked for bookmarks the cache's current revision. */
+  bookmarkNow(): void {
+    this.catchUpProgress();
+    const mark: CacheEvent = { type: 'bookmark', revision: this.current };
+    for (const w of this.watchers) if (w.bookmarks) w.push(mark);
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.abort.abort();
+    clearInterval(this.bookmarkTimer);
+    if (this.pollTimer !== undefined) clearInterval(this.pollTimer);
+    for (const w of this.watchers) w.end();
+    this.watchers.clear();
+    await this.running;
+  }
+
+  private async *serve(prefix: string, after: number, signal: AbortSignal, bookmarks: boolean): AsyncGenerator<CacheEvent> {
+    await this.loaded;
+    if (after > this.current) await this.waitForRevision(after);
+    if (this.stopped || signal.aborted) return;
+    if (after < this.oldest) throw new TooOldResourceVersionError(after, this.oldest);
+    // Reading the ring and registering happen in one turn, so no event falls in between.
+    const backlog: StorageEvent[] = [];
+    for (let i = this.firstAfter(after); i < this.ring.length; i++) {
+      const event = (this.ring[i] as RingEntry).event;
+      if (event.key.startsWith(prefix)) backlog.push(event);
+    }
+    const watcher = new CacheWatcher(prefix, bookmarks, this.opts.watcherBufferSize);
+    this.watchers.add(watcher);
+    const onAbort = (): void => watcher.end();
+    signal.addEventListener('abort', onAbort);
+    try {
+      for (const event of backlog) {
+        if (watcher.ended) return;
+        yield event;
+      }
+      while (!watcher.ended) {
+        const event = watcher.take();
+        if (event === undefined) await watcher.next();
+        else yield event;
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.watchers.delete(watcher);
+    }
+  }
+
+  private async run(): Promise<void> {
+    let backoffMs = 100;
+    while (!this.stopped) {
+      try {
+        await this.load();
+        backoffMs = 100;
+        const watch = this.storage.watch(this.prefix, this.current, this.abort.signal);
+        this.progress = 'progressRevision' in watch ? (watch as AsyncIterable<StorageEvent> & ProgressReporting) : undefined;
+        for await (const event of watch) this.apply(event);
+        if (this.stopped) return;
+        throw new StorageError('storage watch ended');
+      } catch {
+        if (this.stopped) return;
+        // The cache restarts from a fresh list; its watchers re-watch, as after any break.
+        this.progress = undefined;
+        for (const w of this.watchers) w.end();
+        await new Promise((resolve) => setTimeout(resolve, backoffMs).unref());
+        backoffMs = Math.min(backoffMs * 2, 5000);
+      }
+    }
+  }
+
+  private async load(): Promise<void> {
+    const pageSize = this.opts.listPageSize;
+    let page = await this.storage.list(this.prefix, { limit: pageSize });
+    const revision = page.revision;
+    const items: Item[] = [...page.items];
+    while (page.more && !this.stopped) {
+      const last = page.items[page.items.length - 1] as Item;
+      page = await this.storage.list(this.prefix, { atRevision: revision, startKey: `${last.key}\0`, limit: pageSize });
+      items.push(...page.items);
+    }
+    this.items.clear();
+    this.keys.clear();
+    for (const item of items) {
+      this.items.set(item.key, item);
+      this.keys.add(item.key);
+    }
+    this.ring = [];
+    this.ringHead = 0;
+    this.oldest = revision;
+    this.current = revision;
+    this.markLoaded();
+    this.releaseWaiters();
+  }
+
+  private apply(event: StorageEvent): void {
+    if (event.type === 'put' && event.item !== undefined) {
+      if (!this.items.has(event.key)) this.keys.add(event.key);
+      this.items.set(event.key, event.item);
+    } else if (event.type === 'delete') {
+      this.items.delete(event.key);
+      this.keys.remove(event.key);
+    }
+    this.current = event.revision;
+    const now = this.opts.now();
+    this.ring.push({ event, at: now });
+    this.evict(now);
+    for (const w of this.watchers) if (event.key.startsWith(w.prefix)) w.push(event);
+    this.releaseWaiters();
+  }
+
+  private evict(now: number): void {
+    const horizon = now - this.opts.historyWindowMs;
+    while (this.ringHead < this.ring.length) {
+      const entry = this.ring[this.ringHead] as RingEntry;
+      if (this.ring.length - this.ringHead <= this.opts.maxEvents && entry.at >= horizon) break;
+      this.oldest = entry.event.revision;
+      this.ringHead++;
+    }
+    if (this.ringHead > 1024 && this.ringHead * 2 > this.ring.length) {
+      this.ring = this.ring.slice(this.ringHead);
+      this.ringHead = 0;
+    }
+  }
+
+  /** Index in the ring of the first event after `revision`. */
+  private firstAfter(revision: number): number {
+    let lo = this.ringHead;
+    let hi = this.ring.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.ring[mid] as RingEntry).event.revision <= revision) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Advances the revision past writes elsewhere in the store once the watch is caught up. */
+  private catchUpProgress(): void {
+    const reached = this.progress?.progressRevision() ?? 0;
+    if (reached > this.current) {
+      this.current = reached;
+      this.releaseWaiters();
+    }
+  }
+
+  private releaseWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const ready = this.waiters.filter((w) => w.revision <= this.current);
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.revision > this.current);
+    for (const w of ready) w.resolve();
+  }
+
+  /** Progress is pulled, not pushed: poll while anyone waits for a revision. */
+  private pollProgress(): void {
+    if (this.pollTimer !== undefined) return;
+    this.pollTimer = setInterval(() => {
+      this.catchUpProgress();
+      if (this.waiters.length === 0 || this.stopped) {
+        clearInterval(this.pollTimer);
+        this.pollTimer = undefined;
+      }
+    }, progressPollMs);
+  }
+}
+
+export function createCacher(storage: Storage, prefix: string, opts?: CacherOptions): WatchCache {
+  return new WatchCache(storage, prefix, opts);
+}

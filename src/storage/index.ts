@@ -1,0 +1,44 @@
+// The storage layer: the revisioned store (memory and SQLite backends), the watch cache
+// above it, and the compactor.
+
+import { StorageError, type Storage } from './interface.js';
+import { MemoryStorage } from './memory.js';
+import { SqliteStorage } from './sqlite.js';
+
+export * from './interface.js';
+export { MemoryStorage, type MemoryStorageOptions } from './memory.js';
+export { SqliteStorage, defaultDatabaseFile, type SqliteStorageOptions } from './sqlite.js';
+export { WatchCache, createCacher, type CacherOptions } from './cacher.js';
+export { startCompactor, type CompactorOptions } from './compactor.js';
+export type { ProgressReporting } from './watch-hub.js';
+
+export interface CreateStorageOptions {
+  backend: 'memory' | 'sqlite' | 'etcd';
+  /** Required for `sqlite`: the directory holding the database file. */
+  dataDir?: string;
+  /** Live events a store watch buffers before it replays from history instead. */
+  watchBufferSize?: number;
+  /** `sqlite`: how long to wait for the database lock at start. */
+  busyTimeoutMs?: number;
+}
+
+export async function createStorage(opts: CreateStorageOptions): Promise<Storage> {
+  const watchBufferSize = opts.watchBufferSize;
+  switch (opts.backend) {
+    case 'memory':
+      return new MemoryStorage(watchBufferSize !== undefined ? { watchBufferSize } : {});
+    case 'sqlite':
+      if (opts.dataDir === undefined || opts.dataDir === '') {
+        throw new StorageError('the sqlite storage backend needs a data directory');
+      }
+      return SqliteStorage.open({
+        dataDir: opts.dataDir,
+        ...(watchBufferSize !== undefined ? { watchBufferSize } : {}),
+        ...(opts.busyTimeoutMs !== undefined ? { busyTimeoutMs: opts.busyTimeoutMs } : {}),
+      });
+    case 'etcd':
+      throw new StorageError('the etcd storage backend is not available yet; use memory or sqlite');
+    default:
+      throw new StorageError(`unknown storage backend ${JSON.stringify(String((opts as { backend: unknown }).backend))}`);
+  }
+}

@@ -1,0 +1,184 @@
+// The SQLite backend, event-loop side: forwards requests to the worker thread that owns the
+// database, batching the requests of one turn of the event loop into one message, and fans
+// committed events out to watches.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import {
+  StorageError,
+  type Item,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StorageEvent,
+} from './interface.js';
+import { fromWireError, type FromWorker, type SqliteRequest, type SqliteResult, type ToWorker } from './sqlite-protocol.js';
+import { WatchHub, type ProgressReporting } from './watch-hub.js';
+
+export interface SqliteStorageOptions {
+  dataDir: string;
+  /** File name inside the data directory. */
+  fileName?: string;
+  /** Live events a watch buffers before it falls back to replaying history. */
+  watchBufferSize?: number;
+  /** How long to wait for the database lock at open. */
+  busyTimeoutMs?: number;
+}
+
+export const defaultDatabaseFile = 'storage.db';
+
+interface Waiter {
+  resolve(result: SqliteResult): void;
+  reject(err: Error): void;
+}
+
+export class SqliteStorage implements Storage {
+  private readonly hub: WatchHub;
+  private readonly waiters = new Map<number, Waiter>();
+  private outgoing: { id: number; req: SqliteRequest }[] = [];
+  private scheduled = false;
+  private nextId = 1;
+  private failure: StorageError | undefined;
+  private closing: Promise<void> | undefined;
+  private exited = false;
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly file: string,
+    opts: SqliteStorageOptions,
+  ) {
+    this.hub = new WatchHub(
+      (prefix, after, limit) => this.call({ op: 'events', prefix, after, limit }) as Promise<StorageEvent[]>,
+      opts.watchBufferSize ?? 10_000,
+    );
+  }
+
+  /** Opens (or creates) the database in `dataDir`; fails clearly when locked, corrupt or foreign. */
+  static async open(opts: SqliteStorageOptions): Promise<SqliteStorage> {
+    mkdirSync(opts.dataDir, { recursive: true });
+    const file = join(opts.dataDir, opts.fileName ?? defaultDatabaseFile);
+    const worker = new Worker(new URL('./sqlite-worker.js', import.meta.url));
+    const opened = await new Promise<{ revision: number; compacted: number }>((resolve, reject) => {
+      const onMessage = (msg: FromWorker): void => {
+        worker.off('error', onError);
+        worker.off('message', onMessage);
+        if (msg.type === 'opened') resolve(msg);
+        else if (msg.type === 'open-failed') reject(new StorageError(msg.message));
+        else reject(new StorageError(`unexpected message from storage worker: ${msg.type}`));
+      };
+      const onError = (err: Error): void => {
+        worker.off('message', onMessage);
+        reject(new StorageError(`storage worker failed to start: ${err.message}`));
+      };
+      worker.on('message', onMessage);
+      worker.once('error', onError);
+      worker.postMessage({ type: 'open', file, busyTimeoutMs: opts.busyTimeoutMs ?? 1000 } satisfies ToWorker);
+    }).catch(async (err: unknown) => {
+      await worker.terminate();
+      throw err;
+    });
+    const storage = new SqliteStorage(worker, file, opts);
+    storage.hub.start(opened.revision);
+    storage.attach();
+    return storage;
+  }
+
+  async revision(): Promise<number> {
+    return (await this.call({ op: 'revision' })) as number;
+  }
+
+  async get(key: string, opts?: { atRevision?: number }): Promise<{ item?: Item; revision: number }> {
+    return (await this.call({ op: 'get', key, ...(opts?.atRevision !== undefined ? { atRevision: opts.atRevision } : {}) })) as {
+      item?: Item;
+      revision: number;
+    };
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    return (await this.call({ op: 'list', prefix, ...opts })) as ListResult;
+  }
+
+  async create(key: string, value: Uint8Array): Promise<Item> {
+    return (await this.call({ op: 'create', key, value })) as Item;
+  }
+
+  async update(key: string, value: Uint8Array, ifModRevision?: number): Promise<Item> {
+    return (await this.call({ op: 'update', key, value, ...(ifModRevision !== undefined ? { ifModRevision } : {}) })) as Item;
+  }
+
+  async delete(key: string, ifModRevision?: number): Promise<Item> {
+    return (await this.call({ op: 'delete', key, ...(ifModRevision !== undefined ? { ifModRevision } : {}) })) as Item;
+  }
+
+  watch(prefix: string, afterRevision: number, signal: AbortSignal): AsyncIterable<StorageEvent> & ProgressReporting {
+    return this.hub.watch(prefix, afterRevision, signal);
+  }
+
+  async compact(revision: number): Promise<void> {
+    await this.call({ op: 'compact', revision });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      if (this.exited) return resolve();
+      this.worker.ref();
+      this.flush();
+      this.failure ??= new StorageError('storage is closed');
+      this.worker.once('exit', () => resolve());
+      this.worker.postMessage({ type: 'close' } satisfies ToWorker);
+    });
+    return this.closing;
+  }
+
+  private attach(): void {
+    this.worker.unref();
+    this.worker.on('message', (msg: FromWorker) => {
+      if (msg.type !== 'batch') return;
+      // Watches see a write no later than its writer hears it was acknowledged.
+      for (const event of msg.events) this.hub.publish(event);
+      for (const reply of msg.replies) {
+        const waiter = this.waiters.get(reply.id);
+        this.waiters.delete(reply.id);
+        if (reply.ok) waiter?.resolve(reply.result);
+        else waiter?.reject(fromWireError(reply.error));
+      }
+      if (this.waiters.size === 0) this.worker.unref();
+    });
+    this.worker.on('error', (err) => this.fail(new StorageError(`storage worker failed: ${err.message}`)));
+    this.worker.on('exit', () => {
+      this.exited = true;
+      this.fail(this.failure ?? new StorageError('storage worker exited'));
+    });
+  }
+
+  private fail(err: StorageError): void {
+    this.failure ??= err;
+    for (const waiter of this.waiters.values()) waiter.reject(err);
+    this.waiters.clear();
+    this.hub.close();
+  }
+
+  private call(req: SqliteRequest): Promise<SqliteResult> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<SqliteResult>((resolve, reject) => {
+      this.waiters.set(id, { resolve, reject });
+      // An answer in flight keeps the process alive; an idle store does not.
+      this.worker.ref();
+      this.outgoing.push({ id, req });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.outgoing.length === 0) return;
+    const requests = this.outgoing;
+    this.outgoing = [];
+    this.worker.postMessage({ type: 'batch', requests } satisfies ToWorker);
+  }
+}
