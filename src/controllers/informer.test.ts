@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { KubeObject } from '../apimachinery/types.js';
+import { LoopbackClient } from '../client/loopback.js';
+import { basicTable } from '../client/testing/memory-table.js';
+import { Informer, keyOf, splitKey } from './informer.js';
+
+const CM = { group: '', version: 'v1', resource: 'configmaps' };
+const admin = { username: 'admin', groups: ['system:masters'] };
+
+/** Polls until `check` holds (bounded). */
+async function eventually(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+function recorder(): { log: string[]; handler: Parameters<Informer['addEventHandler']>[0] } {
+  const log: string[] = [];
+  return {
+    log,
+    handler: {
+      onAdd: (o: KubeObject) => log.push(`add ${keyOf(o)}`),
+      onUpdate: (a: KubeObject, b: KubeObject) => log.push(`update ${keyOf(b)} ${a.metadata?.resourceVersion}->${b.metadata?.resourceVersion}`),
+      onDelete: (o: KubeObject) => log.push(`delete ${keyOf(o)}`),
+    },
+  };
+}
+
+test('keys', () => {
+  assert.equal(keyOf({ metadata: { namespace: 'a', name: 'b' } }), 'a/b');
+  assert.equal(keyOf({ metadata: { name: 'n' } }), 'n');
+  assert.deepEqual(splitKey('a/b'), { namespace: 'a', name: 'b' });
+  assert.deepEqual(splitKey('n'), { namespace: '', name: 'n' });
+});
+
+test('lists in pages, then follows the watch into its cache and handlers', async () => {
+  const { table, configmaps } = basicTable();
+  const client = new LoopbackClient(table, admin);
+  for (const n of ['a', 'b', 'c']) await client.create(CM, 'ns', { metadata: { name: n } });
+  const informer = new Informer(client, CM, { pageSize: 2 });
+  const { log, handler } = recorder();
+  informer.addEventHandler(handler);
+  informer.start();
+  try {
+    await informer.waitForSync();
+    assert.deepEqual(informer.listKeys().sort(), ['ns/a', 'ns/b', 'ns/c']);
+    assert.equal(configmaps.calls.list, 2, 'two pages of two');
+    await eventually(() => configmaps.watcherCount() === 1, 'the watch');
+    await client.patch(CM, 'ns', 'a', { data: { k: 'v' } });
+    await client.delete(CM, 'ns', 'b');
+    await client.create(CM, 'other', { metadata: { name: 'd' } });
+    await eventually(() => log.length === 6, 'three events');
+    assert.deepEqual(log.slice(0, 3), ['add ns/a', 'add ns/b', 'add ns/c']);
+    assert.match(log[3]!, /^update ns\/a \d+->\d+$/);
+    assert.deepEqual(log.slice(4), ['delete ns/b', 'add other/d']);
+    assert.deepEqual(informer.get('ns', 'a')?.data, { k: 'v' });
+    assert.equal(informer.get('ns', 'b'), undefined);
+    assert.equal(informer.lastSyncResourceVersion(), informer.get('other', 'd')?.metadata?.resourceVersion);
+  } finally {
+    await informer.stop();
+  }
+  assert.equal(configmaps.watcherCount(), 0, 'stop closes the watch');
+});
+
+test('a watch that expired (410) leads to a fresh list whose differences reach the handlers', async () => {
+  const { table, configmaps } = basicTable();
+  const client = new LoopbackClient(table, admin);
+  await client.create(CM, 'ns', { metadata: { name: 'keep' } });
+  await client.create(CM, 'ns', { metadata: { name: 'gone' } });
+  const errors: unknown[] = [];
+  const informer = new Informer(client, CM, { backoff: { initialMs: 5, maxMs: 20 }, onError: (e) => errors.push(e) });
+  const { log, handler } = recorder();
+  informer.addEventHandler(handler);
+  informer.start();
+  try {
+    await informer.waitForSync();
+    await eventually(() => configmaps.watcherCount() === 1, 'the watch');
+    const listsBefore = configmaps.calls.list!;
+    // Changes the informer misses while its watch is broken, then history is compacted away.
+    configmaps.breakWatches();
+    await client.delete(CM, 'ns', 'gone');
+    await client.create(CM, 'ns', { metadata: { name: 'new' } });
+    configmaps.compact();
+    await eventually(() => informer.listKeys().sort().join() === 'ns/keep,ns/new', 'the relist');
+    assert.ok(configmaps.calls.list! > listsBefore, 'listed again after the 410');
+    assert.deepEqual(errors, [], 'an expired watch is not an error');
+    assert.ok(log.includes('delete ns/gone'));
+    assert.ok(log.includes('add ns/new'));
+    assert.ok(!log.some((l) => l.startsWith('update ns/keep')), 'unchanged objects are not reported');
+  } finally {
+    await informer.stop();
+  }
+});
+
+test('resync replays the cache as updates; late handlers hear the cache as adds', async () => {
+  const { table } = basicTable();
+  const client = new LoopbackClient(table, admin);
+  await client.create(CM, 'ns', { metadata: { name: 'a' } });
+  const informer = new Informer(client, CM, { resyncMs: 20 });
+  informer.start();
+  try {
+    await informer.waitForSync();
+    const { log, handler } = recorder();
+    informer.addEventHandler(handler);
+    assert.deepEqual(log, ['add ns/a']);
+    await eventually(() => log.length >= 2, 'a resync');
+    assert.match(log[1]!, /^update ns\/a (\d+)->\1$/);
+  } finally {
+    await informer.stop();
+  }
+});

@@ -1,0 +1,278 @@
+// A shared informer: list, then watch from the list's resourceVersion, keeping a local cache
+// by namespace/name and telling handlers about adds, updates and deletes. A 410 (history
+// expired) or a failed watch leads to a fresh list; a watch the server ended normally is
+// resumed from the last resourceVersion seen. Resync replays every cached object as an
+// update so controllers can correct drift.
+import { ApiError, isApiError, type Status } from '../apimachinery/errors.js';
+import { isPlainObject, type GroupVersionResource, type KubeObject } from '../apimachinery/types.js';
+import type { ApiClient } from '../client/types.js';
+
+export interface ResourceEventHandler {
+  onAdd?(obj: KubeObject): void;
+  onUpdate?(oldObj: KubeObject, newObj: KubeObject): void;
+  onDelete?(obj: KubeObject): void;
+}
+
+export interface InformerOptions {
+  /** '' (default) watches every namespace. */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Replay the cache to handlers as updates this often; 0 (default) never. */
+  resyncMs?: number;
+  /** Page size of the initial list (default 500, as kubectl and client-go). */
+  pageSize?: number;
+  /** Back-off after a failed list or watch: starts at `initialMs`, doubles up to `maxMs`. */
+  backoff?: { initialMs: number; maxMs: number };
+  /** Errors of the list/watch loop and of handlers (the loop keeps going). */
+  onError?: (err: unknown) => void;
+}
+
+/** The cache key of an object: `namespace/name`, or `name` when cluster-scoped. */
+export function keyOf(obj: KubeObject): string {
+  const ns = obj.metadata?.namespace;
+  const name = obj.metadata?.name ?? '';
+  return ns ? `${ns}/${name}` : name;
+}
+
+export function splitKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+type WatchOutcome = 'relist' | 'rewatch';
+
+export class Informer {
+  private readonly cache = new Map<string, KubeObject>();
+  private readonly handlers = new Set<ResourceEventHandler>();
+  private resourceVersion = '';
+  private synced = false;
+  private syncWaiters: (() => void)[] = [];
+  private running: Promise<void> | undefined;
+  private readonly stopController = new AbortController();
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private sleepWake: (() => void) | undefined;
+
+  constructor(
+    private readonly client: ApiClient,
+    readonly resource: GroupVersionResource,
+    private readonly opts: InformerOptions = {},
+  ) {}
+
+  /** Registers a handler; it first hears an add for every object already cached. */
+  addEventHandler(handler: ResourceEventHandler): () => void {
+    this.handlers.add(handler);
+    if (this.synced) for (const obj of this.cache.values()) this.call(handler, 'onAdd', obj);
+    return () => this.handlers.delete(handler);
+  }
+
+  start(): void {
+    if (this.running || this.stopController.signal.aborted) return;
+    this.running = this.run();
+    if (this.opts.resyncMs && this.opts.resyncMs > 0) {
+      this.resyncTimer = setInterval(() => this.resync(), this.opts.resyncMs);
+      this.resyncTimer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    this.sleepWake?.();
+    if (this.resyncTimer) clearInterval(this.resyncTimer);
+    for (const w of this.syncWaiters.splice(0)) w();
+    await this.running;
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves after the first complete list (or when the informer stops). */
+  waitForSync(): Promise<void> {
+    if (this.synced || this.stopController.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  get(namespace: string, name: string): KubeObject | undefined {
+    return this.getByKey(namespace ? `${namespace}/${name}` : name);
+  }
+
+  getByKey(key: string): KubeObject | undefined {
+    const obj = this.cache.get(key);
+    return obj ? structuredClone(obj) : undefined;
+  }
+
+  list(): KubeObject[] {
+    return [...this.cache.values()].map((o) => structuredClone(o));
+  }
+
+  listKeys(): string[] {
+    return [...this.cache.keys()];
+  }
+
+  /** The resourceVersion of the last list or event applied. */
+  lastSyncResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
+  private get stopped(): boolean {
+    return this.stopController.signal.aborted;
+  }
+
+  private call<M extends keyof ResourceEventHandler>(handler: ResourceEventHandler, method: M, ...args: unknown[]): void {
+    const fn = handler[method] as ((...a: unknown[]) => void) | undefined;
+    if (!fn) return;
+    try {
+      fn.apply(handler, args.map((a) => structuredClone(a)));
+    } catch (err) {
+      this.opts.onError?.(err);
+    }
+  }
+
+  private emit<M extends keyof ResourceEventHandler>(method: M, ...args: KubeObject[]): void {
+    for (const h of this.handlers) this.call(h, method, ...args);
+  }
+
+  private resync(): void {
+    if (!this.synced) return;
+    for (const obj of this.cache.values()) this.emit('onUpdate', obj, obj);
+  }
+
+  private async run(): Promise<void> {
+    let delay = this.opts.backoff?.initialMs ?? 1000;
+    const maxDelay = this.opts.backoff?.maxMs ?? 30_000;
+    while (!this.stopped) {
+      try {
+        await this.listAndReplace();
+        delay = this.opts.backoff?.initialMs ?? 1000;
+        let outcome: WatchOutcome = 'rewatch';
+        while (!this.stopped && outcome === 'rewatch') outcome = await this.watchOnce();
+      } catch (err) {
+        if (this.stopped) break;
+        this.opts.onError?.(err);
+        await this.sleep(delay);
+        delay = Math.min(delay * 2, maxDelay);
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.sleepWake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** Lists every page from one snapshot; a continue token that expired restarts the list. */
+  private async listAll(): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+    const base = { labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector };
+    const limit = this.opts.pageSize ?? 500;
+    for (let attempt = 0; ; attempt++) {
+      const items: KubeObject[] = [];
+      let cont: string | undefined;
+      let rv = '';
+      try {
+        do {
+          const page = await this.client.list(this.resource, this.opts.namespace ?? '', { ...base, limit, continue: cont });
+          items.push(...page.items);
+          rv = page.metadata.resourceVersion ?? rv;
+          cont = page.metadata.continue || undefined;
+        } while (cont && !this.stopped);
+        return { items, resourceVersion: rv };
+      } catch (err) {
+        if (attempt === 0 && isApiError(err) && err.code === 410 && cont) continue;
+        throw err;
+      }
+    }
+  }
+
+  private async listAndReplace(): Promise<void> {
+    const { items, resourceVersion } = await this.listAll();
+    if (this.stopped) return;
+    const seen = new Set<string>();
+    for (const obj of items) {
+      const key = keyOf(obj);
+      seen.add(key);
+      this.upsert(key, obj);
+    }
+    for (const [key, old] of [...this.cache]) {
+      if (seen.has(key)) continue;
+      this.cache.delete(key);
+      this.emit('onDelete', old);
+    }
+    this.resourceVersion = resourceVersion;
+    if (!this.synced) {
+      this.synced = true;
+      for (const w of this.syncWaiters.splice(0)) w();
+    }
+  }
+
+  private upsert(key: string, obj: KubeObject): void {
+    const old = this.cache.get(key);
+    this.cache.set(key, obj);
+    if (!old) this.emit('onAdd', obj);
+    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.emit('onUpdate', old, obj);
+  }
+
+  private async watchOnce(): Promise<WatchOutcome> {
+    const ac = new AbortController();
+    const onStop = (): void => ac.abort();
+    this.stopController.signal.addEventListener('abort', onStop);
+    // Spread watch restarts over time, as client-go does (5 to 10 minutes).
+    const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
+    const started = Date.now();
+    let events = 0;
+    try {
+      const stream = this.client.watch(
+        this.resource,
+        this.opts.namespace ?? '',
+        {
+          resourceVersion: this.resourceVersion,
+          allowWatchBookmarks: true,
+          labelSelector: this.opts.labelSelector,
+          fieldSelector: this.opts.fieldSelector,
+          timeoutSeconds,
+        },
+        ac.signal,
+      );
+      for await (const event of stream) {
+        if (this.stopped) return 'rewatch';
+        events++;
+        const rv = event.object.metadata?.resourceVersion;
+        switch (event.type) {
+          case 'ERROR': {
+            const status = event.object as unknown as Status;
+            if (isPlainObject(status) && status.code === 410) return 'relist';
+            throw new ApiError(status.code ?? 500, status.reason ?? 'InternalError', status.message ?? 'watch error', status.details);
+          }
+          case 'BOOKMARK':
+            break;
+          case 'ADDED':
+          case 'MODIFIED':
+            this.upsert(keyOf(event.object), event.object);
+            break;
+          case 'DELETED': {
+            const key = keyOf(event.object);
+            this.cache.delete(key);
+            this.emit('onDelete', event.object);
+            break;
+          }
+        }
+        if (rv) this.resourceVersion = rv;
+      }
+    } catch (err) {
+      if (this.stopped) return 'rewatch';
+      if (isApiError(err) && err.code === 410) return 'relist';
+      throw err;
+    } finally {
+      this.stopController.signal.removeEventListener('abort', onStop);
+      ac.abort();
+    }
+    // A stream that ends at once, empty, points at a problem: slow down before resuming.
+    if (events === 0 && Date.now() - started < 1000 && !this.stopped) await this.sleep(this.opts.backoff?.initialMs ?? 1000);
+    return 'rewatch';
+  }
+}
