@@ -1,0 +1,81 @@
+// Builds the admission chain from the flags: which plugins run (defaults, enabled,
+// disabled), their configuration file, and the built-in plugins this server implements.
+import type { ParsedFlags } from '../apimachinery/flags.js';
+import { FlagError } from '../apimachinery/flags.js';
+import type { ApiClient } from '../client/types.js';
+import { alwaysAdmit, alwaysDeny, PluginChain } from './chain.js';
+import { readAdmissionConfig, type AdmissionPluginConfigs } from './config-file.js';
+import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { selectPlugins } from './plugins.js';
+import type { AdmissionChain, AdmissionPlugin } from './types.js';
+
+export { admissionFlagDefinitions } from './flags.js';
+export { PluginChain } from './chain.js';
+export { AdmissionConfigError, parseAdmissionConfig, readAdmissionConfig, type AdmissionPluginConfigs } from './config-file.js';
+export { immortalNamespaces, NamespaceLifecycle } from './namespace-lifecycle.js';
+export { DEFAULT_ON_PLUGINS, ORDERED_PLUGINS, selectPlugins } from './plugins.js';
+
+export interface AdmissionPluginContext {
+  client: ApiClient;
+  /** The plugin's entry of the admission configuration file ({} when absent). */
+  config: Record<string, unknown>;
+}
+
+/** Builds one plugin; other modules contribute theirs (ServiceAccount, webhooks, ...) this way. */
+export type AdmissionPluginFactory = (ctx: AdmissionPluginContext) => AdmissionPlugin & { stop?(): Promise<void> };
+
+export interface AdmissionDeps {
+  /** A privileged client, for the plugins' lookups (the server passes a LoopbackClient). */
+  client: ApiClient;
+  /** Plugins implemented outside this folder, by name. */
+  plugins?: Record<string, AdmissionPluginFactory>;
+}
+
+export interface BuiltAdmissionChain extends AdmissionChain {
+  /** Names of the plugins that run, in order. */
+  readonly enabled: string[];
+  /** Plugins selected by the flags (or on by default) that this server does not implement yet. */
+  readonly unavailable: string[];
+  readonly configuration: AdmissionPluginConfigs;
+  /** Stops the plugins' informers. */
+  stop(): Promise<void>;
+}
+
+const BUILT_IN: Record<string, AdmissionPluginFactory> = {
+  AlwaysAdmit: () => alwaysAdmit,
+  AlwaysDeny: () => alwaysDeny,
+  NamespaceLifecycle: ({ client }) => new NamespaceLifecycle(client),
+};
+
+/** Throws FlagError on unknown or contradictory plugin names and on an unreadable configuration file. */
+export function buildAdmissionChain(flags: ParsedFlags, deps: AdmissionDeps): BuiltAdmissionChain {
+  let selected: string[];
+  let configuration: AdmissionPluginConfigs = new Map();
+  try {
+    selected = selectPlugins(flags.list('enable-admission-plugins'), flags.list('disable-admission-plugins'));
+    const file = flags.string('admission-control-config-file');
+    if (file) configuration = readAdmissionConfig(file);
+  } catch (err) {
+    if (err instanceof Error) throw new FlagError(err.message);
+    throw err;
+  }
+  const factories = { ...BUILT_IN, ...deps.plugins };
+  const plugins: (AdmissionPlugin & { stop?(): Promise<void> })[] = [];
+  const unavailable: string[] = [];
+  for (const name of selected) {
+    const factory = factories[name];
+    if (!factory) unavailable.push(name);
+    else plugins.push(factory({ client: deps.client, config: configuration.get(name) ?? {} }));
+  }
+  const chain = new PluginChain(plugins);
+  return {
+    enabled: plugins.map((p) => p.name),
+    unavailable,
+    configuration,
+    admit: (attrs) => chain.admit(attrs),
+    validate: (attrs) => chain.validate(attrs),
+    async stop() {
+      for (const p of plugins) await p.stop?.();
+    },
+  };
+}
