@@ -1,0 +1,16 @@
+// Patches: RFC 6902 JSON patch, RFC 7386 merge patch and Kubernetes strategic merge patch,
+// as pure functions over JSON values that throw ApiError with Kubernetes' statuses.
+
+export { applyJsonPatch, jsonPatchStrictErrors, MAX_JSON_PATCH_OPERATIONS } from './json-patch.js';
+export type { JsonPatchOperation } from './json-patch.js';
+export { applyMergePatch } from './merge-patch.js';
+export { applyStrategicMergePatch } from './strategic-merge-patch.js';
+export {
+  patchSchemaFor,
+  supportsStrategicMergePatch,
+  strategicMergePatchNotSupported,
+  BUILTIN_PATCH_TYPES,
+  CUSTOM_RESOURCE_PATCH_TYPES,
+} from './strategic-schema.js';
+export type { PatchSchema, TypeLookup } from './strategic-schema.js';
+export { catalogPatchSchema, catalogSupportsStrategicMergePatch } from './catalog-schema.js';

@@ -1,0 +1,66 @@
+// Helpers over plain JSON values shared by the three patch formats, plus the renderings of
+// values and types that Kubernetes' patch errors print (Go's `%v` and reflect type names),
+// so that messages read the same as the ones clients know.
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function clone<T>(value: T): T {
+  return value === undefined ? value : structuredClone(value);
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => deepEqual(v, b[i]));
+  }
+  if (isObject(a)) {
+    if (!isObject(b)) return false;
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    return keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** The JSON kind as Go's decoder names it in `cannot unmarshal <kind> into ...`. */
+export function jsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'object') return 'object';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value;
+}
+
+/**
+ * The Go type a decoded JSON value has on the server (integers decode as int64, other
+ * numbers as float64), as `reflect.TypeOf(v)` prints it.
+ */
+export function goTypeName(value: unknown): string {
+  if (value === null || value === undefined) return '%!s(<nil>)';
+  if (Array.isArray(value)) return '[]interface {}';
+  if (typeof value === 'object') return 'map[string]interface {}';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
+  if (typeof value === 'boolean') return 'bool';
+  return 'string';
+}
+
+/** Same Go type (int64 and float64 are distinct, as on the server). */
+export function sameGoType(a: unknown, b: unknown): boolean {
+  return goTypeName(a) === goTypeName(b);
+}
+
+/** A value rendered as Go's `%v` renders the decoded form: `map[a:1 b:[x y]]`. */
+export function goFormat(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goFormat).join(' ')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `map[${keys.map((k) => `${k}:${goFormat(value[k])}`).join(' ')}]`;
+  }
+  return String(value);
+}

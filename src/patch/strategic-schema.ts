@@ -1,0 +1,111 @@
+// What strategic merge patch needs to know about a type: for a field of a struct, its patch
+// strategies, merge key and the type of its value. `PatchSchema` keeps that to two lookups so
+// that the real catalog and small hand-written fixtures serve equally.
+
+import { unsupportedMediaTypeStatus } from './media-types.js';
+import type { FieldDef, TypeDef, TypeRef } from '../schema/catalog-types.js';
+import type { ApiError } from '../apimachinery/errors.js';
+
+export interface PatchSchema {
+  /** Catalog id of the document's type, e.g. `io.k8s.api.apps.v1.Deployment`. */
+  readonly rootType: string;
+  /** The field of struct `typeId` with JSON name `name`, members of inline structs included. */
+  field(typeId: string, name: string): FieldDef | undefined;
+  /** Whether `typeId` is a known struct type. */
+  hasType(typeId: string): boolean;
+}
+
+/** The minimum of a catalog that a PatchSchema is built on. */
+export interface TypeLookup {
+  lookupType(id: string): TypeDef | undefined;
+}
+
+/** A PatchSchema over any catalog-shaped lookup (the real catalog or a test fixture). */
+export function patchSchemaFor(lookup: TypeLookup, rootType: string): PatchSchema {
+  const flattened = new Map<string, Map<string, FieldDef>>();
+  const fieldsOf = (id: string): Map<string, FieldDef> => {
+    let fields = flattened.get(id);
+    if (fields) return fields;
+    fields = new Map();
+    flattened.set(id, fields);
+    for (const f of lookup.lookupType(id)?.fields ?? []) {
+      if (f.inline && 'ref' in f.type) {
+        for (const [name, inner] of fieldsOf(f.type.ref)) if (!fields.has(name)) fields.set(name, inner);
+      } else if (!fields.has(f.name)) {
+        fields.set(f.name, f);
+      }
+    }
+    return fields;
+  };
+  return {
+    rootType,
+    field: (typeId, name) => fieldsOf(typeId).get(name),
+    hasType: (typeId) => {
+      const def = lookup.lookupType(typeId);
+      return def !== undefined && def.scalar === undefined;
+    },
+  };
+}
+
+/**
+ * Whether a type can take a strategic merge patch: every built-in type of the catalog can,
+ * whatever its fields; custom resources (absent from the catalog) cannot.
+ */
+export function supportsStrategicMergePatch(lookup: TypeLookup, typeId: string | undefined): boolean {
+  if (!typeId) return false;
+  const def = lookup.lookupType(typeId);
+  return def !== undefined && def.scalar === undefined;
+}
+
+/**
+ * The 415 a PATCH with `application/strategic-merge-patch+json` gets on a kind without
+ * strategic information: the media types such a resource does accept.
+ */
+export function strategicMergePatchNotSupported(): ApiError {
+  return unsupportedMediaTypeStatus(CUSTOM_RESOURCE_PATCH_TYPES);
+}
+
+/** The patch media types a custom resource accepts, in the order Kubernetes lists them. */
+export const CUSTOM_RESOURCE_PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/apply-patch+yaml',
+];
+
+/** The media types of every patch format, for built-in kinds. */
+export const BUILTIN_PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
+
+/** How a value of this field type is merged. */
+export type ValueShape =
+  | { kind: 'struct'; typeId: string }
+  | { kind: 'map'; value: TypeRef }
+  | { kind: 'list'; item: TypeRef }
+  /** Free-form JSON (raw extensions, fields sets, apiextensions JSON): merged without a schema. */
+  | { kind: 'untyped' }
+  | { kind: 'scalar' };
+
+export function shapeOf(type: TypeRef | undefined): ValueShape {
+  if (!type) return { kind: 'untyped' };
+  if ('ref' in type) return { kind: 'struct', typeId: type.ref };
+  if ('list' in type) return { kind: 'list', item: type.list };
+  if ('map' in type) return { kind: 'map', value: type.map };
+  switch (type.scalar) {
+    case 'raw-extension':
+    case 'fields-v1':
+    case 'json':
+      return { kind: 'untyped' };
+    default:
+      return { kind: 'scalar' };
+  }
+}
+
+/** The Go name of a catalog type, as Kubernetes' lookup errors print it: `PodSpec`. */
+export function goStructName(typeId: string): string {
+  const dot = typeId.lastIndexOf('.');
+  return dot < 0 ? typeId : typeId.slice(dot + 1);
+}
