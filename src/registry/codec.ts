@@ -1,0 +1,32 @@
+// How objects are written to storage. JSON by default; the binary envelope codec plugs in
+// here later. The stored bytes never carry `metadata.resourceVersion`: it is the item's
+// modRevision, set on every read.
+import type { KubeObject } from '../apimachinery/types.js';
+import { isPlainObject } from '../apimachinery/types.js';
+
+export interface ObjectCodec {
+  encode(obj: KubeObject): Uint8Array;
+  decode(bytes: Uint8Array): KubeObject;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export const jsonCodec: ObjectCodec = {
+  encode(obj: KubeObject): Uint8Array {
+    return encoder.encode(JSON.stringify(obj));
+  },
+  decode(bytes: Uint8Array): KubeObject {
+    const value: unknown = JSON.parse(decoder.decode(bytes));
+    if (!isPlainObject(value)) throw new Error('stored value is not an object');
+    return value as KubeObject;
+  },
+};
+
+/** Encodes `obj` for storage: a copy without `metadata.resourceVersion`. */
+export function encodeForStorage(codec: ObjectCodec, obj: KubeObject): Uint8Array {
+  if (obj.metadata?.resourceVersion === undefined) return codec.encode(obj);
+  const metadata = { ...obj.metadata };
+  delete metadata.resourceVersion;
+  return codec.encode({ ...obj, metadata });
+}

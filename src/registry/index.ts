@@ -1,0 +1,19 @@
+// The registry layer: the generic Store over Storage and the watch cache, the namespaces
+// store, and the resource table.
+export * from './types.js';
+export { GenericStore, validateListOptions, validateWatchOptions, rfc3339, type GenericStoreOptions, type ObjectFilter } from './store.js';
+export { NamespaceStore } from './namespaces.js';
+export { DefaultResourceTable, buildResourceTable, nameValidatorFor, type BuildResourceTableOptions } from './table.js';
+export { jsonCodec, type ObjectCodec } from './codec.js';
+export { resourcePrefix, objectKey, collectionPrefix } from './keys.js';
+export { encodeContinue, decodeContinue, type ContinueToken } from './continue.js';
+export {
+  type NameValidator,
+  dns1123SubdomainName,
+  dns1123LabelName,
+  dns1035LabelName,
+  pathSegmentName,
+  generateName,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from './objectmeta.js';

@@ -1,0 +1,829 @@
+// The generic Store: every verb of a stored kind, once, on top of the kind's Strategy, a
+// revisioned Storage and the resource's shared watch cache (Kubernetes' generic registry
+// Store). Objects are handled in the storage version inside (strategy, validation,
+// admission, storage) and answered in the definition's own version.
+import { randomUUID } from 'node:crypto';
+import type { FieldError, QualifiedResource } from '../apimachinery/errors.js';
+import {
+  ApiError,
+  alreadyExists,
+  badRequest,
+  conflict,
+  forbiddenField,
+  invalid,
+  invalidField,
+  notFound,
+  notSupportedField,
+  tooLargeResourceVersion,
+} from '../apimachinery/errors.js';
+import type { FieldSelector } from '../apimachinery/fields.js';
+import { parseFieldSelector, unsupportedFields } from '../apimachinery/fields.js';
+import type { LabelSelector } from '../apimachinery/labels.js';
+import { parseLabelSelector } from '../apimachinery/labels.js';
+import type { KubeList, KubeObject, ObjectMeta, WatchEvent } from '../apimachinery/types.js';
+import { apiVersionOf } from '../apimachinery/types.js';
+import { metaGroup } from '../naming/index.js';
+import type { Cacher, Item, Storage } from '../storage/interface.js';
+import type { ObjectCodec } from './codec.js';
+import { encodeForStorage, jsonCodec } from './codec.js';
+import { decodeContinue, encodeContinue } from './continue.js';
+import { expiredContinue, expiredList, isCompacted, isKeyExists, isStorageConflict, isStorageNotFound, isTooLarge, parseResourceVersion } from './errors.js';
+import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
+import type { NameValidator } from './objectmeta.js';
+import { dns1123SubdomainName, generateName, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
+import type {
+  CreateOptions,
+  DeleteOptions,
+  DeleteResult,
+  GetOptions,
+  ListOptions,
+  RESTStore,
+  RequestContext,
+  ResourceDefinition,
+  Strategy,
+  UpdatedObjectInfo,
+  UpdateOptions,
+  UpdateResult,
+} from './types.js';
+import { watchStream } from './watch.js';
+
+export interface GenericStoreOptions {
+  storage: Storage;
+  /** The watch cache of this resource's storage prefix, shared by the versions that share it. */
+  cacher: Cacher;
+  codec?: ObjectCodec;
+  /** Name rules of the kind; DNS-1123 subdomain by default. */
+  validateName?: NameValidator;
+  /** How long reads wait for the cache to reach a requested resource version (ms). */
+  waitTimeoutMs?: number;
+  /** Clock, for tests. */
+  now?: () => Date;
+}
+
+/** Decides whether an object keeps living or passes a label and field selector. */
+export type ObjectFilter = (obj: KubeObject) => boolean;
+
+const DEFAULT_WAIT_MS = 3000;
+const MAX_UPDATE_ATTEMPTS = 16;
+const MAX_NAME_GENERATION_ATTEMPTS = 8;
+
+export function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+function meta(obj: KubeObject): ObjectMeta {
+  if (obj.metadata === undefined || obj.metadata === null || typeof obj.metadata !== 'object') obj.metadata = {};
+  return obj.metadata;
+}
+
+/** Everything but metadata and status: a change there bumps `metadata.generation`. */
+function specPart(obj: KubeObject): string {
+  const rest: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (k !== 'metadata' && k !== 'status' && k !== 'apiVersion' && k !== 'kind') rest[k] = v;
+  }
+  return canonicalJson(rest);
+}
+
+/** JSON with object keys sorted at every level, so that key order is not a change. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}
+
+export class GenericStore implements RESTStore {
+  readonly definition: ResourceDefinition;
+  protected readonly strategy: Strategy;
+  protected readonly storage: Storage;
+  protected readonly cacher: Cacher;
+  protected readonly codec: ObjectCodec;
+  protected readonly validateName: NameValidator;
+  protected readonly waitTimeoutMs: number;
+  protected readonly now: () => Date;
+  protected readonly qualified: QualifiedResource;
+  protected readonly groupKind: { group: string; kind: string };
+  private readonly storageLocation: { group: string; resource: string };
+  private readonly servedApiVersion: string;
+  private readonly storageApiVersion: string;
+  private readonly subresourceHandlers = new Map<string, Partial<RESTStore>>();
+
+  constructor(definition: ResourceDefinition, opts: GenericStoreOptions) {
+    if (!definition.storage || !definition.strategy) {
+      throw new Error(`${definition.resource}: a generic store needs a definition with storage and strategy`);
+    }
+    this.definition = definition;
+    this.strategy = definition.strategy;
+    this.storage = opts.storage;
+    this.cacher = opts.cacher;
+    this.codec = opts.codec ?? jsonCodec;
+    this.validateName = opts.validateName ?? dns1123SubdomainName;
+    this.waitTimeoutMs = opts.waitTimeoutMs ?? DEFAULT_WAIT_MS;
+    this.now = opts.now ?? (() => new Date());
+    this.qualified = { group: definition.group, resource: definition.resource };
+    this.groupKind = { group: definition.group, kind: definition.kind };
+    this.storageLocation = { group: definition.storage.group, resource: definition.storage.resource };
+    this.servedApiVersion = apiVersionOf(definition);
+    this.storageApiVersion = apiVersionOf({ group: definition.storage.group, version: definition.storage.version });
+  }
+
+  /** Lets another module serve a subresource of this resource (`serviceaccounts/token`, `pods/eviction`). */
+  setSubresourceHandler(name: string, handler: Partial<RESTStore>): void {
+    this.subresourceHandlers.set(name, handler);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Keys, versions and conversion
+
+  protected key(namespace: string, name: string): string {
+    return objectKey(this.definition, this.storageLocation, this.definition.namespaced ? namespace : '', name);
+  }
+
+  /** A request object in the storage version (already-converted objects pass through). */
+  protected toInternal(obj: KubeObject): KubeObject {
+    const copy = clone(obj);
+    const conversion = this.definition.conversion;
+    if (conversion && copy.apiVersion !== this.storageApiVersion) return conversion.toStorage(copy);
+    if (!conversion) {
+      copy.apiVersion = this.servedApiVersion;
+      copy.kind = this.definition.kind;
+    }
+    return copy;
+  }
+
+  /** A stored object as answered: the definition's version, with its resource version. */
+  protected toExternal(internal: KubeObject, resourceVersion: number | string): KubeObject {
+    const converted = this.definition.conversion ? this.definition.conversion.fromStorage(internal) : internal;
+    const { apiVersion: _a, kind: _k, ...rest } = converted;
+    const out: KubeObject = { apiVersion: this.servedApiVersion, kind: this.definition.kind, ...rest };
+    meta(out).resourceVersion = String(resourceVersion);
+    return out;
+  }
+
+  protected decode(item: Item): KubeObject {
+    const obj = this.codec.decode(item.value);
+    meta(obj).resourceVersion = String(item.modRevision);
+    return obj;
+  }
+
+  protected itemToExternal(item: Item): KubeObject {
+    return this.toExternal(this.decode(item), item.modRevision);
+  }
+
+  protected nameOf(obj: KubeObject): string {
+    return obj.metadata?.name ?? '';
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Reads
+
+  private async waitForRevision(revision: number): Promise<void> {
+    try {
+      await this.cacher.waitForRevision(revision, this.waitTimeoutMs);
+    } catch (e) {
+      if (isTooLarge(e)) throw tooLargeResourceVersion(revision, e.current);
+      throw e;
+    }
+  }
+
+  private async waitForFresh(): Promise<number> {
+    try {
+      return await this.cacher.waitForFresh(this.waitTimeoutMs);
+    } catch (e) {
+      if (isTooLarge(e)) throw tooLargeResourceVersion(e.requested, e.current);
+      throw e;
+    }
+  }
+
+  async get(ctx: RequestContext, namespace: string, name: string, opts: GetOptions, subresource?: string): Promise<KubeObject> {
+    if (subresource && subresource !== 'status') {
+      if (subresource === 'scale' && this.strategy.scale) return this.scaleOf(await this.get(ctx, namespace, name, opts));
+      const handler = this.handlerFor(subresource);
+      if (!handler.get) throw this.unsupported(subresource, 'get');
+      return handler.get(ctx, namespace, name, opts, subresource);
+    }
+    const item = await this.readItem(namespace, name, opts.resourceVersion ?? '');
+    if (!item) throw notFound(this.qualified, name);
+    return this.itemToExternal(item);
+  }
+
+  /** get's resourceVersion rules: unset = most recent (storage), `0` = any (cache), N = not older than N. */
+  private async readItem(namespace: string, name: string, rv: string): Promise<Item | undefined> {
+    const key = this.key(namespace, name);
+    if (rv === '') return (await this.storage.get(key)).item;
+    const revision = parseResourceVersion(rv, this.groupKind, name);
+    await this.cacher.ready();
+    if (revision > 0) await this.waitForRevision(revision);
+    return this.cacher.get(key);
+  }
+
+  async list(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<KubeList> {
+    validateListOptions(opts);
+    const filter = this.selectionFilter(opts);
+    const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);
+    const limit = opts.limit !== undefined && opts.limit > 0 ? Math.floor(opts.limit) : 0;
+    const rv = opts.resourceVersion ?? '';
+    const match = opts.resourceVersionMatch;
+
+    if (opts.continue) {
+      if (rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+      const token = decodeContinue(opts.continue);
+      const startKey = resourcePrefix(this.storageLocation) + token.start;
+      return this.listFromStorage(prefix, token.revision, startKey, limit, filter, true);
+    }
+    if (match === 'Exact' || (match === undefined && limit > 0 && rv !== '' && rv !== '0')) {
+      const revision = parseResourceVersion(rv, this.groupKind, '');
+      await this.cacher.ready();
+      await this.waitForRevision(revision);
+      return this.listFromStorage(prefix, revision, prefix, limit, filter, false);
+    }
+    await this.cacher.ready();
+    if (rv === '') await this.waitForFresh();
+    else {
+      const revision = parseResourceVersion(rv, this.groupKind, '');
+      if (revision > 0) await this.waitForRevision(revision);
+    }
+    const snapshot = this.cacher.list({ prefix });
+    return this.pageFromSnapshot(snapshot.items, snapshot.revision, limit, filter);
+  }
+
+  private listOf(items: KubeObject[], revision: number, cont: string, remaining: number | undefined): KubeList {
+    const metadata: KubeList['metadata'] = { resourceVersion: String(revision) };
+    if (cont) metadata.continue = cont;
+    if (cont && remaining !== undefined && remaining > 0) metadata.remainingItemCount = remaining;
+    return { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata, items };
+  }
+
+  private nextToken(revision: number, lastKey: string): string {
+    // The next page starts right after the last returned key.
+    return encodeContinue({ revision, start: `${lastKey.slice(resourcePrefix(this.storageLocation).length)}\u0000` });
+  }
+
+  private pageFromSnapshot(items: Item[], revision: number, limit: number, filter: ObjectFilter | undefined): KubeList {
+    const out: KubeObject[] = [];
+    let lastKey = '';
+    let i = 0;
+    for (; i < items.length; i++) {
+      if (limit > 0 && out.length === limit) break;
+      const obj = this.decode(items[i]);
+      if (filter && !filter(obj)) continue;
+      out.push(this.toExternal(obj, items[i].modRevision));
+      lastKey = items[i].key;
+    }
+    let more = false;
+    if (limit > 0 && out.length === limit && i < items.length) {
+      // With a selector, only a further match makes another page.
+      more = filter ? items.slice(i).some((it) => filter(this.decode(it))) : true;
+    }
+    const cont = more ? this.nextToken(revision, lastKey) : '';
+    return this.listOf(out, revision, cont, filter ? undefined : items.length - i);
+  }
+
+  private async listFromStorage(
+    prefix: string,
+    revision: number,
+    startKey: string,
+    limit: number,
+    filter: ObjectFilter | undefined,
+    continuing: boolean,
+  ): Promise<KubeList> {
+    const out: KubeObject[] = [];
+    let key = startKey;
+    let lastKey = '';
+    let more = false;
+    let remaining = 0;
+    for (;;) {
+      let page;
+      try {
+        page = await this.storage.list(prefix, { atRevision: revision, startKey: key, limit: limit > 0 ? limit : undefined });
+      } catch (e) {
+        if (isCompacted(e)) throw continuing ? expiredContinue() : expiredList();
+        throw e;
+      }
+      let full = false;
+      for (let i = 0; i < page.items.length; i++) {
+        const item = page.items[i];
+        const obj = this.decode(item);
+        if (filter && !filter(obj)) continue;
+        out.push(this.toExternal(obj, item.modRevision));
+        lastKey = item.key;
+        if (limit > 0 && out.length === limit) {
+          full = true;
+          const after = page.items.length - 1 - i;
+          more = after > 0 || page.more;
+          remaining = after + page.remaining;
+          break;
+        }
+      }
+      if (full || !page.more || page.items.length === 0) break;
+      key = `${page.items[page.items.length - 1].key}\u0000`;
+    }
+    const cont = more ? this.nextToken(revision, lastKey) : '';
+    return this.listOf(out, revision, cont, filter ? undefined : remaining);
+  }
+
+  async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>> {
+    validateWatchOptions(opts);
+    const filter = this.selectionFilter(opts);
+    const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);
+    const rv = opts.resourceVersion ?? '';
+    await this.cacher.ready();
+    let start: number;
+    let initial: Item[] = [];
+    if (rv === '' || rv === '0') {
+      if (rv === '') await this.waitForFresh();
+      const snapshot = this.cacher.list({ prefix });
+      start = snapshot.revision;
+      initial = snapshot.items;
+    } else {
+      start = parseResourceVersion(rv, { group: this.definition.group, kind: this.definition.resource }, '');
+    }
+    return watchStream({
+      cacher: this.cacher,
+      prefix,
+      start,
+      initial,
+      signal: ctx.signal,
+      timeoutSeconds: opts.timeoutSeconds,
+      bookmarks: opts.allowWatchBookmarks === true,
+      decode: (item) => this.decode(item),
+      toExternal: (obj, rev) => this.toExternal(obj, rev),
+      bookmark: (rev) => ({ apiVersion: this.servedApiVersion, kind: this.definition.kind, metadata: { resourceVersion: String(rev) } }),
+      filter,
+    });
+  }
+
+  /** The label and field selector of a list or watch as one predicate over stored objects. */
+  protected selectionFilter(opts: ListOptions): ObjectFilter | undefined {
+    const labels: LabelSelector | undefined = opts.labelSelector ? parseLabelSelector(opts.labelSelector) : undefined;
+    const fields: FieldSelector | undefined = opts.fieldSelector ? parseFieldSelector(opts.fieldSelector) : undefined;
+    if (fields) {
+      const extra = this.strategy.fieldSelectorKeys;
+      const unknown = unsupportedFields(fields, ['metadata.name', 'metadata.namespace', ...extra]);
+      if (unknown.length > 0) {
+        throw badRequest(
+          extra.length === 0
+            ? `${JSON.stringify(unknown[0])} is not a known field selector: only "metadata.name", "metadata.namespace"`
+            : `field label not supported: ${unknown[0]}`,
+        );
+      }
+    }
+    const useLabels = labels && !labels.empty ? labels : undefined;
+    const useFields = fields && !fields.empty ? fields : undefined;
+    if (!useLabels && !useFields) return undefined;
+    return (obj) => {
+      if (useLabels && !useLabels.matches(obj.metadata?.labels)) return false;
+      if (useFields && !useFields.matches(this.fieldsOf(obj))) return false;
+      return true;
+    };
+  }
+
+  protected fieldsOf(obj: KubeObject): Record<string, string> {
+    const m = obj.metadata ?? {};
+    const base: Record<string, string> = { 'metadata.name': m.name ?? '' };
+    if (this.definition.namespaced) base['metadata.namespace'] = m.namespace ?? '';
+    return { ...base, ...this.strategy.selectableFields(obj) };
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Create
+
+  async create(
+    ctx: RequestContext,
+    namespace: string,
+    obj: KubeObject,
+    opts: CreateOptions,
+    name?: string,
+    subresource?: string,
+  ): Promise<KubeObject> {
+    if (subresource) {
+      const handler = this.handlerFor(subresource);
+      if (!handler.create) throw this.unsupported(subresource, 'create');
+      return handler.create(ctx, namespace, obj, opts, name, subresource);
+    }
+    const internal = this.toInternal(obj);
+    const m = meta(internal);
+    this.applyRequestNamespace(m, namespace);
+    const generated = !m.name && !!m.generateName;
+    for (let attempt = 0; ; attempt++) {
+      if (generated) m.name = generateName(m.generateName as string);
+      const prepared = await this.prepareCreate(clone(internal), opts);
+      const key = this.key(namespace, this.nameOf(prepared));
+      if (opts.dryRun) {
+        if ((await this.storage.get(key)).item) throw alreadyExists(this.qualified, this.nameOf(prepared));
+        const out = this.toExternal(prepared, '');
+        delete out.metadata?.resourceVersion;
+        return out;
+      }
+      try {
+        const item = await this.storage.create(key, encodeForStorage(this.codec, prepared));
+        return this.itemToExternal(item);
+      } catch (e) {
+        if (!isKeyExists(e)) throw e;
+        if (!generated || attempt + 1 >= MAX_NAME_GENERATION_ATTEMPTS) throw alreadyExists(this.qualified, this.nameOf(prepared));
+      }
+    }
+  }
+
+  /** Namespace from the request path; the body may repeat it but not contradict it. */
+  protected applyRequestNamespace(m: ObjectMeta, namespace: string): void {
+    if (!this.definition.namespaced) {
+      delete m.namespace;
+      return;
+    }
+    if (m.namespace && namespace && m.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    if (namespace) m.namespace = namespace;
+  }
+
+  /** Sets what the server owns, runs the strategy, validates and admits the new object. */
+  protected async prepareCreate(obj: KubeObject, opts: CreateOptions): Promise<KubeObject> {
+    const m = meta(obj);
+    m.uid = randomUUID();
+    m.creationTimestamp = rfc3339(this.now());
+    m.generation = 1;
+    delete m.resourceVersion;
+    delete m.deletionTimestamp;
+    delete m.deletionGracePeriodSeconds;
+    delete m.selfLink;
+    this.strategy.defaults(obj);
+    this.strategy.prepareForCreate(obj);
+    this.afterPrepareForCreate(obj);
+    const errs = [
+      ...validateObjectMeta(meta(obj), this.definition.namespaced, this.validateName),
+      ...this.strategy.validate(obj),
+    ];
+    if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
+    if (opts.validate) await opts.validate(obj, undefined);
+    return obj;
+  }
+
+  /** Kind-specific additions after the strategy prepared a new object (namespaces). */
+  protected afterPrepareForCreate(_obj: KubeObject): void {}
+
+  // -------------------------------------------------------------------------------------
+  // Update
+
+  async update(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    objInfo: UpdatedObjectInfo,
+    opts: UpdateOptions,
+    subresource?: string,
+  ): Promise<UpdateResult> {
+    if (subresource && subresource !== 'status') {
+      if (subresource === 'scale' && this.strategy.scale) return this.updateScale(ctx, namespace, name, objInfo, opts);
+      const handler = this.handlerFor(subresource);
+      if (!handler.update) throw this.unsupported(subresource, 'update');
+      return handler.update(ctx, namespace, name, objInfo, opts, subresource);
+    }
+    return this.guaranteedUpdate(namespace, name, objInfo, opts, subresource);
+  }
+
+  /**
+   * Reads the current object, asks `objInfo` for the new one and writes it guarded by the
+   * read revision. Without a client resource version, a concurrent write is retried with a
+   * fresh read (last write wins); with one, it is a 409 Conflict.
+   */
+  protected async guaranteedUpdate(
+    namespace: string,
+    name: string,
+    objInfo: UpdatedObjectInfo,
+    opts: UpdateOptions,
+    subresource?: string,
+  ): Promise<UpdateResult> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      const { item } = await this.storage.get(key);
+      const current = item ? this.decode(item) : undefined;
+      const proposed = await objInfo(item && current ? this.toExternal(clone(current), item.modRevision) : undefined);
+      const next = this.toInternal(proposed);
+      const m = meta(next);
+      this.checkNameAndNamespace(m, namespace, name);
+
+      if (!item || !current) {
+        if (!this.strategy.allowCreateOnUpdate) throw notFound(this.qualified, name);
+        if (subresource) throw notFound(this.qualified, name);
+        const prepared = await this.prepareCreate(next, opts);
+        if (opts.dryRun) return { object: this.toExternal(prepared, ''), created: true };
+        try {
+          const created = await this.storage.create(key, encodeForStorage(this.codec, prepared));
+          return { object: this.itemToExternal(created), created: true };
+        } catch (e) {
+          if (isKeyExists(e)) continue;
+          throw e;
+        }
+      }
+
+      const clientRV = m.resourceVersion ?? '';
+      if (clientRV === '') {
+        if (!this.strategy.allowUnconditionalUpdate) {
+          throw invalid(this.groupKind, name, [
+            { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', detail: 'Invalid value: 0x0: must be specified for an update' },
+          ]);
+        }
+      } else if (parseResourceVersion(clientRV, this.groupKind, name) !== item.modRevision) {
+        throw conflict(this.qualified, name);
+      }
+      const old = current;
+      const oldMeta = meta(old);
+      if (m.uid && m.uid !== oldMeta.uid) {
+        throw conflict(this.qualified, name, `Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${oldMeta.uid ?? ''}`);
+      }
+      const updated = await this.prepareUpdate(next, old, opts, subresource);
+
+      if (this.readyToRemove(updated)) {
+        // The update emptied the finalizers of an object being deleted: it goes now.
+        if (opts.dryRun) return { object: this.toExternal(updated, item.modRevision), created: false };
+        try {
+          const deleted = await this.storage.delete(key, item.modRevision);
+          return { object: this.toExternal(updated, deleted.modRevision), created: false };
+        } catch (e) {
+          if ((isStorageConflict(e) || isStorageNotFound(e)) && clientRV === '') continue;
+          if (isStorageConflict(e)) throw conflict(this.qualified, name);
+          if (isStorageNotFound(e)) throw notFound(this.qualified, name);
+          throw e;
+        }
+      }
+
+      const bytes = encodeForStorage(this.codec, updated);
+      if (sameBytes(bytes, item.value) || opts.dryRun) {
+        // Nothing changed (or nothing may be written): the stored revision stands.
+        return { object: this.toExternal(updated, item.modRevision), created: false };
+      }
+      try {
+        const written = await this.storage.update(key, bytes, item.modRevision);
+        return { object: this.itemToExternal(written), created: false };
+      } catch (e) {
+        if ((isStorageConflict(e) || isStorageNotFound(e)) && clientRV === '') continue;
+        if (isStorageConflict(e)) throw conflict(this.qualified, name);
+        if (isStorageNotFound(e)) throw notFound(this.qualified, name);
+        throw e;
+      }
+    }
+    throw conflict(this.qualified, name);
+  }
+
+  private checkNameAndNamespace(m: ObjectMeta, namespace: string, name: string): void {
+    if (m.name && m.name !== name) {
+      throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
+    }
+    m.name = name;
+    this.applyRequestNamespace(m, namespace);
+  }
+
+  /** Keeps what an update may not change, runs the strategy, validates and admits. */
+  protected async prepareUpdate(obj: KubeObject, old: KubeObject, opts: UpdateOptions, subresource?: string): Promise<KubeObject> {
+    const m = meta(obj);
+    const oldMeta = meta(old);
+    m.uid = oldMeta.uid;
+    m.creationTimestamp = oldMeta.creationTimestamp;
+    m.name = oldMeta.name;
+    if (this.definition.namespaced) m.namespace = oldMeta.namespace;
+    else delete m.namespace;
+    if (oldMeta.deletionTimestamp) {
+      m.deletionTimestamp = oldMeta.deletionTimestamp;
+      m.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    } else {
+      delete m.deletionTimestamp;
+      delete m.deletionGracePeriodSeconds;
+    }
+    delete m.selfLink;
+    this.strategy.defaults(obj);
+    this.prepareForUpdate(obj, old, subresource);
+    const oldGeneration = oldMeta.generation ?? 0;
+    meta(obj).generation = specPart(obj) !== specPart(old) ? oldGeneration + 1 : oldGeneration;
+    const errs: FieldError[] = [...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)];
+    if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
+    if (opts.validate) await opts.validate(obj, old);
+    return obj;
+  }
+
+  /** The strategy's update rules: `/status` changes only status, the main resource all else. */
+  protected prepareForUpdate(obj: KubeObject, old: KubeObject, subresource?: string): void {
+    if (subresource === 'status') this.strategy.prepareForStatusUpdate(obj, old);
+    else this.strategy.prepareForUpdate(obj, old);
+  }
+
+  /** An object whose deletion was requested and that no finalizer holds any more. */
+  protected readyToRemove(obj: KubeObject): boolean {
+    const m = obj.metadata ?? {};
+    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Scale
+
+  /** The `autoscaling/v1` Scale view of an object (answered in the served version). */
+  protected scaleOf(external: KubeObject): KubeObject {
+    const scale = this.strategy.scale;
+    if (!scale) throw this.unsupported('scale', 'get');
+    const internal = this.toInternal(external);
+    const m = external.metadata ?? {};
+    const metadata: ObjectMeta = { name: m.name, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp };
+    if (m.namespace) metadata.namespace = m.namespace;
+    const status: Record<string, unknown> = { replicas: scale.statusReplicas(internal) };
+    const selector = scale.selector(internal);
+    if (selector) status.selector = selector;
+    return { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata, spec: { replicas: scale.specReplicas(internal) }, status };
+  }
+
+  private async updateScale(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    objInfo: UpdatedObjectInfo,
+    opts: UpdateOptions,
+  ): Promise<UpdateResult> {
+    const scale = this.strategy.scale as NonNullable<Strategy['scale']>;
+    const result = await this.guaranteedUpdate(
+      namespace,
+      name,
+      async (current) => {
+        if (!current) throw notFound(this.qualified, name);
+        const wanted = await objInfo(this.scaleOf(current));
+        const spec = (wanted.spec ?? {}) as Record<string, unknown>;
+        const replicas = spec.replicas ?? 0;
+        const errs: FieldError[] = [];
+        if (typeof replicas !== 'number' || !Number.isInteger(replicas)) errs.push(invalidField('spec.replicas', replicas, 'must be an integer'));
+        else if (replicas < 0) errs.push(invalidField('spec.replicas', replicas, 'must be greater than or equal to 0'));
+        if (errs.length > 0) throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, errs);
+        const wantedRV = wanted.metadata?.resourceVersion;
+        if (wantedRV && wantedRV !== current.metadata?.resourceVersion) throw conflict(this.qualified, name);
+        const internal = this.toInternal(current);
+        scale.setSpecReplicas(internal, replicas as number);
+        return internal;
+      },
+      opts,
+    );
+    return { object: this.scaleOf(result.object), created: false };
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Delete
+
+  async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      const { item } = await this.storage.get(key);
+      if (!item) throw notFound(this.qualified, name);
+      const current = this.decode(item);
+      this.checkPreconditions(current, name, opts);
+      if (opts.validate) await opts.validate(current, current);
+      // There is no garbage collector yet: Orphan and Foreground would add finalizers that
+      // nothing removes, so every propagation policy deletes as Background does.
+      const outcome = await this.deleteOutcome(current, opts);
+      try {
+        if (outcome.kind === 'unchanged') return { object: this.toExternal(current, item.modRevision), deleted: false };
+        if (outcome.kind === 'update') {
+          if (opts.dryRun) return { object: this.toExternal(outcome.object, item.modRevision), deleted: false };
+          const written = await this.storage.update(key, encodeForStorage(this.codec, outcome.object), item.modRevision);
+          return { object: this.itemToExternal(written), deleted: false };
+        }
+        if (opts.dryRun) return { object: this.toExternal(current, item.modRevision), deleted: true };
+        await this.storage.delete(key, item.modRevision);
+        return { object: this.toExternal(current, item.modRevision), deleted: true };
+      } catch (e) {
+        if (isStorageConflict(e)) continue;
+        if (isStorageNotFound(e)) throw notFound(this.qualified, name);
+        throw e;
+      }
+    }
+    throw conflict(this.qualified, name);
+  }
+
+  private checkPreconditions(current: KubeObject, name: string, opts: DeleteOptions): void {
+    const m = current.metadata ?? {};
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== m.uid) {
+      throw conflict(this.qualified, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${m.uid ?? ''}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== m.resourceVersion) {
+      throw conflict(
+        this.qualified,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion ?? ''}`,
+      );
+    }
+  }
+
+  /**
+   * What a delete does to `current`: remove it, mark it as being deleted (finalizers hold
+   * it), or nothing (already marked).
+   */
+  protected async deleteOutcome(
+    current: KubeObject,
+    _opts: DeleteOptions,
+  ): Promise<{ kind: 'remove' } | { kind: 'unchanged' } | { kind: 'update'; object: KubeObject }> {
+    const m = current.metadata ?? {};
+    if ((m.finalizers ?? []).length === 0) return { kind: 'remove' };
+    if (m.deletionTimestamp) return { kind: 'unchanged' };
+    return { kind: 'update', object: this.markDeleting(current) };
+  }
+
+  protected markDeleting(current: KubeObject): KubeObject {
+    const next = clone(current);
+    const m = meta(next);
+    if ((m.generation ?? 0) > 0) m.generation = (m.generation ?? 0) + 1;
+    m.deletionTimestamp = rfc3339(this.now());
+    m.deletionGracePeriodSeconds = 0;
+    return next;
+  }
+
+  async deleteCollection(ctx: RequestContext, namespace: string, opts: DeleteOptions, listOpts: ListOptions): Promise<KubeList> {
+    const listed = await this.list(ctx, namespace, {
+      labelSelector: listOpts.labelSelector,
+      fieldSelector: listOpts.fieldSelector,
+      resourceVersion: listOpts.resourceVersion,
+      resourceVersionMatch: listOpts.resourceVersionMatch,
+    });
+    const deleted: KubeObject[] = [];
+    for (const obj of listed.items) {
+      const m = obj.metadata ?? {};
+      try {
+        const result = await this.delete(ctx, m.namespace ?? namespace, m.name ?? '', { ...opts, preconditions: undefined });
+        deleted.push(result.object);
+      } catch (e) {
+        // Gone in the meantime: someone else deleted it, which is what was asked.
+        if (e instanceof ApiError && e.code === 404) continue;
+        throw e;
+      }
+    }
+    return { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: { resourceVersion: listed.metadata.resourceVersion }, items: deleted };
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Subresources
+
+  private handlerFor(subresource: string): Partial<RESTStore> {
+    const handler = this.subresourceHandlers.get(subresource);
+    if (!handler) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+    }
+    return handler;
+  }
+
+  private unsupported(subresource: string, verb: string): ApiError {
+    return new ApiError(
+      405,
+      'MethodNotAllowed',
+      `${verb} is not supported on resources of kind "${this.definition.resource}/${subresource}"`,
+      { group: this.definition.group, kind: `${this.definition.resource}/${subresource}` },
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// List and watch option validation (422 ListOptions, as Kubernetes' ValidateListOptions)
+
+function listOptionsInvalid(errs: FieldError[]): ApiError {
+  return invalid({ group: metaGroup(), kind: 'ListOptions' }, '', errs);
+}
+
+export function validateListOptions(opts: ListOptions): void {
+  const errs: FieldError[] = [];
+  const match = opts.resourceVersionMatch;
+  if (match) {
+    if (!opts.resourceVersion) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (opts.continue) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(notSupportedField('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && opts.resourceVersion === '0') {
+      errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    }
+  }
+  if (opts.sendInitialEvents !== undefined) errs.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  if (errs.length > 0) throw listOptionsInvalid(errs);
+}
+
+/** Watch options as release 1.27 accepts them (the WatchList feature gate is off). */
+export function validateWatchOptions(opts: ListOptions): void {
+  const errs: FieldError[] = [];
+  const match = opts.resourceVersionMatch;
+  if (opts.sendInitialEvents !== undefined) {
+    if (match !== 'NotOlderThan') errs.push(forbiddenField('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    errs.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
+  }
+  if (match) {
+    if (opts.sendInitialEvents === undefined) {
+      errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    }
+    if (match !== 'NotOlderThan') errs.push(notSupportedField('resourceVersionMatch', match, ['NotOlderThan']));
+    if (opts.continue) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+  }
+  if (errs.length > 0) throw listOptionsInvalid(errs);
+}

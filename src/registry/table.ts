@@ -1,0 +1,107 @@
+// The resource table: which group-version-resources are served, changing at run time (CRDs,
+// runtime config, aggregated APIs). buildResourceTable makes a Store for every stored
+// built-in definition, one watch cache per storage prefix shared by the versions that
+// share storage; virtual resources (reviews, bindings) are added by their owners.
+import type { GroupVersion } from '../apimachinery/types.js';
+import type { Cacher, CacherOptions, Storage } from '../storage/index.js';
+import { createCacher } from '../storage/index.js';
+import type { ObjectCodec } from './codec.js';
+import { resourcePrefix } from './keys.js';
+import { NamespaceStore } from './namespaces.js';
+import type { NameValidator } from './objectmeta.js';
+import { dns1035LabelName, dns1123LabelName, dns1123SubdomainName, pathSegmentName } from './objectmeta.js';
+import { GenericStore } from './store.js';
+import type { RESTStore, ResourceDefinition, ResourceTable } from './types.js';
+
+function tableKey(gv: GroupVersion, resource: string): string {
+  return `${gv.group}/${gv.version}/${resource}`;
+}
+
+export class DefaultResourceTable implements ResourceTable {
+  private readonly stores = new Map<string, RESTStore>();
+  private readonly listeners = new Set<() => void>();
+  private readonly cachers: Cacher[];
+
+  constructor(stores: RESTStore[] = [], cachers: Cacher[] = []) {
+    for (const s of stores) this.stores.set(tableKey(s.definition, s.definition.resource), s);
+    this.cachers = cachers;
+  }
+
+  lookup(gv: GroupVersion, resource: string): RESTStore | undefined {
+    return this.stores.get(tableKey(gv, resource));
+  }
+
+  all(): RESTStore[] {
+    return [...this.stores.values()];
+  }
+
+  add(store: RESTStore): void {
+    this.stores.set(tableKey(store.definition, store.definition.resource), store);
+    this.notify();
+  }
+
+  remove(gv: GroupVersion, resource: string): void {
+    if (this.stores.delete(tableKey(gv, resource))) this.notify();
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops the watch caches the table started. */
+  async stop(): Promise<void> {
+    await Promise.all(this.cachers.map((c) => c.stop()));
+  }
+
+  private notify(): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l();
+      } catch {
+        // A failing listener must not keep the others from hearing of the change.
+      }
+    }
+  }
+}
+
+export interface BuildResourceTableOptions {
+  cacherOptions?: CacherOptions;
+  codec?: ObjectCodec;
+  /** How reads wait for a requested resource version (ms). */
+  waitTimeoutMs?: number;
+}
+
+/**
+ * Name rules per resource where Kubernetes uses other rules than DNS-1123 subdomains
+ * (the strategy contract has no name hook; see the registry notes).
+ */
+const NAME_RULES: Record<string, NameValidator> = {
+  namespaces: dns1123LabelName,
+  services: dns1035LabelName,
+  roles: pathSegmentName,
+  clusterroles: pathSegmentName,
+  rolebindings: pathSegmentName,
+  clusterrolebindings: pathSegmentName,
+};
+
+export function nameValidatorFor(def: ResourceDefinition): NameValidator {
+  return NAME_RULES[def.resource] ?? dns1123SubdomainName;
+}
+
+export function buildResourceTable(defs: ResourceDefinition[], storage: Storage, opts: BuildResourceTableOptions = {}): DefaultResourceTable {
+  const cachers = new Map<string, Cacher>();
+  const stores: RESTStore[] = [];
+  for (const def of defs) {
+    if (!def.storage || !def.strategy) continue;
+    const prefix = resourcePrefix(def.storage);
+    let cacher = cachers.get(prefix);
+    if (!cacher) {
+      cacher = createCacher(storage, prefix, opts.cacherOptions);
+      cachers.set(prefix, cacher);
+    }
+    const storeOpts = { storage, cacher, codec: opts.codec, waitTimeoutMs: opts.waitTimeoutMs, validateName: nameValidatorFor(def) };
+    stores.push(def.group === '' && def.resource === 'namespaces' ? new NamespaceStore(def, storeOpts) : new GenericStore(def, storeOpts));
+  }
+  return new DefaultResourceTable(stores, [...cachers.values()]);
+}

@@ -1,0 +1,99 @@
+// A watch as the client sees it, built from the watch cache's events: synthetic ADDED for
+// the initial state, selector transitions (stops matching: DELETED with the last matching
+// state; starts matching: ADDED), BOOKMARKs, the 410 ERROR event for a start revision that
+// left the history window, and the end on timeout or abort.
+import { internalError, resourceExpired } from '../apimachinery/errors.js';
+import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
+import type { Cacher, Item, StorageEvent } from '../storage/interface.js';
+import { isTooOld } from './errors.js';
+
+export interface WatchStreamOptions {
+  cacher: Cacher;
+  prefix: string;
+  /** Events after this revision are sent. */
+  start: number;
+  /** Objects to announce as ADDED first (resourceVersion unset or `0`). */
+  initial: Item[];
+  signal: AbortSignal;
+  timeoutSeconds?: number;
+  bookmarks: boolean;
+  decode(item: Item): KubeObject;
+  toExternal(obj: KubeObject, revision: number): KubeObject;
+  bookmark(revision: number): KubeObject;
+  filter?: (obj: KubeObject) => boolean;
+}
+
+function statusObject(status: object): KubeObject {
+  return status as KubeObject;
+}
+
+/** The event a watcher gets for one storage event, if any. */
+export function translateEvent(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'toExternal' | 'filter'>): WatchEvent | undefined {
+  const prev = ev.prev ? o.decode(ev.prev) : undefined;
+  const prevMatched = prev !== undefined && (!o.filter || o.filter(prev));
+  if (ev.type === 'delete') {
+    return prev && prevMatched ? { type: 'DELETED', object: o.toExternal(prev, ev.revision) } : undefined;
+  }
+  if (!ev.item) return undefined;
+  const current = o.decode(ev.item);
+  if (!o.filter || o.filter(current)) {
+    return { type: prevMatched ? 'MODIFIED' : 'ADDED', object: o.toExternal(current, ev.item.modRevision) };
+  }
+  return prev && prevMatched ? { type: 'DELETED', object: o.toExternal(prev, ev.revision) } : undefined;
+}
+
+export function watchStream(o: WatchStreamOptions): AsyncIterable<WatchEvent> {
+  return {
+    [Symbol.asyncIterator]: () => run(o)[Symbol.asyncIterator](),
+  };
+}
+
+async function* run(o: WatchStreamOptions): AsyncGenerator<WatchEvent> {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (o.signal.aborted) return;
+  o.signal.addEventListener('abort', abort, { once: true });
+  let timedOut = false;
+  const timer =
+    o.timeoutSeconds !== undefined && o.timeoutSeconds > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, o.timeoutSeconds * 1000)
+      : undefined;
+  let last = o.start;
+  try {
+    for (const item of o.initial) {
+      const obj = o.decode(item);
+      if (o.filter && !o.filter(obj)) continue;
+      yield { type: 'ADDED', object: o.toExternal(obj, item.modRevision) };
+    }
+    try {
+      for await (const ev of o.cacher.watch(o.prefix, o.start, controller.signal, { bookmarks: o.bookmarks })) {
+        if (controller.signal.aborted) break;
+        if (ev.type === 'bookmark') {
+          last = Math.max(last, ev.revision);
+          if (o.bookmarks) yield { type: 'BOOKMARK', object: o.bookmark(ev.revision) };
+          continue;
+        }
+        last = Math.max(last, ev.revision);
+        const out = translateEvent(ev, o);
+        if (out) yield out;
+      }
+    } catch (e) {
+      if (isTooOld(e)) {
+        yield { type: 'ERROR', object: statusObject(resourceExpired(`too old resource version: ${e.requested} (${e.oldest})`).status) };
+        return;
+      }
+      if (controller.signal.aborted) return;
+      yield { type: 'ERROR', object: statusObject(internalError(e).status) };
+      return;
+    }
+    // A last bookmark tells a client that ends its watch on our timeout where to resume.
+    if (o.bookmarks && (timedOut || !o.signal.aborted)) yield { type: 'BOOKMARK', object: o.bookmark(last) };
+  } finally {
+    if (timer) clearTimeout(timer);
+    o.signal.removeEventListener('abort', abort);
+    controller.abort();
+  }
+}
