@@ -81,7 +81,7 @@ export class SqliteEngine {
   private compacted = 0;
   private readonly stmt;
 
-  constructor(readonly file: string, busyTimeoutMs = 1000) {
+  constructor(readonly file: string, busyTimeoutMs = 1000, verify = true) {
     try {
       this.db = new Database(file, { timeout: busyTimeoutMs });
     } catch (err) {
@@ -94,6 +94,7 @@ export class SqliteEngine {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = FULL');
       this.initSchema();
+      if (verify) this.verifyIntegrity();
       // The first write takes the exclusive lock now rather than at the first request.
       this.db.prepare(`UPDATE meta SET value = value WHERE name = 'schema_version'`).run();
     } catch (err) {
@@ -303,6 +304,14 @@ export class SqliteEngine {
         `storage database ${this.file} has unknown schema version ${version === undefined ? '(none)' : JSON.stringify(version)}; ` +
           `this server understands version ${schemaVersion}`,
       );
+    }
+  }
+
+  /** A damaged file is refused at start, before anything is served from it or written to it. */
+  private verifyIntegrity(): void {
+    const problems = this.db.prepare<[], { quick_check: string }>('PRAGMA quick_check(5)').all().map((r) => r.quick_check);
+    if (problems.length !== 1 || problems[0] !== 'ok') {
+      throw new OpenError(`storage database ${this.file} is corrupt: ${problems.join('; ')}`);
     }
   }
 

@@ -36,7 +36,7 @@ export type WireError =
 export type SqliteReply = { id: number; ok: true; result: SqliteResult } | { id: number; ok: false; error: WireError };
 
 export type ToWorker =
-  | { type: 'open'; file: string; busyTimeoutMs: number }
+  | { type: 'open'; file: string; busyTimeoutMs: number; verify: boolean }
   | { type: 'batch'; requests: { id: number; req: SqliteRequest }[] }
   | { type: 'close' };
 

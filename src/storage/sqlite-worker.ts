@@ -30,7 +30,7 @@ port.on('message', (msg: ToWorker) => {
   switch (msg.type) {
     case 'open':
       try {
-        engine = new SqliteEngine(msg.file, msg.busyTimeoutMs);
+        engine = new SqliteEngine(msg.file, msg.busyTimeoutMs, msg.verify);
         send({ type: 'opened', revision: engine.revision, compacted: engine.compactedRevision });
       } catch (err) {
         send({ type: 'open-failed', message: err instanceof Error ? err.message : String(err) });

@@ -24,6 +24,8 @@ export interface SqliteStorageOptions {
   watchBufferSize?: number;
   /** How long to wait for the database lock at open. */
   busyTimeoutMs?: number;
+  /** Checks the file's integrity at open (default true; linear in the file's size). */
+  verifyOnOpen?: boolean;
 }
 
 export const defaultDatabaseFile = 'storage.db';
@@ -73,7 +75,7 @@ export class SqliteStorage implements Storage {
       };
       worker.on('message', onMessage);
       worker.once('error', onError);
-      worker.postMessage({ type: 'open', file, busyTimeoutMs: opts.busyTimeoutMs ?? 1000 } satisfies ToWorker);
+      worker.postMessage({ type: 'open', file, busyTimeoutMs: opts.busyTimeoutMs ?? 1000, verify: opts.verifyOnOpen ?? true } satisfies ToWorker);
     }).catch(async (err: unknown) => {
       await worker.terminate();
       throw err;

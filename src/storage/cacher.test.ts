@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { createCacher, type CacherOptions, type WatchCache } from './cacher.js';
+import { TooLargeResourceVersionError, TooOldResourceVersionError, type CacheEvent, type Cacher, type Storage } from './interface.js';
+import { MemoryStorage } from './memory.js';
+import { SqliteStorage } from './sqlite.js';
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+const text = (b: Uint8Array | undefined): string => new TextDecoder().decode(b);
+
+async function withCache(
+  opts: CacherOptions,
+  body: (storage: MemoryStorage, cache: WatchCache) => Promise<void>,
+  seed?: (storage: MemoryStorage) => Promise<void>,
+): Promise<void> {
+  const storage = new MemoryStorage();
+  await seed?.(storage);
+  const cache = createCacher(storage, '/registry/pods/', opts);
+  try {
+    await cache.ready();
+    await body(storage, cache);
+  } finally {
+    await cache.stop();
+    await storage.close();
+  }
+}
+
+/** Takes `count` events from a cache watch, or fewer if the watch ends first; bounded in time. */
+async function take(cache: Cacher, prefix: string, after: number, count: number, bookmarks = false): Promise<CacheEvent[]> {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), 10_000);
+  const events: CacheEvent[] = [];
+  try {
+    for await (const e of cache.watch(prefix, after, ctl.signal, { bookmarks })) {
+      events.push(e);
+      if (events.length >= count) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    ctl.abort();
+  }
+  return events;
+}
+
+const revisions = (events: CacheEvent[]): number[] => events.map((e) => e.revision);
+
+describe('watch cache', () => {
+  it('loads the prefix and lists it from memory in key order, in pages', () =>
+    withCache(
+      { listPageSize: 2 },
+      async (storage, cache) => {
+        const all = cache.list();
+        assert.deepEqual(all.items.map((i) => i.key), ['/registry/pods/a/1', '/registry/pods/a/2', '/registry/pods/b/1', '/registry/pods/c/1', '/registry/pods/c/2']);
+        assert.equal(all.revision, await storage.revision());
+        const page = cache.list({ limit: 2, startKey: '/registry/pods/a/2' });
+        assert.deepEqual(page.items.map((i) => i.key), ['/registry/pods/a/2', '/registry/pods/b/1']);
+        assert.deepEqual([page.more, page.remaining], [true, 2]);
+        const ns = cache.list({ prefix: '/registry/pods/c/' });
+        assert.deepEqual([ns.items.length, ns.more, ns.remaining], [2, false, 0]);
+        assert.equal(cache.get('/registry/services/x'), undefined, 'other prefixes are not cached');
+      },
+      async (storage) => {
+        for (const k of ['c/2', 'a/1', 'b/1', 'c/1', 'a/2']) await storage.create(`/registry/pods/${k}`, bytes(k));
+        await storage.create('/registry/services/x', bytes('x'));
+        await storage.create('/registry/podsecurity/y', bytes('y'));
+      },
+    ));
+
+  it('follows the store and serves consistent reads after catching up', () =>
+    withCache({}, async (storage, cache) => {
+      await storage.create('/registry/pods/a', bytes('1'));
+      await storage.update('/registry/pods/a', bytes('2'));
+      await storage.create('/registry/services/s', bytes('elsewhere'));
+      const fresh = await cache.waitForFresh();
+      assert.equal(fresh, 3, 'writes under other prefixes count towards freshness');
+      assert.equal(text(cache.get('/registry/pods/a')?.value), '2');
+      assert.equal(cache.list().revision, 3);
+      await storage.delete('/registry/pods/a');
+      await cache.waitForFresh();
+      assert.equal(cache.get('/registry/pods/a'), undefined);
+      assert.equal(cache.list().items.length, 0);
+    }));
+
+  it('reaches the current revision of a SQLite store with writes elsewhere', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'orch-cacher-'));
+    const storage: Storage = await SqliteStorage.open({ dataDir });
+    const cache = createCacher(storage, '/registry/pods/');
+    try {
+      await cache.ready();
+      await storage.create('/registry/pods/p', bytes('p'));
+      for (let i = 0; i < 20; i++) await storage.create(`/registry/configmaps/${i}`, bytes('c'));
+      assert.equal(await cache.waitForFresh(), 21);
+      assert.deepEqual(cache.list().items.map((i) => i.key), ['/registry/pods/p']);
+    } finally {
+      await cache.stop();
+      await storage.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails a wait for a revision the store does not reach', () =>
+    withCache({}, async (storage, cache) => {
+      await storage.create('/registry/pods/a', bytes('1'));
+      await assert.rejects(cache.waitForRevision(50, 30), (err: unknown) => {
+        assert.ok(err instanceof TooLargeResourceVersionError);
+        assert.deepEqual([err.requested, err.current], [50, 1]);
+        assert.equal(err.message, 'Too large resource version: 50, current: 1');
+        return true;
+      });
+    }));
+
+  it('serves a watch from inside the window: every later event once, in order', () =>
+    withCache({}, async (storage, cache) => {
+      for (let i = 0; i < 5; i++) await storage.create(`/registry/pods/${i}`, bytes(String(i)));
+      await cache.waitForFresh();
+      const from = 2;
+      const writers = Array.from({ length: 6 }, async (_, w) => {
+        for (let i = 0; i < 20; i++) {
+          await storage.create(`/registry/pods/w${w}-${i}`, bytes('x'));
+          if (i % 4 === 0) await storage.create(`/registry/other/${w}-${i}`, bytes('noise'));
+        }
+      });
+      const watching = take(cache, '/registry/pods/', from, 3 + 120);
+      await Promise.all(writers);
+      const events = await watching;
+      assert.equal(events.length, 123);
+      const revs = revisions(events);
+      assert.deepEqual(revs.slice(0, 3), [3, 4, 5]);
+      for (let i = 1; i < revs.length; i++) assert.ok((revs[i] as number) > (revs[i - 1] as number), 'strictly increasing');
+      assert.equal(new Set(events.map((e) => ('key' in e ? e.key : ''))).size, 123, 'no duplicates');
+      assert.ok(events.every((e) => 'key' in e && e.key.startsWith('/registry/pods/')));
+    }));
+
+  it('narrows a watch to a sub-prefix (one namespace)', () =>
+    withCache({}, async (storage, cache) => {
+      const start = cache.revision();
+      await storage.create('/registry/pods/ns1/a', bytes('a'));
+      await storage.create('/registry/pods/ns2/b', bytes('b'));
+      await storage.create('/registry/pods/ns1/c', bytes('c'));
+      const events = await take(cache, '/registry/pods/ns1/', start, 2);
+      assert.deepEqual(events.map((e) => ('key' in e ? e.key : '')), ['/registry/pods/ns1/a', '/registry/pods/ns1/c']);
+    }));
+
+  it('refuses a watch from before the window, bounded by count', () =>
+    withCache({ maxEvents: 5 }, async (storage, cache) => {
+      for (let i = 0; i < 12; i++) await storage.create(`/registry/pods/${i}`, bytes('x'));
+      await cache.waitForFresh();
+      assert.equal(cache.oldestRevision(), 7);
+      const watch = cache.watch('/registry/pods/', 6, AbortSignal.timeout(5000));
+      await assert.rejects(
+        (async () => {
+          for await (const _ of watch) break;
+        })(),
+        (err: unknown) => {
+          assert.ok(err instanceof TooOldResourceVersionError);
+          assert.equal(err.message, 'too old resource version: 6 (7)');
+          return true;
+        },
+      );
+      assert.deepEqual(revisions(await take(cache, '/registry/pods/', 7, 5)), [8, 9, 10, 11, 12]);
+    }));
+
+  it('forgets events older than the history window', async () => {
+    let clock = 1_000_000;
+    await withCache({ historyWindowMs: 60_000, now: () => clock }, async (storage, cache) => {
+      // The cache stamps an event when it applies it, so each write is waited for.
+      await storage.create('/registry/pods/old', bytes('x')); // 1
+      await cache.waitForFresh();
+      clock += 30_000;
+      await storage.create('/registry/pods/mid', bytes('x')); // 2
+      await cache.waitForFresh();
+      clock += 40_000;
+      await storage.create('/registry/pods/new', bytes('x')); // 3: the first event is now out of the window
+      await cache.waitForFresh();
+      assert.equal(cache.oldestRevision(), 1);
+      await assert.rejects(take(cache, '/registry/pods/', 0, 1), TooOldResourceVersionError);
+      assert.deepEqual(revisions(await take(cache, '/registry/pods/', 1, 2)), [2, 3]);
+    });
+  });
+
+  it('waits for a watch from a revision the cache has not reached yet', () =>
+    withCache({}, async (storage, cache) => {
+      const watching = take(cache, '/registry/pods/', 2, 1);
+      await storage.create('/registry/pods/a', bytes('1'));
+      await storage.create('/registry/pods/b', bytes('2'));
+      await storage.create('/registry/pods/c', bytes('3'));
+      assert.deepEqual(revisions(await watching), [3]);
+    }));
+
+  it('ends a watcher that cannot keep up without holding back the others', () =>
+    withCache({ watcherBufferSize: 4 }, async (storage, cache) => {
+      const start = cache.revision();
+      const ctl = new AbortController();
+      const slow = cache.watch('/registry/pods/', start, ctl.signal)[Symbol.asyncIterator]();
+      const first = slow.next(); // registers, then is not read again while the writes run
+      const fast = take(cache, '/registry/pods/', start, 10);
+      await storage.create('/registry/pods/0', bytes('x'));
+      assert.equal((await first).value?.revision, 1);
+      for (let i = 1; i < 10; i++) await storage.create(`/registry/pods/${i}`, bytes('x'));
+      assert.deepEqual(revisions(await fast), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      const rest: number[] = [];
+      for (let r = await slow.next(); !r.done; r = await slow.next()) rest.push(r.value.revision);
+      assert.ok(rest.length < 9, `the slow watcher was ended, after ${rest.length} more events`);
+      ctl.abort();
+    }));
+
+  it('sends bookmarks to the watchers that asked for them', () =>
+    withCache({}, async (storage, cache) => {
+      await storage.create('/registry/pods/a', bytes('1'));
+      await storage.create('/registry/other/b', bytes('2'));
+      await cache.waitForFresh();
+      const start = cache.revision();
+      const withMarks = take(cache, '/registry/pods/', start, 2, true);
+      const without = take(cache, '/registry/pods/', start, 1, false);
+      await new Promise((resolve) => setImmediate(resolve));
+      cache.bookmarkNow();
+      await storage.create('/registry/pods/c', bytes('3'));
+      assert.deepEqual(await withMarks, [
+        { type: 'bookmark', revision: 2 },
+        (await storage.watch('/registry/pods/', 2, AbortSignal.timeout(5000))[Symbol.asyncIterator]().next()).value,
+      ]);
+      assert.deepEqual(revisions(await without), [3], 'no bookmark for a watcher that did not ask');
+    }));
+});
