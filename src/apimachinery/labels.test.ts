@@ -92,6 +92,7 @@ test('name rules', () => {
   assert.deepEqual(isDNS1123Subdomain('a.b-c'), []);
   assert.match(isDNS1123Subdomain('A')[0], /^a lowercase RFC 1123 subdomain must consist of .* \(e\.g\. 'example\.com', regex used/);
   assert.deepEqual(isDNS1123Label('a.b'), ['must not contain dots']);
+  assert.ok(isQualifiedName('-')[0].includes("(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is"));
 });
 
 test('the object form: matchLabels and matchExpressions', () => {

@@ -34,7 +34,8 @@ export function maxLenError(length: number): string {
 
 export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join('or ')}regex used for validation is '${fmt}')`;
+  // Each example is followed by "', " and joined with " or ": Kubernetes' messages carry the double space.
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
 }
 
 /** Label keys, annotation keys, finalizer names: `[prefix/]name`. Returns the problems found. */

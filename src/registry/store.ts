@@ -101,6 +101,17 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** Strategies may check metadata too; the same finding is reported once. */
+function uniqueErrors(errs: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errs.filter((e) => {
+    const key = `${e.field}\u0000${e.detail}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
@@ -463,10 +474,10 @@ export class GenericStore implements RESTStore {
     this.strategy.defaults(obj);
     this.strategy.prepareForCreate(obj);
     this.afterPrepareForCreate(obj);
-    const errs = [
+    const errs = uniqueErrors([
       ...validateObjectMeta(meta(obj), this.definition.namespaced, this.validateName),
       ...this.strategy.validate(obj),
-    ];
+    ]);
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     if (opts.validate) await opts.validate(obj, undefined);
     return obj;
@@ -608,7 +619,7 @@ export class GenericStore implements RESTStore {
     this.prepareForUpdate(obj, old, subresource);
     const oldGeneration = oldMeta.generation ?? 0;
     meta(obj).generation = specPart(obj) !== specPart(old) ? oldGeneration + 1 : oldGeneration;
-    const errs: FieldError[] = [...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)];
+    const errs = uniqueErrors([...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)]);
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     if (opts.validate) await opts.validate(obj, old);
     return obj;

@@ -5,7 +5,8 @@ import { decodeContinue, encodeContinue } from './continue.js';
 import { generateName, validateObjectMeta } from './objectmeta.js';
 import { GenericStore } from './store.js';
 import { DefaultResourceTable, buildResourceTable } from './table.js';
-import { TEST_GROUP, gizmoDefinition, widgetDefinition, widgetV2Definition } from './testing.js';
+import { TEST_GROUP, gizmoDefinition, requestContext, widgetDefinition, widgetStrategy, widgetV2Definition } from './testing.js';
+import { isApiError } from '../apimachinery/errors.js';
 import type { ResourceDefinition } from './types.js';
 import { dns1123SubdomainName } from './objectmeta.js';
 
@@ -81,4 +82,21 @@ test('generated names and ObjectMeta rules', () => {
     validateObjectMeta({ name: 'x' }, true, dns1123SubdomainName).map((e) => `${e.field}: ${e.detail}`),
     ['metadata.namespace: Required value'],
   );
+});
+
+test('a strategy that also checks metadata does not double the findings', async () => {
+  const storage = new MemoryStorage();
+  const strategy = widgetStrategy({ validate: (obj) => validateObjectMeta(obj.metadata ?? {}, true, dns1123SubdomainName) });
+  const table = buildResourceTable([widgetDefinition(strategy)], storage);
+  try {
+    const store = table.lookup({ group: TEST_GROUP, version: 'v1' }, 'widgets') as GenericStore;
+    await assert.rejects(store.create(requestContext(), 'ns', { metadata: { name: 'Bad' } }, { dryRun: false }), (e) => {
+      assert.ok(isApiError(e));
+      assert.equal(e.status.details?.causes?.length, 1);
+      return true;
+    });
+  } finally {
+    await table.stop();
+    await storage.close();
+  }
 });
