@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// orch-apiserver: parses the flags, starts the server, prints the one start line, and
+// stops cleanly on SIGTERM or SIGINT (exit code 0).
+import { relative } from 'node:path';
+import { FlagError, parseFlags, usage, type FlagDefinition } from '../apimachinery/flags.js';
+import { admissionFlagDefinitions } from '../admission/flags.js';
+import { authFlagDefinitions } from '../auth/index.js';
+import { serverFlagDefinitions } from './flags.js';
+import { PRODUCT_VERSION, startServer } from './server.js';
+import { versionInfo } from '../server/version.js';
+
+export const allFlagDefinitions: FlagDefinition[] = [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions];
+
+function displayPath(p: string): string {
+  const rel = relative(process.cwd(), p);
+  return rel && !rel.startsWith('..') ? rel : p;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let flags;
+  try {
+    flags = parseFlags(argv, allFlagDefinitions);
+  } catch (e) {
+    if (e instanceof FlagError) {
+      process.stderr.write(`Error: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const name = 'orch-apiserver';
+  if (flags.boolean('help')) {
+    process.stdout.write(`Usage: orch-apiserver [flags]\n\nFlags:\n${usage(allFlagDefinitions)}\n`);
+    return 0;
+  }
+  if (flags.boolean('version')) {
+    process.stdout.write(`${versionInfo(PRODUCT_VERSION).gitVersion}\n`);
+    return 0;
+  }
+  const log = (line: string): void => {
+    process.stderr.write(`${name}: ${line}\n`);
+  };
+  let running;
+  try {
+    running = await startServer(flags, { log });
+  } catch (e) {
+    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  const kubeconfig = displayPath(running.kubeconfigPath);
+  process.stdout.write(`Serving on ${running.url}; admin kubeconfig: ${kubeconfig}; try: kubectl --kubeconfig ${kubeconfig} get namespaces\n`);
+  running.started.catch(() => {});
+
+  return new Promise<number>((resolveExit) => {
+    let signalled = false;
+    const onSignal = (): void => {
+      if (signalled) {
+        // A second signal forces the exit without waiting for the drain.
+        resolveExit(1);
+        return;
+      }
+      signalled = true;
+      running
+        .stop()
+        .then(() => resolveExit(0))
+        .catch((err: unknown) => {
+          log(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+          resolveExit(1);
+        });
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`Error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

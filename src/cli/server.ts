@@ -1,0 +1,183 @@
+// Start-up of the whole server from parsed flags: data directory, PKI, storage, resource
+// table, auth, admission, controllers, compactor, the HTTPS listener and the kubeconfig;
+// and the orderly stop. The command-line entry point and the tests both use it.
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { ParsedFlags } from '../apimachinery/flags.js';
+import type { UserInfo } from '../apimachinery/types.js';
+import { buildAuth, type AuthModule } from '../auth/index.js';
+import { LoopbackClient } from '../client/loopback.js';
+import { renderKubeconfig } from '../client/kubeconfig.js';
+import { builtinResourceDefinitions } from '../apis/definitions.js';
+import { ensureSystemNamespaces, startControllers } from '../controllers/index.js';
+import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
+import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
+import type { RESTStore } from '../registry/types.js';
+import { ApiServer } from '../server/apiserver.js';
+import { PostStartHook, withGracePeriod } from '../server/health.js';
+import { defaultPatchers } from '../server/patchers.js';
+import { versionInfo } from '../server/version.js';
+import { createStorage, startCompactor, type Storage } from '../storage/index.js';
+import { prepareDataDir } from './datadir.js';
+import { ensurePki } from './pki.js';
+
+export const PRODUCT_VERSION = '0.1.0';
+
+/** The identity in-process work runs as (bootstrap, controllers, auth lookups). */
+const LOOPBACK_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
+
+export interface RunningServer {
+  server: ApiServer;
+  port: number;
+  /** `https://host:port` */
+  url: string;
+  kubeconfigPath: string;
+  dataDir: string;
+  /** Resolves when the start-up hooks (system namespaces, RBAC policy, controllers) are done. */
+  started: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: (line: string) => void;
+}
+
+function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
+  return typeof (s as { setSubresourceHandler?: unknown }).setSubresourceHandler === 'function';
+}
+
+export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): Promise<RunningServer> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const compat = flags.string('compat') ?? 'orch';
+  if (compat !== 'orch' && compat !== 'kubernetes') throw new Error(`--compat: must be orch or kubernetes, not "${compat}"`);
+  setFlavor(compat as Flavor);
+
+  const dataDir = resolve(flags.string('data-dir') ?? './.orch');
+  await prepareDataDir(dataDir, compat as Flavor);
+  const bindAddress = flags.string('bind-address') ?? '127.0.0.1';
+  const pki = await ensurePki(dataDir, bindAddress);
+  const certFile = flags.string('tls-cert-file') ?? pki.servingCert;
+  const keyFile = flags.string('tls-private-key-file') ?? pki.servingKey;
+  const clientCaFile = flags.string('client-ca-file') ?? pki.caCert;
+
+  const backend = flags.string('storage-backend') ?? 'sqlite';
+  if (backend !== 'sqlite' && backend !== 'memory') throw new Error(`--storage-backend: must be sqlite or memory, not "${backend}"`);
+  const storage: Storage = await createStorage({ backend, dataDir });
+  const windowMs = flags.number('watch-history-window') ?? 300_000;
+  const table: DefaultResourceTable = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: flags.string('runtime-config') ?? '' }), storage, {
+    cacherOptions: { historyWindowMs: windowMs },
+  });
+  const client = new LoopbackClient(table, LOOPBACK_USER);
+
+  const port = flags.number('secure-port') ?? 6443;
+  const hostForClients = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
+  // The external address is known before listening unless the port is picked by the system.
+  let externalAddress = `https://${hostForClients.includes(':') ? `[${hostForClients}]` : hostForClients}:${port}`;
+
+  const auth: AuthModule = await buildAuth(flags, {
+    client,
+    table,
+    pki: { clientCaFile, serviceAccountKeyFile: pki.serviceAccountKey, servingCertFile: certFile },
+    get externalAddress() {
+      return externalAddress;
+    },
+  });
+  for (const store of auth.stores) table.add(store);
+  for (const sub of auth.subresources) {
+    for (const store of table.all()) {
+      const d = store.definition;
+      if (d.group === sub.group && d.resource === sub.resource && hasSubresourceHandler(store)) store.setSubresourceHandler(sub.subresource, sub.handler);
+    }
+  }
+
+  const server = new ApiServer({
+    table,
+    authenticator: auth.authenticator,
+    authorizer: auth.authorizer,
+    impersonate: (headers, user) => auth.impersonate(headers, user),
+    patchers: defaultPatchers,
+    nonResource: (method, path) => auth.nonResource(method, path),
+    version: versionInfo(PRODUCT_VERSION),
+    tls: { cert: readFileSync(certFile), key: readFileSync(keyFile), clientCA: readFileSync(clientCaFile) },
+    maxRequestsInFlight: flags.number('max-requests-inflight'),
+    maxMutatingRequestsInFlight: flags.number('max-mutating-requests-inflight'),
+    minRequestTimeoutSeconds: flags.number('min-request-timeout'),
+    shutdownDelayMs: flags.number('shutdown-delay-duration'),
+    log,
+  });
+
+  // Health: storage, and one check per start-up hook (trusted by /livez during the grace period).
+  const startedAt = Date.now();
+  const grace = flags.number('livez-grace-period') ?? 0;
+  server.health.add(['livez', 'readyz', 'healthz'], {
+    name: 'storage',
+    check: async () => {
+      await storage.revision();
+    },
+  });
+  const hooks = ['bootstrap-namespaces', 'rbac-bootstrap', 'start-controllers'].map((n) => new PostStartHook(n));
+  for (const h of hooks) {
+    server.health.add(['readyz', 'healthz'], h);
+    server.health.add(['livez'], withGracePeriod(h, () => startedAt + grace));
+  }
+
+  const bound = await server.listen(port, bindAddress);
+  externalAddress = `https://${hostForClients.includes(':') ? `[${hostForClients}]` : hostForClients}:${bound}`;
+
+  const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
+  await writeFile(
+    kubeconfigPath,
+    renderKubeconfig({
+      server: externalAddress,
+      caPem: readFileSync(pki.caCert, 'utf8'),
+      clientCertPem: readFileSync(pki.adminCert, 'utf8'),
+      clientKeyPem: readFileSync(pki.adminKey, 'utf8'),
+      user: 'admin',
+      cluster: shortWord() === 'kube' ? 'kubernetes' : 'orch',
+    }),
+    { mode: 0o600 },
+  );
+
+  const compactor = startCompactor(storage, {
+    intervalMs: flags.number('etcd-compaction-interval') ?? 60_000,
+    windowMs,
+    onError: (err) => log(`compaction failed: ${err instanceof Error ? err.message : String(err)}`),
+  });
+
+  let controllers: { stop(): Promise<void> } | undefined;
+  const started = (async () => {
+    const [namespaces, rbac, ctrl] = hooks as [PostStartHook, PostStartHook, PostStartHook];
+    try {
+      await ensureSystemNamespaces(client);
+      namespaces.complete();
+      await auth.start();
+      rbac.complete();
+      controllers = startControllers({
+        client,
+        table,
+        onError: (name, err) => log(`controller ${name}: ${err instanceof Error ? err.message : String(err)}`),
+      });
+      ctrl.complete();
+    } catch (err) {
+      for (const h of hooks) h.fail(err);
+      log(`start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+  })();
+  started.catch(() => {});
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await server.shutdown();
+      await started.catch(() => {});
+      await controllers?.stop();
+      await auth.stop();
+      compactor.stop();
+      await table.stop();
+      await storage.close();
+    })());
+
+  return { server, port: bound, url: externalAddress, kubeconfigPath, dataDir, started, stop };
+}

@@ -1,0 +1,388 @@
+// The API server: the HTTPS listener (HTTP/2 with HTTP/1.1 fallback), the filter chain
+// (recover, request id, authenticate, impersonate, in-flight limit, authorize), routing to
+// the non-resource endpoints and the resource handlers, and graceful shutdown.
+import { randomUUID } from 'node:crypto';
+import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
+import type { AdmissionChain } from '../admission/types.js';
+import { ApiError, badRequest, tooManyRequests, unauthorized } from '../apimachinery/errors.js';
+import { apiVersionOf, type UserInfo } from '../apimachinery/types.js';
+import { forbiddenError } from '../auth/authz/union.js';
+import type { AuthorizationAttributes, Authenticator, Authorizer } from '../auth/types.js';
+import { wantsPretty } from '../codec/negotiate.js';
+import { SerializerSet, encodeJson } from '../codec/serializer.js';
+import type { ResourceTable } from '../registry/types.js';
+import { MAX_REQUEST_BODY_BYTES } from './body.js';
+import { Discovery } from './discovery.js';
+import { HealthChecks, type HealthEndpoint } from './health.js';
+import {
+  clientCertificateChain,
+  headerValue,
+  remoteAddress,
+  toApiError,
+  writeBody,
+  writeStatus,
+  type ServerRequest,
+  type ServerResponse,
+} from './http.js';
+import { ApiServerMetrics } from './metrics.js';
+import { RequestInfoError, parseRequestInfo, type RequestInfo } from './request-info.js';
+import { ResourceHandler, genericNotFound, type FieldChecker, type Patchers } from './resource-handler.js';
+import type { VersionInfo } from './version.js';
+
+export interface RawAnswer {
+  code: number;
+  contentType: string;
+  body: string | Uint8Array;
+  headers?: Record<string, string>;
+}
+
+/** Serves `/openapi/v2`, `/openapi/v3` and `/openapi/v3/...`; undefined for a 404. */
+export type OpenApiHandler = (path: string, query: URLSearchParams, accept: string | undefined) => Promise<RawAnswer | undefined>;
+
+export interface ApiServerConfig {
+  table: ResourceTable;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  /** Applies Impersonate-* headers; throws ApiError 403/400. */
+  impersonate?(headers: Record<string, string | string[] | undefined>, user: UserInfo): Promise<UserInfo>;
+  admission?: AdmissionChain;
+  patchers: Patchers;
+  fieldChecker?: FieldChecker;
+  /** Other modules' non-resource paths (OIDC discovery, JWKS); undefined when not theirs. */
+  nonResource?(method: string, path: string): Promise<RawAnswer | undefined>;
+  openapi?: OpenApiHandler;
+  serializers?: SerializerSet;
+  version: VersionInfo;
+  tls: { cert: string | Buffer; key: string | Buffer; clientCA?: string | Buffer };
+  maxRequestsInFlight?: number;
+  maxMutatingRequestsInFlight?: number;
+  maxBodyBytes?: number;
+  minRequestTimeoutSeconds?: number;
+  /** How long /readyz fails before the listener closes on shutdown. */
+  shutdownDelayMs?: number;
+  /** `host:port` clients use (discovery's serverAddressByClientCIDRs); defaults to the listener's. */
+  externalAddress?: string;
+  log?: (msg: string) => void;
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const SUPERUSER_GROUP = 'system:masters';
+
+export class ApiServer {
+  readonly health = new HealthChecks();
+  readonly metrics = new ApiServerMetrics();
+  readonly serializers: SerializerSet;
+  private readonly discovery: Discovery;
+  private readonly resources: ResourceHandler;
+  private readonly shutdownController = new AbortController();
+  private server: Http2SecureServer | undefined;
+  private readonly sockets = new Set<Socket>();
+  private readonly sessions = new Set<Http2Session>();
+  private inflight = { readOnly: 0, mutating: 0 };
+  private active = 0;
+  private idleWaiters: (() => void)[] = [];
+  private shuttingDown = false;
+  private address = '';
+
+  constructor(private readonly config: ApiServerConfig) {
+    this.serializers = config.serializers ?? new SerializerSet();
+    this.discovery = new Discovery(config.table, () => config.externalAddress ?? this.address);
+    this.resources = new ResourceHandler({
+      table: config.table,
+      serializers: this.serializers,
+      patchers: config.patchers,
+      admission: config.admission,
+      fieldChecker: config.fieldChecker,
+      maxBodyBytes: config.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES,
+      minRequestTimeoutSeconds: config.minRequestTimeoutSeconds ?? 1800,
+      shutdownSignal: this.shutdownController.signal,
+    });
+    this.health.add(['livez', 'readyz', 'healthz'], { name: 'ping', check: () => {} });
+    this.health.add(['livez', 'readyz', 'healthz'], { name: 'log', check: () => {} });
+    this.health.add(['readyz'], {
+      name: 'shutdown',
+      check: () => {
+        if (this.shuttingDown) throw new Error('process is shutting down');
+      },
+    });
+  }
+
+  /** Starts listening; resolves with the bound port. */
+  async listen(port: number, host: string): Promise<number> {
+    const tls = this.config.tls;
+    const server = createSecureServer(
+      {
+        cert: tls.cert,
+        key: tls.key,
+        ca: tls.clientCA,
+        requestCert: true,
+        rejectUnauthorized: false,
+        allowHTTP1: true,
+        settings: { maxConcurrentStreams: 1000 },
+      },
+      (req, res) => void this.handle(req as unknown as ServerRequest, res as unknown as ServerResponse),
+    );
+    server.on('secureConnection', (s: Socket) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    server.on('session', (session: Http2Session) => {
+      this.sessions.add(session);
+      session.on('close', () => this.sessions.delete(session));
+    });
+    // TLS handshake failures and clients that go away mid-handshake are not server errors.
+    server.on('tlsClientError', () => {});
+    server.on('sessionError', () => {});
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const bound = (server.address() as AddressInfo).port;
+    const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    this.address = `${h.includes(':') ? `[${h}]` : h}:${bound}`;
+    return bound;
+  }
+
+  /** The request pipeline; never throws. */
+  async handle(req: ServerRequest, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    this.active++;
+    const requestAbort = new AbortController();
+    const onClose = (): void => requestAbort.abort();
+    res.on('close', onClose);
+    res.setHeader('Audit-Id', randomUUID());
+    let info: RequestInfo | undefined;
+    let query = new URLSearchParams();
+    let mutatingSlot = false;
+    let readOnlySlot = false;
+    try {
+      const url = parseUrl(req.url ?? '/');
+      query = url.searchParams;
+      const method = (req.method ?? 'GET').toUpperCase();
+      try {
+        info = parseRequestInfo(method, url.pathname, query);
+      } catch (e) {
+        if (e instanceof RequestInfoError) throw genericNotFound();
+        throw e;
+      }
+      const pretty = wantsPretty(query, headerValue(req, 'user-agent'));
+
+      const user = await this.authenticate(req);
+      const actingUser = this.config.impersonate ? await this.config.impersonate(req.headers, user) : user;
+
+      // Max in flight: long-running requests (watch) and superusers are not limited.
+      const longRunning = info.isResourceRequest && info.verb === 'watch';
+      if (!longRunning && !actingUser.groups.includes(SUPERUSER_GROUP) && !user.groups.includes(SUPERUSER_GROUP)) {
+        if (MUTATING.has(method)) {
+          if (this.inflight.mutating >= (this.config.maxMutatingRequestsInFlight ?? 200)) throw tooManyRequests('Too many requests, please try again later.', 1);
+          this.inflight.mutating++;
+          mutatingSlot = true;
+        } else {
+          if (this.inflight.readOnly >= (this.config.maxRequestsInFlight ?? 400)) throw tooManyRequests('Too many requests, please try again later.', 1);
+          this.inflight.readOnly++;
+          readOnlySlot = true;
+        }
+      }
+
+      await this.authorize(info, actingUser);
+
+      if (info.isResourceRequest) {
+        this.deprecationWarning(info, res);
+        await this.resources.handle({ req, res, info, query, user: actingUser, signal: requestAbort.signal, warnings: [], pretty });
+      } else {
+        await this.nonResource(req, res, info, method, url.pathname, query, pretty);
+      }
+    } catch (err) {
+      const apiErr = toApiError(err);
+      if (apiErr.code >= 500 && !(err instanceof ApiError)) this.config.log?.(`internal error on ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      if (!res.headersSent) writeStatus(res, apiErr);
+      else if (!res.writableEnded) res.end();
+    } finally {
+      if (mutatingSlot) this.inflight.mutating--;
+      if (readOnlySlot) this.inflight.readOnly--;
+      res.off('close', onClose);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.observe(info, req.method ?? 'GET', res.statusCode, seconds, query.getAll('dryRun').includes('All'));
+      this.active--;
+      if (this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  private async authenticate(req: ServerRequest): Promise<UserInfo> {
+    const result = await this.config.authenticator.authenticate({
+      headers: req.headers,
+      clientCertificateChain: clientCertificateChain(req),
+      remoteAddress: remoteAddress(req),
+    });
+    if (!result) throw unauthorized();
+    return result.user;
+  }
+
+  private async authorize(info: RequestInfo, user: UserInfo): Promise<void> {
+    const attrs: AuthorizationAttributes = {
+      user,
+      verb: info.verb,
+      isResourceRequest: info.isResourceRequest,
+      path: info.path,
+      apiGroup: info.apiGroup,
+      apiVersion: info.apiVersion,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+    };
+    const result = await this.config.authorizer.authorize(attrs);
+    if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
+  }
+
+  private deprecationWarning(info: RequestInfo, res: ServerResponse): void {
+    const store = this.config.table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
+    const dep = store?.definition.deprecated;
+    if (!store || !dep) return;
+    const d = store.definition;
+    let text = `${apiVersionOf(d)} ${d.kind} is deprecated`;
+    if (dep.since) text += ` in v${dep.since}+`;
+    if (dep.removedIn) text += `, unavailable in v${dep.removedIn}+`;
+    if (dep.replacement) text += `; use ${dep.replacement}`;
+    res.setHeader('Warning', `299 - ${JSON.stringify(text)}`);
+    this.metrics.deprecatedRequest(d.group, d.version, d.resource, info.subresource, dep.removedIn ?? '');
+  }
+
+  private async nonResource(
+    req: ServerRequest,
+    res: ServerResponse,
+    info: RequestInfo,
+    method: string,
+    pathname: string,
+    query: URLSearchParams,
+    pretty: boolean,
+  ): Promise<void> {
+    const path = info.path;
+    const parts = path.split('/').filter((p) => p !== '');
+    const head = method === 'HEAD';
+    const readOnly = method === 'GET' || method === 'HEAD';
+    const json = (body: unknown, contentType = 'application/json'): void => {
+      res.setHeader('Vary', 'Accept');
+      writeBody(res, 200, contentType, encodeJson(body as Record<string, unknown>, pretty), head);
+    };
+    const requireGet = (): void => {
+      if (!readOnly) throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`, {});
+    };
+    const accept = headerValue(req, 'accept');
+
+    // Discovery.
+    if (parts[0] === 'api' && parts.length <= 2) {
+      requireGet();
+      if (parts.length === 1) {
+        const a = this.discovery.legacyRoot(accept);
+        return json(a.body, a.contentType);
+      }
+      const a = this.discovery.resourceList('', parts[1]!);
+      if (!a) throw genericNotFound();
+      return json(a.body, a.contentType);
+    }
+    if (parts[0] === 'apis' && parts.length <= 3) {
+      requireGet();
+      const a = parts.length === 1 ? this.discovery.groupList(accept) : parts.length === 2 ? this.discovery.group(parts[1]!) : this.discovery.resourceList(parts[1]!, parts[2]!);
+      if (!a) throw genericNotFound();
+      return json(a.body, a.contentType);
+    }
+    if (path === '/version') {
+      requireGet();
+      return json(this.config.version);
+    }
+    if (parts[0] === 'livez' || parts[0] === 'readyz' || parts[0] === 'healthz') {
+      requireGet();
+      const answer = await this.health.answer(parts[0] as HealthEndpoint, parts.length > 1 ? parts.slice(1).join('/') : undefined, query);
+      if (!answer) throw genericNotFound();
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      writeBody(res, answer.code, 'text/plain; charset=utf-8', answer.body, head);
+      return;
+    }
+    if (path === '/metrics') {
+      requireGet();
+      const m = await this.metrics.text();
+      writeBody(res, 200, m.contentType, m.body, head);
+      return;
+    }
+    if (parts[0] === 'openapi') {
+      requireGet();
+      const a = this.config.openapi ? await this.config.openapi(path, query, accept) : undefined;
+      if (!a) throw genericNotFound();
+      return this.writeRaw(res, a, head);
+    }
+    if (this.config.nonResource) {
+      const a = await this.config.nonResource(method, pathname);
+      if (a) return this.writeRaw(res, a, head);
+    }
+    if (path === '/') {
+      requireGet();
+      return json({ paths: this.rootPaths() });
+    }
+    throw genericNotFound();
+  }
+
+  private writeRaw(res: ServerResponse, a: RawAnswer, head: boolean): void {
+    for (const [k, v] of Object.entries(a.headers ?? {})) res.setHeader(k, v);
+    writeBody(res, a.code, a.contentType, a.body, head);
+  }
+
+  private rootPaths(): string[] {
+    const paths = new Set<string>(['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/metrics', '/version', '/openapi/v2', '/openapi/v3']);
+    for (const s of this.config.table.all()) {
+      const d = s.definition;
+      if (d.group) {
+        paths.add(`/apis/${d.group}`);
+        paths.add(`/apis/${d.group}/${d.version}`);
+      }
+    }
+    for (const c of this.health.names('livez')) paths.add(`/livez/${c}`);
+    for (const c of this.health.names('readyz')) paths.add(`/readyz/${c}`);
+    return [...paths].sort();
+  }
+
+  /**
+   * Graceful shutdown: /readyz fails at once; after the delay the listener stops taking
+   * connections, watches end, in-flight requests finish (bounded), connections close.
+   */
+  async shutdown(opts: { drainTimeoutMs?: number } = {}): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    const delay = this.config.shutdownDelayMs ?? 0;
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    const server = this.server;
+    const closed = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
+    for (const s of this.sessions) s.close();
+    this.shutdownController.abort();
+    if (this.active > 0) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, opts.drainTimeoutMs ?? 30_000);
+        this.idleWaiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+    for (const s of this.sockets) s.destroy();
+    for (const s of this.sessions) s.destroy();
+    await closed;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+}
+
+function parseUrl(raw: string): URL {
+  try {
+    if (!raw.startsWith('/')) throw new Error('not an origin-form request target');
+    return new URL(raw, 'https://localhost');
+  } catch {
+    throw badRequest(`malformed request URL`);
+  }
+}

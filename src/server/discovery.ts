@@ -1,0 +1,213 @@
+// Discovery documents, all computed from the resource table and recomputed when it changes:
+// the legacy ones (`/api`, `/api/v1`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`) and the
+// aggregated APIGroupDiscoveryList (v2beta1) that kubectl asks for first.
+import { createHash } from 'node:crypto';
+import { parseAccept } from '../codec/media-type.js';
+import { discoveryGroup } from '../naming/index.js';
+import type { RESTStore, ResourceDefinition, ResourceTable } from '../registry/types.js';
+
+export interface DiscoveryAnswer {
+  contentType: string;
+  body: unknown;
+}
+
+/** base64 of the first 8 bytes of sha256("<group>/<version>/<kind>") of the storage version. */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/** Kubernetes version priority: GA before beta before alpha, higher numbers first. */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string): [number, number, number] | undefined => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return undefined;
+    const level = m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0;
+    return [level, Number(m[1]), m[3] === undefined ? 0 : Number(m[3])];
+  };
+  const pa = parse(a);
+  const pb = parse(b);
+  if (pa && pb) return pb[0] - pa[0] || pb[1] - pa[1] || pb[2] - pa[2];
+  if (pa) return -1;
+  if (pb) return 1;
+  return a.localeCompare(b);
+}
+
+interface GroupInfo {
+  name: string;
+  versions: string[];
+  preferred: string;
+}
+
+const AGGREGATED_AS = 'APIGroupDiscoveryList';
+
+export class Discovery {
+  private cache: { groups: GroupInfo[]; byGV: Map<string, RESTStore[]> } | undefined;
+
+  constructor(
+    private readonly table: ResourceTable,
+    /** `host:port` clients use to reach the server. */
+    private readonly serverAddress: () => string,
+  ) {
+    table.onChange(() => {
+      this.cache = undefined;
+    });
+  }
+
+  private index(): { groups: GroupInfo[]; byGV: Map<string, RESTStore[]> } {
+    if (this.cache) return this.cache;
+    const byGV = new Map<string, RESTStore[]>();
+    const groups = new Map<string, GroupInfo>();
+    for (const store of this.table.all()) {
+      const d = store.definition;
+      const gv = `${d.group}/${d.version}`;
+      if (!byGV.has(gv)) byGV.set(gv, []);
+      byGV.get(gv)!.push(store);
+      let g = groups.get(d.group);
+      if (!g) {
+        g = { name: d.group, versions: [], preferred: '' };
+        groups.set(d.group, g);
+      }
+      if (!g.versions.includes(d.version)) g.versions.push(d.version);
+      if (d.preferred) g.preferred = d.version;
+    }
+    for (const g of groups.values()) {
+      g.versions.sort(compareVersions);
+      if (!g.preferred || !g.versions.includes(g.preferred)) g.preferred = g.versions[0]!;
+      // The preferred version leads the list, as Kubernetes lists it.
+      g.versions = [g.preferred, ...g.versions.filter((v) => v !== g.preferred)];
+    }
+    this.cache = { groups: [...groups.values()], byGV };
+    return this.cache;
+  }
+
+  /** Whether the Accept header asks for the aggregated form this server serves. */
+  static wantsAggregated(accept: string | undefined): boolean {
+    for (const mt of parseAccept(accept)) {
+      if (mt.type !== 'application/json') continue;
+      if (mt.params.as === AGGREGATED_AS && mt.params.g === discoveryGroup() && mt.params.v === 'v2beta1') return true;
+      if (mt.params.as === undefined) return false;
+    }
+    return false;
+  }
+
+  private aggregatedContentType(): string {
+    return `application/json;g=${discoveryGroup()};v=v2beta1;as=${AGGREGATED_AS}`;
+  }
+
+  /** `/api`. */
+  legacyRoot(accept: string | undefined): DiscoveryAnswer {
+    if (Discovery.wantsAggregated(accept)) return { contentType: this.aggregatedContentType(), body: this.aggregated(true) };
+    const core = this.index().groups.find((g) => g.name === '');
+    return {
+      contentType: 'application/json',
+      body: {
+        kind: 'APIVersions',
+        versions: core ? core.versions : [],
+        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.serverAddress() }],
+      },
+    };
+  }
+
+  /** `/apis`. */
+  groupList(accept: string | undefined): DiscoveryAnswer {
+    if (Discovery.wantsAggregated(accept)) return { contentType: this.aggregatedContentType(), body: this.aggregated(false) };
+    return {
+      contentType: 'application/json',
+      body: { kind: 'APIGroupList', apiVersion: 'v1', groups: this.index().groups.filter((g) => g.name !== '').map((g) => groupDoc(g)) },
+    };
+  }
+
+  /** `/apis/<group>`; undefined when the group is not served. */
+  group(name: string): DiscoveryAnswer | undefined {
+    const g = this.index().groups.find((x) => x.name === name && name !== '');
+    if (!g) return undefined;
+    return { contentType: 'application/json', body: { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(g) } };
+  }
+
+  /** `/api/v1` and `/apis/<group>/<version>`; undefined when not served. */
+  resourceList(group: string, version: string): DiscoveryAnswer | undefined {
+    const stores = this.index().byGV.get(`${group}/${version}`);
+    if (!stores) return undefined;
+    const groupVersion = group === '' ? version : `${group}/${version}`;
+    const resources: Record<string, unknown>[] = [];
+    for (const s of stores) resources.push(...apiResources(s.definition));
+    resources.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    const body: Record<string, unknown> = { kind: 'APIResourceList' };
+    // Kubernetes omits apiVersion on the core group's list.
+    if (group !== '') body.apiVersion = 'v1';
+    body.groupVersion = groupVersion;
+    body.resources = resources;
+    return { contentType: 'application/json', body };
+  }
+
+  private aggregated(core: boolean): unknown {
+    const { groups, byGV } = this.index();
+    const items = groups
+      .filter((g) => (g.name === '') === core)
+      .map((g) => {
+        const metadata: Record<string, unknown> = { creationTimestamp: null };
+        if (g.name) metadata.name = g.name;
+        return {
+          metadata,
+          versions: g.versions.map((v) => ({
+            version: v,
+            resources: (byGV.get(`${g.name}/${v}`) ?? [])
+              .map((s) => aggregatedResource(s.definition))
+              .sort((a, b) => String(a.resource).localeCompare(String(b.resource))),
+            freshness: 'Current',
+          })),
+        };
+      });
+    return { kind: AGGREGATED_AS, apiVersion: `${discoveryGroup()}/v2beta1`, metadata: {}, items };
+  }
+}
+
+function gvDoc(group: string, version: string): { groupVersion: string; version: string } {
+  return { groupVersion: group === '' ? version : `${group}/${version}`, version };
+}
+
+function groupDoc(g: GroupInfo): Record<string, unknown> {
+  return { name: g.name, versions: g.versions.map((v) => gvDoc(g.name, v)), preferredVersion: gvDoc(g.name, g.preferred) };
+}
+
+function apiResources(d: ResourceDefinition): Record<string, unknown>[] {
+  const main: Record<string, unknown> = { name: d.resource, singularName: d.singularName, namespaced: d.namespaced, kind: d.kind, verbs: d.verbs };
+  if (d.shortNames.length > 0) main.shortNames = d.shortNames;
+  if (d.categories.length > 0) main.categories = d.categories;
+  if (d.storage) {
+    const kind = d.kind;
+    main.storageVersionHash = storageVersionHash(d.storage.group, d.storage.version, kind);
+  }
+  const out = [main];
+  for (const sub of d.subresources) {
+    const r: Record<string, unknown> = { name: `${d.resource}/${sub.name}`, singularName: '', namespaced: d.namespaced };
+    if (sub.group !== undefined && (sub.group !== d.group || (sub.version ?? d.version) !== d.version)) {
+      r.group = sub.group;
+      r.version = sub.version ?? d.version;
+    }
+    r.kind = sub.kind;
+    r.verbs = sub.verbs;
+    out.push(r);
+  }
+  return out;
+}
+
+function aggregatedResource(d: ResourceDefinition): Record<string, unknown> {
+  const r: Record<string, unknown> = {
+    resource: d.resource,
+    responseKind: { group: d.group, version: d.version, kind: d.kind },
+    scope: d.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: d.singularName,
+    verbs: d.verbs,
+  };
+  if (d.shortNames.length > 0) r.shortNames = d.shortNames;
+  if (d.categories.length > 0) r.categories = d.categories;
+  if (d.subresources.length > 0) {
+    r.subresources = d.subresources.map((s) => ({
+      subresource: s.name,
+      responseKind: { group: s.group ?? d.group, version: s.version ?? d.version, kind: s.kind },
+      verbs: s.verbs,
+    }));
+  }
+  return r;
+}

@@ -1,0 +1,92 @@
+// The small surface of Node's HTTP/1.1 and HTTP/2 compatibility objects the server uses,
+// and the helpers that write answers: bodies, Status errors, headers.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { ApiError, internalError, isApiError, type Status } from '../apimachinery/errors.js';
+import { encodeJson } from '../codec/serializer.js';
+
+export interface ServerRequest extends AsyncIterable<Buffer | string> {
+  method?: string;
+  url?: string;
+  headers: IncomingHttpHeaders;
+  socket: unknown;
+  on(event: 'close' | 'aborted', listener: () => void): unknown;
+  destroy(err?: Error): unknown;
+}
+
+export interface ServerResponse {
+  statusCode: number;
+  headersSent: boolean;
+  readonly writableEnded: boolean;
+  setHeader(name: string, value: string | number | string[]): unknown;
+  getHeader(name: string): unknown;
+  removeHeader(name: string): void;
+  write(chunk: Uint8Array | string, cb?: (err?: Error | null) => void): boolean;
+  end(chunk?: Uint8Array | string): unknown;
+  on(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+  flushHeaders?(): void;
+}
+
+/** The peer certificate chain of a TLS request, DER, leaf first. */
+export function clientCertificateChain(req: ServerRequest): Uint8Array[] {
+  const socket = req.socket as Partial<TLSSocket> | undefined;
+  if (!socket || typeof socket.getPeerCertificate !== 'function') return [];
+  const chain: Uint8Array[] = [];
+  let cert = socket.getPeerCertificate(true) as { raw?: Buffer; issuerCertificate?: unknown; fingerprint256?: string } | undefined;
+  const seen = new Set<string>();
+  while (cert && cert.raw && !seen.has(cert.fingerprint256 ?? '')) {
+    seen.add(cert.fingerprint256 ?? '');
+    chain.push(new Uint8Array(cert.raw));
+    cert = cert.issuerCertificate as typeof cert;
+  }
+  return chain;
+}
+
+export function remoteAddress(req: ServerRequest): string | undefined {
+  const socket = req.socket as { remoteAddress?: string } | undefined;
+  return socket?.remoteAddress;
+}
+
+export function headerValue(req: ServerRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Writes a whole answer. HEAD requests get the headers only. */
+export function writeBody(res: ServerResponse, code: number, contentType: string, body: Uint8Array | string, head = false): void {
+  if (res.headersSent || res.writableEnded) return;
+  res.statusCode = code;
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  res.end(head ? undefined : body);
+}
+
+/** Turns anything thrown into the Status a client receives; unknown errors are 500s. */
+export function toApiError(err: unknown): ApiError {
+  if (isApiError(err)) return err;
+  return internalError(err);
+}
+
+/** Writes a Status error as JSON, with Retry-After when the Status asks for it. */
+export function writeStatus(res: ServerResponse, err: ApiError | Status, pretty = false): void {
+  const status = err instanceof ApiError ? err.status : err;
+  if (res.headersSent || res.writableEnded) return;
+  const retry = status.details?.retryAfterSeconds;
+  if (retry !== undefined) res.setHeader('Retry-After', String(retry));
+  writeBody(res, status.code, 'application/json', encodeJson(status as unknown as Record<string, unknown>, pretty));
+}
+
+/** Adds the warnings collected during a request as `Warning: 299 - "..."` headers. */
+export function setWarnings(res: ServerResponse, warnings: string[]): void {
+  if (warnings.length === 0 || res.headersSent) return;
+  let total = 0;
+  const values: string[] = [];
+  for (const w of warnings) {
+    const text = w.length > 256 ? w.slice(0, 256) : w;
+    total += text.length;
+    if (total > 4096) break;
+    values.push(`299 - ${JSON.stringify(text)}`);
+  }
+  res.setHeader('Warning', values);
+}

@@ -1,0 +1,84 @@
+// The server's Prometheus metrics, named as kube-apiserver names them.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RequestInfo } from './request-info.js';
+
+export class ApiServerMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<string>;
+  private readonly duration: Histogram<string>;
+  private readonly inflight: Gauge<string>;
+  private readonly deprecated: Gauge<string>;
+
+  constructor() {
+    this.requests = new Counter({
+      name: 'apiserver_request_total',
+      help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
+      registers: [this.registry],
+    });
+    this.duration = new Histogram({
+      name: 'apiserver_request_duration_seconds',
+      help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+      labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+      buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
+      registers: [this.registry],
+    });
+    this.inflight = new Gauge({
+      name: 'apiserver_current_inflight_requests',
+      help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+      labelNames: ['request_kind'],
+      registers: [this.registry],
+    });
+    this.deprecated = new Gauge({
+      name: 'apiserver_requested_deprecated_apis',
+      help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+      labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'],
+      registers: [this.registry],
+    });
+  }
+
+  observe(info: RequestInfo | undefined, method: string, code: number, seconds: number, dryRun: boolean): void {
+    const verb = (info?.isResourceRequest ? info.verb : method).toUpperCase();
+    const labels = {
+      verb: verb === 'LIST' || verb === 'WATCH' || verb === 'DELETECOLLECTION' ? verb : verbForMetrics(verb),
+      dry_run: dryRun ? 'All' : '',
+      group: info?.apiGroup ?? '',
+      version: info?.apiVersion ?? '',
+      resource: info?.resource ?? '',
+      subresource: info?.subresource ?? '',
+      scope: !info?.isResourceRequest ? '' : info.namespace && info.resource !== 'namespaces' ? 'namespace' : info.collection ? 'cluster' : 'resource',
+      component: 'apiserver',
+    };
+    this.requests.inc({ ...labels, code: String(code) });
+    this.duration.observe(labels, seconds);
+  }
+
+  setInflight(kind: 'readOnly' | 'mutating', n: number): void {
+    this.inflight.set({ request_kind: kind }, n);
+  }
+
+  deprecatedRequest(group: string, version: string, resource: string, subresource: string, removedRelease: string): void {
+    this.deprecated.set({ group, version, resource, subresource, removed_release: removedRelease }, 1);
+  }
+
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+function verbForMetrics(verb: string): string {
+  switch (verb) {
+    case 'CREATE':
+      return 'POST';
+    case 'UPDATE':
+      return 'PUT';
+    case 'DELETE':
+      return 'DELETE';
+    case 'PATCH':
+      return 'PATCH';
+    case 'GET':
+      return 'GET';
+    default:
+      return verb;
+  }
+}

@@ -1,0 +1,171 @@
+// RequestInfo: what a request addresses, read from its method, path and query alone,
+// before any routing. Authorization, metrics and the handlers all read it.
+//
+//   /api/v1/namespaces/{ns}/{resource}/{name}/{subresource}
+//   /apis/{group}/{version}/{resource}/{name}
+//   /api/v1/watch/namespaces/{ns}/{resource}      (legacy watch paths)
+//
+// Anything else (`/api`, `/apis/{group}/{version}`, `/healthz`, ...) is a non-resource request.
+
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  /** The URL path, unescaped segments joined again. */
+  path: string;
+  /** API verb for resource requests (`list`, `watch`, ...); the lower-case method otherwise. */
+  verb: string;
+  apiPrefix: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** True when the request came in through a legacy `/watch/` path. */
+  legacyWatch: boolean;
+  /**
+   * True when the path names no object. `name` may still be set from an exact
+   * `metadata.name` field selector, for authorization, as Kubernetes does.
+   */
+  collection: boolean;
+}
+
+const specialVerbs = new Set(['proxy', 'watch']);
+/** Path segments after `/namespaces/{name}/` that are subresources of the namespace itself. */
+const namespaceSubresources = new Set(['status', 'finalize']);
+
+export class RequestInfoError extends Error {}
+
+function nonResource(method: string, path: string): RequestInfo {
+  return {
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    legacyWatch: false,
+    collection: false,
+  };
+}
+
+function splitPath(path: string): string[] {
+  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  return trimmed === '' ? [] : trimmed.split('/');
+}
+
+function isWatchValue(v: string | null): boolean {
+  if (v === null) return false;
+  const l = v.toLowerCase();
+  return l !== 'false' && l !== '0';
+}
+
+/** Like a path-segment name check: no `/`, `%`, and not `.` or `..`. */
+function isValidPathSegmentName(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
+}
+
+/** The exact `metadata.name=X` requirement of a field selector, if it has one. */
+export function exactNameFromFieldSelector(selector: string | null): string | undefined {
+  if (!selector) return undefined;
+  for (const term of selector.split(',')) {
+    const m = /^\s*metadata\.name\s*(==|=)\s*(.*?)\s*$/.exec(term);
+    if (m) return m[2];
+  }
+  return undefined;
+}
+
+/**
+ * Parses a request. Throws RequestInfoError for resource paths too short to name a
+ * resource (`/api/v1/watch`), which the server answers with 404.
+ */
+export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams, apiPrefixes = ['api', 'apis']): RequestInfo {
+  let parts: string[];
+  try {
+    parts = splitPath(pathname).map((p) => decodeURIComponent(p));
+  } catch {
+    throw new RequestInfoError('malformed path');
+  }
+  const path = '/' + parts.join('/');
+  // `/api/v1` and `/apis/{group}` are discovery documents, not resources.
+  if (parts.length < 3) return nonResource(method, path);
+  const prefix = parts[0]!;
+  if (!apiPrefixes.includes(prefix)) return nonResource(method, path);
+  let rest = parts.slice(1);
+  let apiGroup = '';
+  if (prefix !== 'api') {
+    if (rest.length < 3) return nonResource(method, path);
+    apiGroup = rest[0]!;
+    rest = rest.slice(1);
+  }
+  const apiVersion = rest[0]!;
+  rest = rest.slice(1);
+  let verb: string;
+  let legacyWatch = false;
+  if (specialVerbs.has(rest[0]!)) {
+    if (rest.length < 2) throw new RequestInfoError('unable to determine kind and namespace from url');
+    verb = rest[0]!;
+    legacyWatch = verb === 'watch';
+    rest = rest.slice(1);
+  } else {
+    verb = methodVerb(method);
+  }
+  let namespace = '';
+  if (rest[0] === 'namespaces') {
+    if (rest.length > 1) {
+      namespace = rest[1]!;
+      if (rest.length > 2 && !namespaceSubresources.has(rest[2]!)) rest = rest.slice(2);
+    }
+  }
+  let resource = '';
+  let name = '';
+  let subresource = '';
+  if (rest.length >= 3 && verb !== 'proxy') subresource = rest[2]!;
+  if (rest.length >= 2) name = rest[1]!;
+  if (rest.length >= 1) resource = rest[0]!;
+  const collection = name === '';
+
+  if (name === '' && verb === 'get') {
+    verb = isWatchValue(query.get('watch')) ? 'watch' : 'list';
+  }
+  if (name === '' && (verb === 'list' || verb === 'watch')) {
+    const exact = exactNameFromFieldSelector(query.get('fieldSelector'));
+    if (exact !== undefined && isValidPathSegmentName(exact)) name = exact;
+  }
+  if (name === '' && verb === 'delete') verb = 'deletecollection';
+  return {
+    isResourceRequest: true,
+    path,
+    verb,
+    apiPrefix: prefix,
+    apiGroup,
+    apiVersion,
+    namespace,
+    resource,
+    subresource,
+    name,
+    legacyWatch,
+    collection,
+  };
+}
+
+function methodVerb(method: string): string {
+  switch (method) {
+    case 'POST':
+      return 'create';
+    case 'GET':
+    case 'HEAD':
+      return 'get';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return '';
+  }
+}

@@ -1,0 +1,451 @@
+// The handlers per verb for resource requests: find the Store in the resource table,
+// decode the body, run mutating admission, call the Store (validating admission inside
+// it), and encode the answer in the negotiated representation.
+import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../admission/types.js';
+import {
+  ApiError,
+  badRequest,
+  methodNotSupported,
+  notFound,
+  successStatus,
+  unsupportedMediaType,
+} from '../apimachinery/errors.js';
+import { apiVersionOf, isPlainObject, type KubeList, type KubeObject, type UserInfo } from '../apimachinery/types.js';
+import { negotiateInput, negotiateOutput, negotiatePatchType, type OutputChoice, type Target } from '../codec/negotiate.js';
+import {
+  fallbackTableConvertor,
+  parseIncludeObject,
+  partialObjectMetadata,
+  partialObjectMetadataList,
+  toTable,
+} from '../codec/representation.js';
+import type { SerializerSet } from '../codec/serializer.js';
+import { metaGroup } from '../naming/index.js';
+import type { RESTStore, RequestContext, ResourceTable, ValidateObjectFunc } from '../registry/types.js';
+import { readBody } from './body.js';
+import { headerValue, setWarnings, writeBody, type ServerRequest, type ServerResponse } from './http.js';
+import {
+  dryRunFromQuery,
+  parseDeleteOptions,
+  parseFieldValidation,
+  parseGetOptions,
+  parseListOptions,
+  type FieldValidation,
+} from './options.js';
+import type { RequestInfo } from './request-info.js';
+import { serveWatch } from './watch-handler.js';
+
+/** The patch functions of the patch module, injected so that the server does not own them. */
+export interface Patchers {
+  json(doc: unknown, ops: unknown): unknown;
+  merge(doc: unknown, patch: unknown): unknown;
+  /** Strategic merge patch with the kind's schema; absent until the schema is wired. */
+  strategic?(doc: unknown, patch: unknown, kind: { group: string; version: string; kind: string }): unknown;
+}
+
+/**
+ * Field checks of a decoded body (unknown and duplicate fields) at the requested level:
+ * returns the warnings for `Warn`, throws ApiError 400 for `Strict`.
+ */
+export type FieldChecker = (
+  body: Uint8Array,
+  obj: KubeObject,
+  kind: { group: string; version: string; kind: string },
+  level: FieldValidation,
+  contentType: string,
+) => string[];
+
+export interface ResourceHandlerDeps {
+  table: ResourceTable;
+  serializers: SerializerSet;
+  patchers: Patchers;
+  admission?: AdmissionChain;
+  fieldChecker?: FieldChecker;
+  maxBodyBytes: number;
+  /** Watches without timeoutSeconds last between this and twice this. */
+  minRequestTimeoutSeconds: number;
+  /** Aborts every watch when the server shuts down. */
+  shutdownSignal: AbortSignal;
+  now?: () => Date;
+}
+
+export interface ResourceRequest {
+  req: ServerRequest;
+  res: ServerResponse;
+  info: RequestInfo;
+  query: URLSearchParams;
+  user: UserInfo;
+  signal: AbortSignal;
+  warnings: string[];
+  pretty: boolean;
+}
+
+/** Core kinds whose delete answers with the deleted object rather than a Status. */
+const RETURNS_DELETED_OBJECT = new Set(['pods', 'services']);
+
+export function genericNotFound(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+interface Target404 {
+  store: RESTStore;
+  namespace: string;
+}
+
+/** Finds the Store for the request and checks scope and verb; throws 404 or 405. */
+export function resolveStore(table: ResourceTable, info: RequestInfo): Target404 {
+  const store = table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
+  if (!store) throw genericNotFound();
+  const def = store.definition;
+  const isNamespaceObject = def.group === '' && def.resource === 'namespaces';
+  let namespace = '';
+  if (def.namespaced) {
+    namespace = info.namespace;
+    const clusterWideAllowed = info.collection && (info.verb === 'list' || info.verb === 'watch');
+    if (namespace === '' && !clusterWideAllowed) throw genericNotFound();
+  } else if (info.namespace !== '' && !isNamespaceObject) {
+    throw genericNotFound();
+  }
+  let verbs = def.verbs;
+  if (info.subresource) {
+    const sub = def.subresources.find((s) => s.name === info.subresource);
+    if (!sub || info.collection) throw genericNotFound();
+    verbs = sub.verbs;
+  }
+  const verb = info.verb === 'watch' && !info.collection ? 'watch' : info.verb;
+  const method = storeMethodFor(verb, info);
+  if (!verbs.includes(verb) || !method || typeof store[method] !== 'function') {
+    throw methodNotSupported({ group: def.group, resource: def.resource }, verb || 'this method');
+  }
+  return { store, namespace };
+}
+
+function storeMethodFor(verb: string, info: RequestInfo): keyof RESTStore | undefined {
+  switch (verb) {
+    case 'get':
+      return info.collection ? undefined : 'get';
+    case 'list':
+      return 'list';
+    case 'watch':
+      return 'watch';
+    case 'create':
+      return info.collection || info.subresource ? 'create' : undefined;
+    case 'update':
+    case 'patch':
+      return info.collection ? undefined : 'update';
+    case 'delete':
+      return info.subresource ? undefined : 'delete';
+    case 'deletecollection':
+      return 'deleteCollection';
+    default:
+      return undefined;
+  }
+}
+
+export class ResourceHandler {
+  constructor(private readonly deps: ResourceHandlerDeps) {}
+
+  async handle(r: ResourceRequest): Promise<void> {
+    const { store, namespace } = resolveStore(this.deps.table, r.info);
+    const ctx: RequestContext = { user: r.user, signal: r.signal, warnings: r.warnings };
+    switch (r.info.verb) {
+      case 'get':
+        return this.get(r, ctx, store, namespace);
+      case 'list':
+        return this.list(r, ctx, store, namespace);
+      case 'watch':
+        return serveWatch(r, ctx, store, namespace, this.deps);
+      case 'create':
+        return this.create(r, ctx, store, namespace);
+      case 'update':
+        return this.update(r, ctx, store, namespace);
+      case 'patch':
+        return this.patch(r, ctx, store, namespace);
+      case 'delete':
+        return this.delete(r, ctx, store, namespace);
+      case 'deletecollection':
+        return this.deleteCollection(r, ctx, store, namespace);
+    }
+  }
+
+  private output(r: ResourceRequest, store: RESTStore, target: Target): OutputChoice {
+    return negotiateOutput(headerValue(r.req, 'accept'), this.deps.serializers, target);
+  }
+
+  private async get(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
+    const choice = this.output(r, store, 'object');
+    const obj = await store.get!(ctx, ns, r.info.name, parseGetOptions(r.query), r.info.subresource || undefined);
+    this.respond(r, store, choice, 200, obj);
+  }
+
+  private async list(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
+    const choice = this.output(r, store, 'list');
+    const list = await store.list!(ctx, ns, parseListOptions(r.query, false));
+    this.respond(r, store, choice, 200, list);
+  }
+
+  /** The kind a request body must be, with its group and version. */
+  private expectedKind(r: ResourceRequest, store: RESTStore): { group: string; version: string; kind: string } {
+    const def = store.definition;
+    if (r.info.subresource) {
+      const sub = def.subresources.find((s) => s.name === r.info.subresource);
+      if (sub) return { group: sub.group ?? def.group, version: sub.version ?? def.version, kind: sub.kind };
+    }
+    return { group: def.group, version: def.version, kind: def.kind };
+  }
+
+  /** Decodes a body into an object of the expected kind (defaulting apiVersion and kind). */
+  private async decodeObject(r: ResourceRequest, store: RESTStore, optionsKind: string): Promise<KubeObject> {
+    const serializer = negotiateInput(headerValue(r.req, 'content-type'), this.deps.serializers);
+    const body = await readBody(r.req, this.deps.maxBodyBytes);
+    if (body.byteLength === 0) throw badRequest('the request body is empty');
+    const value = serializer.decode(body);
+    if (!isPlainObject(value)) throw badRequest(`the body of the request must be an object, not ${Array.isArray(value) ? 'an array' : typeof value}`);
+    const obj = value as KubeObject;
+    const want = this.expectedKind(r, store);
+    const wantApiVersion = apiVersionOf(want);
+    if (obj.apiVersion !== undefined && typeof obj.apiVersion !== 'string') throw badRequest('apiVersion must be a string');
+    if (obj.kind !== undefined && typeof obj.kind !== 'string') throw badRequest('kind must be a string');
+    if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) throw badRequest('metadata must be an object');
+    const gotKind = obj.kind || want.kind;
+    const gotApiVersion = obj.apiVersion || wantApiVersion;
+    if (gotApiVersion !== wantApiVersion) {
+      throw badRequest(`the API version in the data (${gotApiVersion}) does not match the expected API version (${wantApiVersion})`);
+    }
+    if (gotKind !== want.kind) {
+      throw badRequest(`${gotKind} in version "${want.version}" cannot be handled as a ${want.kind}: the kind in the data does not match the resource`);
+    }
+    obj.apiVersion = wantApiVersion;
+    obj.kind = want.kind;
+    const level = parseFieldValidation(r.query, optionsKind);
+    if (this.deps.fieldChecker) {
+      r.warnings.push(...this.deps.fieldChecker(body, obj, want, level, headerValue(r.req, 'content-type') ?? 'application/json'));
+    }
+    return obj;
+  }
+
+  private checkNamespace(obj: KubeObject, ns: string, store: RESTStore): void {
+    if (!store.definition.namespaced) return;
+    const meta = (obj.metadata ??= {});
+    if (meta.namespace && meta.namespace !== ns) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    meta.namespace = ns;
+  }
+
+  private admissionAttributes(
+    r: ResourceRequest,
+    store: RESTStore,
+    operation: AdmissionOperation,
+    ns: string,
+    name: string,
+    dryRun: boolean,
+    object?: KubeObject,
+    oldObject?: KubeObject,
+  ): AdmissionAttributes {
+    const def = store.definition;
+    const kind = this.expectedKind(r, store);
+    return {
+      operation,
+      object,
+      oldObject,
+      kind,
+      resource: { group: def.group, version: def.version, resource: def.resource },
+      subresource: r.info.subresource,
+      namespace: ns,
+      name,
+      user: r.user,
+      dryRun,
+      options: optionsFromQuery(r.query, operation),
+      warnings: r.warnings,
+    };
+  }
+
+  private validator(r: ResourceRequest, store: RESTStore, operation: AdmissionOperation, ns: string, name: string, dryRun: boolean): ValidateObjectFunc | undefined {
+    const chain = this.deps.admission;
+    if (!chain) return undefined;
+    return async (obj, old) => {
+      const op: AdmissionOperation = operation === 'UPDATE' && old === undefined ? 'CREATE' : operation;
+      const attrs = this.admissionAttributes(r, store, op, ns, obj?.metadata?.name ?? name, dryRun, operation === 'DELETE' ? undefined : obj, old);
+      await chain.validate(attrs);
+    };
+  }
+
+  private async admit(attrs: AdmissionAttributes): Promise<void> {
+    if (this.deps.admission) await this.deps.admission.admit(attrs);
+  }
+
+  private async create(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
+    const choice = this.output(r, store, 'object');
+    const dryRun = dryRunFromQuery(r.query, 'CreateOptions');
+    const obj = await this.decodeObject(r, store, 'CreateOptions');
+    const subName = r.info.subresource ? r.info.name : undefined;
+    if (!r.info.subresource) this.checkNamespace(obj, ns, store);
+    const name = subName ?? obj.metadata?.name ?? '';
+    await this.admit(this.admissionAttributes(r, store, 'CREATE', ns, name, dryRun, obj));
+    const created = await store.create!(
+      ctx,
+      ns,
+      obj,
+      { dryRun, fieldManager: r.query.get('fieldManager') ?? undefined, validate: this.validator(r, store, 'CREATE', ns, name, dryRun) },
+      subName,
+      r.info.subresource || undefined,
+    );
+    this.respond(r, store, choice, 201, created);
+  }
+
+  private async update(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
+    const choice = this.output(r, store, 'object');
+    const dryRun = dryRunFromQuery(r.query, 'UpdateOptions');
+    const body = await this.decodeObject(r, store, 'UpdateOptions');
+    const name = r.info.name;
+    const bodyName = body.metadata?.name;
+    if (bodyName !== undefined && bodyName !== name) {
+      throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+    }
+    this.checkNamespace(body, ns, store);
+    (body.metadata ??= {}).name = name;
+    const result = await store.update!(
+      ctx,
+      ns,
+      name,
+      async (current) => {
+        const obj = structuredClone(body);
+        await this.admit(this.admissionAttributes(r, store, current ? 'UPDATE' : 'CREATE', ns, name, dryRun, obj, current));
+        return obj;
+      },
+      { dryRun, fieldManager: r.query.get('fieldManager') ?? undefined, validate: this.validator(r, store, 'UPDATE', ns, name, dryRun) },
+      r.info.subresource || undefined,
+    );
+    this.respond(r, store, choice, result.created ? 201 : 200, result.object);
+  }
+
+  private async patch(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
+    const choice = this.output(r, store, 'object');
+    const contentType = headerValue(r.req, 'content-type');
+    const patchType = negotiatePatchType(contentType);
+    const patchers = this.deps.patchers;
+    const supported = ['application/json-patch+json', 'application/merge-patch+json', ...(patchers.strategic ? ['application/strategic-merge-patch+json'] : [])];
+    if (!supported.includes(patchType)) throw unsupportedMediaType(contentType ?? '', supported);
+    const dryRun = dryRunFromQuery(r.query, 'PatchOptions');
+    parseFieldValidation(r.query, 'PatchOptions');
+    const raw = await readBody(r.req, this.deps.maxBodyBytes);
+    if (raw.byteLength === 0) throw badRequest('the request body is empty');
+    const patch = this.deps.serializers.all()[0]!.decode(raw);
+    if (patchType === 'application/json-patch+json' && !Array.isArray(patch)) {
+      throw badRequest('the JSON patch must be an array of operations');
+    }
+    if (patchType !== 'application/json-patch+json' && !isPlainObject(patch)) {
+      throw badRequest('the patch must be a JSON object');
+    }
+    const name = r.info.name;
+    const kind = this.expectedKind(r, store);
+    const def = store.definition;
+    const result = await store.update!(
+      ctx,
+      ns,
+      name,
+      async (current) => {
+        if (!current) throw notFound({ group: def.group, resource: def.resource }, name);
+        let patched: unknown;
+        if (patchType === 'application/json-patch+json') patched = patchers.json(structuredClone(current), patch);
+        else if (patchType === 'application/merge-patch+json') patched = patchers.merge(structuredClone(current), patch);
+        else patched = patchers.strategic!(structuredClone(current), patch, kind);
+        if (!isPlainObject(patched)) throw badRequest('the patched object must be an object');
+        const obj = patched as KubeObject;
+        if (obj.metadata?.name !== undefined && obj.metadata.name !== name) {
+          throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+        }
+        if (def.namespaced && obj.metadata?.namespace !== undefined && obj.metadata.namespace !== ns) {
+          throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        }
+        await this.admit(this.admissionAttributes(r, store, 'UPDATE', ns, name, dryRun, obj, current));
+        return obj;
+      },
+      { dryRun, fieldManager: r.query.get('fieldManager') ?? undefined, validate: this.validator(r, store, 'UPDATE', ns, name, dryRun) },
+      r.info.subresource || undefined,
+    );
+    this.respond(r, store, choice, result.created ? 201 : 200, result.object);
+  }
+
+  private async readOptionalJson(r: ResourceRequest): Promise<unknown> {
+    const raw = await readBody(r.req, this.deps.maxBodyBytes);
+    if (raw.byteLength === 0) return undefined;
+    const serializer = negotiateInput(headerValue(r.req, 'content-type'), this.deps.serializers);
+    return serializer.decode(raw);
+  }
+
+  private async delete(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
+    const choice = this.output(r, store, 'object');
+    const opts = parseDeleteOptions(r.query, await this.readOptionalJson(r));
+    const name = r.info.name;
+    await this.admit(this.admissionAttributes(r, store, 'DELETE', ns, name, opts.dryRun));
+    const { orphanDependents, ...storeOpts } = opts;
+    const result = await store.delete!(ctx, ns, name, { ...storeOpts, validate: this.validator(r, store, 'DELETE', ns, name, opts.dryRun) });
+    const def = store.definition;
+    const code = !result.deleted && orphanDependents === false ? 202 : 200;
+    if (result.deleted && !(def.group === '' && RETURNS_DELETED_OBJECT.has(def.resource))) {
+      // Kubernetes answers a completed delete with a Success Status naming the object (no code field).
+      const status: Record<string, unknown> = { ...successStatus() };
+      delete status.code;
+      const details: Record<string, unknown> = { name: result.object.metadata?.name ?? name };
+      if (def.group) details.group = def.group;
+      details.kind = def.resource;
+      if (result.object.metadata?.uid) details.uid = result.object.metadata.uid;
+      status.details = details;
+      this.writeEncoded(r, choice, code, status);
+      return;
+    }
+    this.respond(r, store, choice, code, result.object);
+  }
+
+  private async deleteCollection(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
+    const choice = this.output(r, store, 'list');
+    const listOpts = parseListOptions(r.query, false);
+    const opts = parseDeleteOptions(r.query, await this.readOptionalJson(r));
+    await this.admit(this.admissionAttributes(r, store, 'DELETE', ns, '', opts.dryRun));
+    const { orphanDependents: _o, ...storeOpts } = opts;
+    const list = await store.deleteCollection!(ctx, ns, { ...storeOpts, validate: this.validator(r, store, 'DELETE', ns, '', opts.dryRun) }, listOpts);
+    this.respond(r, store, choice, 200, list);
+  }
+
+  /** Encodes an object or list in the negotiated representation and writes it. */
+  respond(r: ResourceRequest, store: RESTStore, choice: OutputChoice, code: number, value: KubeObject | KubeList): void {
+    const rep = choice.representation;
+    let out: unknown = value;
+    const isList = Array.isArray((value as KubeList).items);
+    if (value.kind !== 'Status') {
+      if (rep.as === 'Table') {
+        const includeObject = parseIncludeObject(r.query.get('includeObject'));
+        const convertor = store.definition.strategy?.table ?? fallbackTableConvertor;
+        const items = isList ? (value as KubeList).items : [value as KubeObject];
+        const listMeta = isList ? (value as KubeList).metadata : { resourceVersion: (value as KubeObject).metadata?.resourceVersion };
+        out = toTable(items, listMeta, convertor, { version: rep.version, includeObject, withColumns: true, now: this.deps.now?.() ?? new Date() });
+      } else if (rep.as === 'PartialObjectMetadata') {
+        out = isList ? partialObjectMetadataList(value as KubeList, rep.version) : partialObjectMetadata(value as KubeObject, rep.version);
+      } else if (rep.as === 'PartialObjectMetadataList') {
+        out = isList ? partialObjectMetadataList(value as KubeList, rep.version) : partialObjectMetadata(value as KubeObject, rep.version);
+      }
+    }
+    this.writeEncoded(r, choice, code, out);
+  }
+
+  private writeEncoded(r: ResourceRequest, choice: OutputChoice, code: number, out: unknown): void {
+    const isStatus = isPlainObject(out) && out.kind === 'Status';
+    const serializer = isStatus && choice.representation.as !== 'Object' ? this.deps.serializers.all()[0]! : choice.serializer;
+    const contentType = isStatus ? serializer.mediaType : choice.contentType;
+    setWarnings(r.res, r.warnings);
+    writeBody(r.res, code, contentType, serializer.encode(out, { pretty: r.pretty }), r.req.method === 'HEAD');
+  }
+}
+
+/** The options object admission plugins and webhooks see, from the query. */
+function optionsFromQuery(query: URLSearchParams, operation: AdmissionOperation): Record<string, unknown> {
+  const kind = operation === 'CREATE' ? 'CreateOptions' : operation === 'UPDATE' ? 'UpdateOptions' : 'DeleteOptions';
+  const o: Record<string, unknown> = { kind, apiVersion: `${metaGroup()}/v1` };
+  const dry = query.getAll('dryRun').filter((v) => v);
+  if (dry.length > 0) o.dryRun = dry;
+  const fm = query.get('fieldManager');
+  if (fm && operation !== 'DELETE') o.fieldManager = fm;
+  return o;
+}

@@ -1,0 +1,102 @@
+// Watch over HTTP: a chunked stream of `{"type","object"}` documents, one flushed per
+// event. An error before the first byte is an ordinary HTTP error; after that it is an
+// ERROR event carrying the Status, and the stream ends. The stream also ends when the
+// client goes away, when timeoutSeconds passes, and when the server shuts down.
+import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
+import { negotiateOutput } from '../codec/negotiate.js';
+import { fallbackTableConvertor, parseIncludeObject, partialObjectMetadata, toTable } from '../codec/representation.js';
+import { watchFramer } from '../codec/watch-frame.js';
+import type { RESTStore, RequestContext } from '../registry/types.js';
+import { headerValue, toApiError } from './http.js';
+import { parseListOptions } from './options.js';
+import type { ResourceHandlerDeps, ResourceRequest } from './resource-handler.js';
+
+export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string, deps: ResourceHandlerDeps): Promise<void> {
+  const choice = negotiateOutput(headerValue(r.req, 'accept'), deps.serializers, 'watch');
+  const opts = parseListOptions(r.query, true);
+  if (!r.info.collection) {
+    // A watch on one object (`/watch/.../name` or `GET .../name?watch=true`) is a watch of
+    // the collection narrowed to that name.
+    const byName = `metadata.name=${r.info.name}`;
+    opts.fieldSelector = opts.fieldSelector ? `${opts.fieldSelector},${byName}` : byName;
+  }
+  const includeObject = choice.representation.as === 'Table' ? parseIncludeObject(r.query.get('includeObject')) : 'Metadata';
+  const timeoutSeconds = opts.timeoutSeconds ?? Math.floor(deps.minRequestTimeoutSeconds * (1 + Math.random()));
+
+  const ac = new AbortController();
+  const stop = (): void => ac.abort();
+  if (r.signal.aborted || deps.shutdownSignal.aborted) ac.abort();
+  r.signal.addEventListener('abort', stop, { once: true });
+  deps.shutdownSignal.addEventListener('abort', stop, { once: true });
+  const timer = setTimeout(stop, timeoutSeconds * 1000);
+  timer.unref?.();
+  const cleanup = (): void => {
+    clearTimeout(timer);
+    r.signal.removeEventListener('abort', stop);
+    deps.shutdownSignal.removeEventListener('abort', stop);
+    ac.abort();
+  };
+
+  let events: AsyncIterable<WatchEvent>;
+  try {
+    events = await store.watch!({ ...ctx, signal: ac.signal }, ns, { ...opts, timeoutSeconds });
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
+
+  const res = r.res;
+  const framer = watchFramer(choice.serializer);
+  const convertor = store.definition.strategy?.table ?? fallbackTableConvertor;
+  let firstTable = true;
+  const transform = (ev: WatchEvent): unknown => {
+    const rep = choice.representation;
+    if (ev.type === 'ERROR' || rep.as === 'Object') return ev.object;
+    if (rep.as === 'Table') {
+      const rows: KubeObject[] = ev.type === 'BOOKMARK' ? [] : [ev.object];
+      const t = toTable(rows, { resourceVersion: ev.object.metadata?.resourceVersion }, convertor, {
+        version: rep.version,
+        includeObject,
+        withColumns: firstTable,
+        now: deps.now?.() ?? new Date(),
+      });
+      firstTable = false;
+      return t;
+    }
+    return partialObjectMetadata(ev.object, rep.version);
+  };
+
+  res.statusCode = 200;
+  res.setHeader('Content-Type', choice.contentType);
+  res.setHeader('Cache-Control', 'no-cache, private');
+  res.flushHeaders?.();
+  const write = async (chunk: Uint8Array): Promise<void> => {
+    if (res.writableEnded) return;
+    if (!res.write(chunk)) {
+      // Backpressure: wait for the socket to drain, or for the watch to end.
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          ac.signal.removeEventListener('abort', done);
+          resolve();
+        };
+        (res as unknown as { once(e: string, l: () => void): void }).once('drain', done);
+        ac.signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  };
+  try {
+    for await (const ev of events) {
+      if (ac.signal.aborted) break;
+      await write(framer.frame({ type: ev.type, object: transform(ev) }));
+    }
+  } catch (err) {
+    // An abort (client gone, timeout, shutdown) ends the stream quietly; anything else is
+    // reported to the client as an ERROR event.
+    if (!ac.signal.aborted && !res.writableEnded) {
+      await write(framer.frame({ type: 'ERROR', object: toApiError(err).status }));
+    }
+  } finally {
+    cleanup();
+    if (!res.writableEnded) res.end();
+  }
+}
