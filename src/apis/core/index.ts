@@ -1,0 +1,31 @@
+// The core (legacy) group's kinds.
+import type { KindSpec } from '../strategy.js';
+import { configMaps, secrets } from './config.js';
+import { podTemplates, replicationControllers } from './controllers.js';
+import { events } from './event.js';
+import { endpoints, limitRanges, resourceQuotas, serviceAccounts } from './misc.js';
+import { namespaces } from './namespace.js';
+import { nodes } from './node.js';
+import { pods } from './pod.js';
+import { services } from './service.js';
+import { persistentVolumeClaims, persistentVolumes } from './volumes.js';
+
+export const coreKinds: Record<string, KindSpec> = {
+  ConfigMap: configMaps,
+  Endpoints: endpoints,
+  Event: events,
+  LimitRange: limitRanges,
+  Namespace: namespaces,
+  Node: nodes,
+  PersistentVolumeClaim: persistentVolumeClaims,
+  PersistentVolume: persistentVolumes,
+  Pod: pods,
+  PodTemplate: podTemplates,
+  ReplicationController: replicationControllers,
+  ResourceQuota: resourceQuotas,
+  Secret: secrets,
+  ServiceAccount: serviceAccounts,
+  Service: services,
+};
+
+export { prepareNamespaceFinalize, namespaceNameLabel } from './namespace.js';

@@ -1,0 +1,80 @@
+// Namespaces: DNS-label names, the metadata-name label, `Active` on create, and the
+// namespace finalizer that only the `finalize` subresource may remove.
+import { invalidField, type FieldError } from '../../apimachinery/errors.js';
+import type { KubeObject } from '../../apimachinery/types.js';
+import { longDomainKey, namespaceFinalizer } from '../../naming/index.js';
+import type { KindSpec } from '../strategy.js';
+import { ageColumn, column, nameColumn, since } from '../table.js';
+import { arr, at, child, clone, meta, obj, str } from '../util.js';
+import { dnsLabelName, isQualifiedName, oneOf } from '../validation.js';
+
+/** The label every namespace carries with its own name (`kubernetes.io/metadata.name` in the stock flavor). */
+export function namespaceNameLabel(): string {
+  return longDomainKey('metadata.name');
+}
+
+function validateFinalizerName(value: unknown, path: string): FieldError[] {
+  if (typeof value !== 'string') return [invalidField(path, value, 'must be a string')];
+  const errs = isQualifiedName(value).map((m) => invalidField(path, value, m));
+  if (errs.length === 0 && !value.includes('/') && value !== namespaceFinalizer()) {
+    errs.push(invalidField(path, value, 'name is neither a standard finalizer name nor is it fully qualified'));
+  }
+  return errs;
+}
+
+/**
+ * The `namespaces/<name>/finalize` update: only `spec.finalizers` may change, everything
+ * else is kept from the stored object. Exported for the finalize subresource's handler.
+ */
+export function prepareNamespaceFinalize(o: KubeObject, old: KubeObject): void {
+  const finalizers = at(o, 'spec.finalizers');
+  for (const key of Object.keys(o)) if (key !== 'apiVersion' && key !== 'kind') delete o[key];
+  for (const [key, value] of Object.entries(old)) if (key !== 'apiVersion' && key !== 'kind') o[key] = clone(value);
+  const spec = child(o, 'spec');
+  if (finalizers === undefined) delete spec.finalizers;
+  else spec.finalizers = clone(finalizers);
+}
+
+export const namespaces: KindSpec = {
+  name: dnsLabelName,
+  defaults(o) {
+    const status = child(o, 'status');
+    if (!status.phase) status.phase = 'Active';
+    const name = meta(o).name;
+    if (name) {
+      const m = (o.metadata ??= {});
+      m.labels = { ...(m.labels ?? {}), [namespaceNameLabel()]: name };
+    }
+  },
+  prepareForCreate(o) {
+    o.status = { phase: 'Active' };
+    const spec = child(o, 'spec');
+    const finalizers = arr(spec.finalizers);
+    if (!finalizers.includes(namespaceFinalizer())) spec.finalizers = [...finalizers, namespaceFinalizer()];
+  },
+  prepareForUpdate(o, old) {
+    // Finalizers of the spec change only through the finalize subresource.
+    const oldFinalizers = at(old, 'spec.finalizers');
+    if (oldFinalizers === undefined) {
+      const spec = obj(o.spec);
+      if (spec) delete spec.finalizers;
+    } else {
+      child(o, 'spec').finalizers = clone(oldFinalizers);
+    }
+  },
+  validate(o) {
+    const errs: FieldError[] = [];
+    arr(at(o, 'spec.finalizers')).forEach((f, i) => errs.push(...validateFinalizerName(f, `spec.finalizers[${i}]`)));
+    errs.push(...oneOf(at(o, 'status.phase'), ['Active', 'Terminating'], 'status.phase'));
+    return errs;
+  },
+  fields: {
+    'status.phase': (o) => str(at(o, 'status.phase')) ?? '',
+    // Kept for old clients, as Kubernetes keeps it.
+    name: (o) => meta(o).name ?? '',
+  },
+  table: {
+    columns: [nameColumn, column('Status', 'string', 'The status of the namespace'), ageColumn],
+    cells: (o, now) => [meta(o).name ?? '', str(at(o, 'status.phase')) ?? '', since(meta(o).creationTimestamp, now)],
+  },
+};

@@ -1,0 +1,157 @@
+// Services: DNS-1035 names, type/affinity/port defaults, port validation and the
+// `kubectl get services` columns. Cluster IP allocation belongs to the service REST layer.
+import { duplicateField, invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
+import type { KubeObject } from '../../apimachinery/types.js';
+import type { KindSpec } from '../strategy.js';
+import { ageColumn, column, nameColumn, since, wide } from '../table.js';
+import { arr, at, child, meta, obj, objs, setDefault, str } from '../util.js';
+import { dns1035Name, isDNS1123Subdomain, mapSelectorString, oneOf, validateLabels } from '../validation.js';
+import { isPortNumber, portNameErrors } from './podspec.js';
+
+const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
+
+function defaults(o: KubeObject): void {
+  const spec = child(o, 'spec');
+  setDefault(spec, 'type', 'ClusterIP');
+  setDefault(spec, 'sessionAffinity', 'None');
+  if (spec.sessionAffinity === 'ClientIP') {
+    const cfg = child(child(spec, 'sessionAffinityConfig'), 'clientIP');
+    setDefault(cfg, 'timeoutSeconds', 10800);
+  }
+  for (const port of objs(spec.ports)) {
+    setDefault(port, 'protocol', 'TCP');
+    if (port.targetPort === undefined || port.targetPort === null || port.targetPort === 0 || port.targetPort === '') {
+      port.targetPort = port.port;
+    }
+  }
+  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') setDefault(spec, 'externalTrafficPolicy', 'Cluster');
+  if (spec.type !== 'ExternalName') setDefault(spec, 'internalTrafficPolicy', 'Cluster');
+  if (spec.type === 'LoadBalancer') setDefault(spec, 'allocateLoadBalancerNodePorts', true);
+}
+
+function validate(o: KubeObject): FieldError[] {
+  const spec = obj(o.spec);
+  if (!spec) return [requiredField('spec')];
+  const errs: FieldError[] = [];
+  const type = spec.type;
+  errs.push(...oneOf(type, SERVICE_TYPES, 'spec.type', true));
+  errs.push(...oneOf(spec.sessionAffinity, ['None', 'ClientIP'], 'spec.sessionAffinity', true));
+  const headless = spec.clusterIP === 'None';
+  const ports = objs(spec.ports);
+  if (ports.length === 0 && !headless && type !== 'ExternalName') errs.push(requiredField('spec.ports'));
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  ports.forEach((p, i) => {
+    const path = `spec.ports[${i}]`;
+    const name = str(p.name) ?? '';
+    if (ports.length > 1 && name === '') errs.push(requiredField(`${path}.name`));
+    if (name !== '') {
+      for (const m of portNameErrors(name).filter((m) => !m.startsWith('must contain at least'))) errs.push(invalidField(`${path}.name`, name, m));
+      if (names.has(name)) errs.push(duplicateField(`${path}.name`, name));
+      names.add(name);
+    }
+    if (!isPortNumber(p.port)) errs.push(invalidField(`${path}.port`, p.port ?? 0, 'must be between 1 and 65535, inclusive'));
+    errs.push(...oneOf(p.protocol, ['TCP', 'UDP', 'SCTP'], `${path}.protocol`, true));
+    const key = `${String(p.port)}/${String(p.protocol)}`;
+    if (seen.has(key)) errs.push(duplicateField(`${path}`, { port: p.port, protocol: p.protocol }));
+    seen.add(key);
+    const target = p.targetPort;
+    if (typeof target === 'number' && !isPortNumber(target)) {
+      errs.push(invalidField(`${path}.targetPort`, target, 'must be between 1 and 65535, inclusive'));
+    } else if (typeof target === 'string') {
+      for (const m of portNameErrors(target)) errs.push(invalidField(`${path}.targetPort`, target, m));
+    }
+    if (p.nodePort !== undefined && p.nodePort !== 0) {
+      if (type !== 'NodePort' && type !== 'LoadBalancer') {
+        errs.push({ type: 'FieldValueForbidden', field: `${path}.nodePort`, detail: 'Forbidden: may not be used when `type` is \'ClusterIP\'' });
+      } else if (!isPortNumber(p.nodePort)) {
+        errs.push(invalidField(`${path}.nodePort`, p.nodePort, 'must be between 1 and 65535, inclusive'));
+      }
+    }
+  });
+  if (type === 'ExternalName') {
+    const ext = str(spec.externalName) ?? '';
+    if (ext === '') errs.push(requiredField('spec.externalName'));
+    else for (const m of isDNS1123Subdomain(ext.replace(/\.$/, ''))) errs.push(invalidField('spec.externalName', ext, m));
+  }
+  if (spec.selector !== undefined) errs.push(...validateLabels(spec.selector, 'spec.selector'));
+  return errs;
+}
+
+function validateUpdate(o: KubeObject, old: KubeObject): FieldError[] {
+  const before = str(at(old, 'spec.clusterIP')) ?? '';
+  const now = str(at(o, 'spec.clusterIP')) ?? '';
+  // A set cluster IP stays, unless the service turns into an ExternalName one.
+  if (before !== '' && now !== before && at(o, 'spec.type') !== 'ExternalName') {
+    return [invalidField('spec.clusterIPs[0]', now, 'may not change once set')];
+  }
+  return [];
+}
+
+function loadBalancerIPs(o: KubeObject): string {
+  return objs(at(o, 'status.loadBalancer.ingress'))
+    .map((i) => str(i.ip) || str(i.hostname) || '')
+    .filter((s) => s !== '')
+    .join(',');
+}
+
+export function serviceExternalIP(o: KubeObject): string {
+  const externalIPs = arr(at(o, 'spec.externalIPs')).map(String);
+  switch (at(o, 'spec.type')) {
+    case 'ClusterIP':
+    case 'NodePort':
+      return externalIPs.length > 0 ? externalIPs.join(',') : '<none>';
+    case 'LoadBalancer': {
+      const lb = loadBalancerIPs(o);
+      if (externalIPs.length > 0) return [...(lb ? lb.split(',') : []), ...externalIPs].join(',');
+      return lb || '<pending>';
+    }
+    case 'ExternalName':
+      return str(at(o, 'spec.externalName')) ?? '';
+    default:
+      return '<unknown>';
+  }
+}
+
+export function servicePorts(o: KubeObject): string {
+  const ports = objs(at(o, 'spec.ports')).map((p) => {
+    const proto = str(p.protocol) ?? '';
+    const nodePort = typeof p.nodePort === 'number' && p.nodePort > 0 ? `:${p.nodePort}` : '';
+    return `${String(p.port)}${nodePort}/${proto}`;
+  });
+  return ports.length > 0 ? ports.join(',') : '<none>';
+}
+
+export const services: KindSpec = {
+  name: dns1035Name,
+  allowCreateOnUpdate: true,
+  defaults,
+  prepareForCreate(o) {
+    o.status = { loadBalancer: {} };
+  },
+  validate,
+  validateUpdate,
+  table: {
+    columns: [
+      nameColumn,
+      column('Type', 'string', 'type determines how the Service is exposed.'),
+      column('Cluster-IP', 'string', 'clusterIP is the IP address of the service and is usually assigned randomly.'),
+      column('External-IP', 'string', 'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.'),
+      column('Port(s)', 'string', 'The list of ports that are exposed by this service.'),
+      ageColumn,
+      wide('Selector', 'string', 'Route service traffic to pods with label keys and values matching this selector.'),
+    ],
+    cells(o, now) {
+      const selector = mapSelectorString(at(o, 'spec.selector'));
+      return [
+        meta(o).name ?? '',
+        str(at(o, 'spec.type')) ?? '',
+        str(at(o, 'spec.clusterIP')) || '<none>',
+        serviceExternalIP(o),
+        servicePorts(o),
+        since(meta(o).creationTimestamp, now),
+        selector || '<none>',
+      ];
+    },
+  },
+};

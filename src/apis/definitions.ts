@@ -1,0 +1,106 @@
+// The built-in resources as ResourceDefinitions: the surface data, filtered by
+// `--runtime-config`, with served group names, storage locations, strategies and
+// conversions attached.
+import { fromKubernetesApiVersion, fromKubernetesGroup } from '../naming/index.js';
+import type { ResourceDefinition, Strategy, SubresourceDefinition } from '../registry/types.js';
+import { conversionFor, kindSpecFor } from './kinds.js';
+import { enabledResources, parseRuntimeConfig } from './runtime-config.js';
+import { makeStrategy } from './strategy.js';
+import { surface, type SurfaceResource } from './surface.js';
+
+export interface BuiltinOptions {
+  /** The `--runtime-config` flag's value. */
+  runtimeConfig?: string;
+}
+
+/** Every resource served by default, plus or minus what `runtimeConfig` switches. */
+export function builtinResourceDefinitions(opts: BuiltinOptions = {}): ResourceDefinition[] {
+  const rows = enabledResources(surface, parseRuntimeConfig(opts.runtimeConfig ?? ''));
+  const preferred = preferredVersions(rows);
+  // One Strategy per stored kind, shared by every version stored in the same place.
+  const strategies = new Map<string, Strategy>();
+  return rows.map((row) => toDefinition(row, preferred, strategies));
+}
+
+function toDefinition(row: SurfaceResource, preferred: Map<string, string>, strategies: Map<string, Strategy>): ResourceDefinition {
+  const group = fromKubernetesGroup(row.group);
+  const def: ResourceDefinition = {
+    group,
+    version: row.version,
+    resource: row.resource,
+    kind: row.kind,
+    singularName: row.singularName,
+    namespaced: row.namespaced,
+    shortNames: [...row.shortNames],
+    categories: [...row.categories],
+    verbs: [...row.verbs],
+    subresources: row.subresources.map(subresource),
+    preferred: preferred.get(group) === row.version,
+  };
+  if (row.deprecated) {
+    const dep: NonNullable<ResourceDefinition['deprecated']> = {};
+    if (row.deprecated.since) dep.since = row.deprecated.since;
+    if (row.deprecated.removedIn) dep.removedIn = row.deprecated.removedIn;
+    if (row.deprecated.replacement) {
+      const [apiVersion, kind] = row.deprecated.replacement.split(' ');
+      dep.replacement = `${fromKubernetesApiVersion(apiVersion)} ${kind}`;
+    }
+    def.deprecated = dep;
+  }
+  if (row.storage) {
+    const storage = { group: fromKubernetesGroup(row.storage.group), resource: row.storage.resource, version: row.storage.version };
+    def.storage = storage;
+    const key = `${storage.group}/${storage.resource}`;
+    let strategy = strategies.get(key);
+    if (!strategy) {
+      const hasStatus = row.subresources.some((s) => s.name === 'status');
+      strategy = makeStrategy(kindSpecFor(row.storage.group, row.kind), { namespaced: row.namespaced, hasStatus });
+      strategies.set(key, strategy);
+    }
+    def.strategy = strategy;
+    if (row.storage.group !== row.group || row.storage.version !== row.version) {
+      const conversion = conversionFor(row);
+      if (!conversion) throw new Error(`no conversion from ${row.group}/${row.version} ${row.kind} to its storage version`);
+      def.conversion = conversion;
+    }
+  }
+  return def;
+}
+
+function subresource(s: SurfaceResource['subresources'][number]): SubresourceDefinition {
+  const out: SubresourceDefinition = { name: s.name, kind: s.kind, verbs: [...s.verbs] };
+  if (s.group !== undefined) out.group = fromKubernetesGroup(s.group);
+  if (s.version !== undefined) out.version = s.version;
+  return out;
+}
+
+/**
+ * The preferred version per served group: the default one when it is served, otherwise
+ * the most stable served version (GA over beta over alpha, higher numbers first).
+ */
+function preferredVersions(rows: SurfaceResource[]): Map<string, string> {
+  const byGroup = new Map<string, SurfaceResource[]>();
+  for (const r of rows) {
+    const g = fromKubernetesGroup(r.group);
+    byGroup.set(g, [...(byGroup.get(g) ?? []), r]);
+  }
+  const out = new Map<string, string>();
+  for (const [g, rs] of byGroup) {
+    const pref = rs.find((r) => r.preferred);
+    out.set(g, pref ? pref.version : [...new Set(rs.map((r) => r.version))].sort(compareVersionPriority)[0]);
+  }
+  return out;
+}
+
+/** Kubernetes' version priority: GA > beta > alpha, then the higher major, then the higher minor. */
+export function compareVersionPriority(a: string, b: string): number {
+  const parse = (v: string): [number, number, number] => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return [-1, 0, 0];
+    const stage = m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0;
+    return [stage, Number(m[1]), Number(m[3] ?? 0)];
+  };
+  const [sa, ma, na] = parse(a);
+  const [sb, mb, nb] = parse(b);
+  return sb - sa || mb - ma || nb - na || (a < b ? -1 : a > b ? 1 : 0);
+}

@@ -1,0 +1,48 @@
+// Which KindSpec and which version conversions each built-in kind has. Groups are keyed
+// by their base name (`rbac.authorization`, `apps`, `` for core), the same in both
+// flavors; kinds without an entry get the generic base.
+import { domain, fromKubernetesGroup } from '../naming/index.js';
+import type { VersionConversion } from '../registry/types.js';
+import { appsKinds } from './apps/index.js';
+import { autoscalingConversions, autoscalingKinds } from './autoscaling/index.js';
+import { batchKinds } from './batch/index.js';
+import { coreKinds } from './core/index.js';
+import { eventsConversions } from './events/index.js';
+import { flowcontrolConversions, flowcontrolKinds } from './flowcontrol/index.js';
+import { otherKinds } from './others.js';
+import { rbacKinds } from './rbac/index.js';
+import type { KindSpec } from './strategy.js';
+import type { SurfaceResource } from './surface.js';
+
+const byGroup: Record<string, Record<string, KindSpec>> = {
+  '': coreKinds,
+  apps: appsKinds,
+  autoscaling: autoscalingKinds,
+  batch: batchKinds,
+  'rbac.authorization': rbacKinds,
+  'flowcontrol.apiserver': flowcontrolKinds,
+  ...otherKinds,
+};
+
+/** A group's name without the product domain: `rbac.authorization`, `apps`, `` (core). */
+export function groupBase(upstreamGroup: string): string {
+  const served = fromKubernetesGroup(upstreamGroup);
+  const suffix = `.${domain()}`;
+  return served.endsWith(suffix) ? served.slice(0, -suffix.length) : served;
+}
+
+/** The behaviour of a stored kind, by its storage group (upstream name) and kind. */
+export function kindSpecFor(upstreamGroup: string, kind: string): KindSpec {
+  return byGroup[groupBase(upstreamGroup)]?.[kind] ?? {};
+}
+
+/** Conversions keyed by `<group base>/<version>/<Kind>` of the served (non-storage) version. */
+const conversions: Record<string, VersionConversion> = {
+  ...autoscalingConversions,
+  ...eventsConversions,
+  ...flowcontrolConversions,
+};
+
+export function conversionFor(row: SurfaceResource): VersionConversion | undefined {
+  return conversions[`${groupBase(row.group)}/${row.version}/${row.kind}`];
+}

@@ -1,0 +1,109 @@
+// The generic Strategy: what every stored kind does the same way (status handling on
+// create/update/status update, metadata validation, metadata field selectors, the default
+// table), parameterized by a KindSpec that holds a kind's own behaviour.
+import type { FieldError } from '../apimachinery/errors.js';
+import type { KubeObject } from '../apimachinery/types.js';
+import type { ScaleAccess, Strategy, TableConvertor } from '../registry/types.js';
+import { defaultTableConvertor } from './table.js';
+import { clone, meta } from './util.js';
+import { dnsSubdomainName, validateObjectMeta, type NameValidator } from './validation.js';
+
+/** Metadata fields a `/status` write may not change for a kind (Kubernetes keeps them from the old object). */
+export type StatusProtectedMeta = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers';
+
+/** A kind's own behaviour; everything optional falls back to the generic base. */
+export interface KindSpec {
+  /** Name format of `metadata.name` (DNS subdomain by default). */
+  name?: NameValidator;
+  /** PUT of a missing object creates it (default false). */
+  allowCreateOnUpdate?: boolean;
+  /** PUT without resourceVersion is accepted (default true). */
+  allowUnconditionalUpdate?: boolean;
+  /** Whether create drops a client-supplied status (default: when the kind has a status subresource). */
+  clearStatusOnCreate?: boolean;
+  defaults?(obj: KubeObject): void;
+  /** Runs after the generic create preparation (e.g. to set an initial status). */
+  prepareForCreate?(obj: KubeObject): void;
+  /** Runs after the generic update preparation (status already restored). */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** Metadata a status update keeps from the old object. */
+  statusProtectedMeta?: StatusProtectedMeta[];
+  /** Runs after the generic status-update preparation (everything but status restored). */
+  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** The kind's own checks of a whole object (metadata checks are generic). */
+  validate?(obj: KubeObject): FieldError[];
+  /** Extra checks of an update (immutable fields, allowed transitions), after `validate`. */
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Field-selector attributes beyond metadata.name / metadata.namespace. */
+  fields?: Record<string, (obj: KubeObject) => string>;
+  table?: TableConvertor;
+  scale?: ScaleAccess;
+}
+
+export interface StrategyShape {
+  namespaced: boolean;
+  hasStatus: boolean;
+}
+
+/** Top-level fields that belong to the object's identity rather than its content. */
+const HEADER_FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'status']);
+
+export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
+  const nameRule = spec.name ?? dnsSubdomainName;
+  const fields = spec.fields ?? {};
+  const clearStatus = spec.clearStatusOnCreate ?? shape.hasStatus;
+  const protectedMeta = spec.statusProtectedMeta ?? [];
+
+  const validate = (o: KubeObject): FieldError[] => [
+    ...validateObjectMeta(o, { namespaced: shape.namespaced, name: nameRule }),
+    ...(spec.validate?.(o) ?? []),
+  ];
+
+  const strategy: Strategy = {
+    hasStatus: shape.hasStatus,
+    allowCreateOnUpdate: spec.allowCreateOnUpdate ?? false,
+    allowUnconditionalUpdate: spec.allowUnconditionalUpdate ?? true,
+    defaults(o) {
+      spec.defaults?.(o);
+    },
+    prepareForCreate(o) {
+      if (clearStatus) delete o.status;
+      spec.prepareForCreate?.(o);
+    },
+    prepareForUpdate(o, old) {
+      if (shape.hasStatus) {
+        if (old.status === undefined) delete o.status;
+        else o.status = clone(old.status);
+      }
+      spec.prepareForUpdate?.(o, old);
+    },
+    prepareForStatusUpdate(o, old) {
+      for (const key of Object.keys(o)) if (!HEADER_FIELDS.has(key)) delete o[key];
+      for (const [key, value] of Object.entries(old)) if (!HEADER_FIELDS.has(key)) o[key] = clone(value);
+      if (protectedMeta.length > 0) {
+        const m = (o.metadata ??= {});
+        const oldMeta = meta(old);
+        for (const key of protectedMeta) {
+          if (oldMeta[key] === undefined) delete m[key];
+          else (m as Record<string, unknown>)[key] = clone(oldMeta[key]);
+        }
+      }
+      spec.prepareForStatusUpdate?.(o, old);
+    },
+    validate,
+    validateUpdate(o, old) {
+      return [...validate(o), ...(spec.validateUpdate?.(o, old) ?? [])];
+    },
+    selectableFields(o) {
+      const m = meta(o);
+      const out: Record<string, string> = { 'metadata.name': m.name ?? '' };
+      if (shape.namespaced) out['metadata.namespace'] = m.namespace ?? '';
+      for (const [key, read] of Object.entries(fields)) out[key] = read(o);
+      return out;
+    },
+    fieldSelectorKeys: Object.keys(fields),
+    table: spec.table ?? defaultTableConvertor,
+  };
+  if (spec.scale) strategy.scale = spec.scale;
+  return strategy;
+}

@@ -1,0 +1,102 @@
+// Small readers over plain JSON objects. Kinds are untyped JSON at this layer, so every
+// access narrows: a wrong type reads as absent rather than throwing.
+import { isPlainObject, type KubeObject, type ObjectMeta } from '../apimachinery/types.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export function obj(value: unknown): JsonObject | undefined {
+  return isPlainObject(value) ? value : undefined;
+}
+
+export function arr(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+export function objs(value: unknown): JsonObject[] {
+  return arr(value).filter(isPlainObject);
+}
+
+export function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+export function bool(value: unknown): boolean | undefined {
+  return typeof value === 'boolean' ? value : undefined;
+}
+
+/** Reads a dotted path (`spec.template.spec`). */
+export function at(root: unknown, path: string): unknown {
+  let cur: unknown = root;
+  for (const part of path.split('.')) {
+    if (!isPlainObject(cur)) return undefined;
+    cur = cur[part];
+  }
+  return cur;
+}
+
+/** The object at `key` of `parent`, created when absent or not an object. */
+export function child(parent: JsonObject, key: string): JsonObject {
+  const existing = parent[key];
+  if (isPlainObject(existing)) return existing;
+  const created: JsonObject = {};
+  parent[key] = created;
+  return created;
+}
+
+/** The object at a dotted path, creating the missing levels. */
+export function ensure(root: JsonObject, path: string): JsonObject {
+  let cur = root;
+  for (const part of path.split('.')) cur = child(cur, part);
+  return cur;
+}
+
+/** Sets `key` when it is absent (undefined or null), as defaulting functions do. */
+export function setDefault(target: JsonObject, key: string, value: unknown): void {
+  if (target[key] === undefined || target[key] === null) target[key] = value;
+}
+
+export function meta(o: KubeObject): ObjectMeta {
+  return isPlainObject(o.metadata) ? o.metadata : {};
+}
+
+export function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** Deep equality over JSON values; key order does not matter. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => deepEqual(v, b[i]));
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Semantic equality as Kubernetes compares optional fields: absent, null, empty list and empty map are alike. */
+export function semanticEqual(a: unknown, b: unknown): boolean {
+  return deepEqual(normalizeEmpty(a), normalizeEmpty(b));
+}
+
+function normalizeEmpty(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length === 0 ? undefined : value.map(normalizeEmpty);
+  if (isPlainObject(value)) {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) {
+      const n = normalizeEmpty(v);
+      if (n !== undefined) out[k] = n;
+    }
+    return Object.keys(out).length === 0 ? undefined : out;
+  }
+  return value === null ? undefined : value;
+}

@@ -1,0 +1,383 @@
+// Validation helpers shared by the kinds: name formats, object metadata, label selectors,
+// immutability. Messages follow the wording of Kubernetes' validation packages, since
+// clients and users match on them.
+import {
+  forbiddenField,
+  invalidField,
+  notSupportedField,
+  requiredField,
+  type FieldError,
+} from '../apimachinery/errors.js';
+import { isPlainObject, type KubeObject } from '../apimachinery/types.js';
+import { deepEqual, meta, obj, str } from './util.js';
+
+/** Returns the problems of a name (empty when valid). */
+export type NameValidator = (name: string, prefix: boolean) => string[];
+
+const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
+const DNS1035_LABEL = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const QUALIFIED_NAME_PART = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const LABEL_VALUE = `(${QUALIFIED_NAME_PART})?`;
+
+const full = (re: string): RegExp => new RegExp(`^(?:${re})$`);
+const dns1123LabelRe = full(DNS1123_LABEL);
+const dns1123SubdomainRe = full(DNS1123_SUBDOMAIN);
+const dns1035LabelRe = full(DNS1035_LABEL);
+const qualifiedNamePartRe = full(QUALIFIED_NAME_PART);
+const labelValueRe = full(LABEL_VALUE);
+
+function maxLen(n: number): string {
+  return `must be no more than ${n} characters`;
+}
+
+function regexError(what: string, re: string, examples: string[]): string {
+  const ex = examples.map((e) => `'${e}'`).join(',  or ');
+  return `${what} (e.g. ${ex}, regex used for validation is '${re}')`;
+}
+
+export function isDNS1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLen(63));
+  if (!dns1123LabelRe.test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        DNS1123_LABEL,
+        ['my-name', '123-abc'],
+      ),
+    );
+  }
+  return errs;
+}
+
+export function isDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 253) errs.push(maxLen(253));
+  if (!dns1123SubdomainRe.test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN,
+        ['example.com'],
+      ),
+    );
+  }
+  return errs;
+}
+
+export function isDNS1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLen(63));
+  if (!dns1035LabelRe.test(value)) {
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL,
+        ['my-name', 'abc-123'],
+      ),
+    );
+  }
+  return errs;
+}
+
+/** A generated name's prefix is checked with a suffix appended, as the real name will have one. */
+function withPrefix(check: (v: string) => string[]): NameValidator {
+  return (name, prefix) => check(prefix ? maskTrailingDash(name) : name);
+}
+
+function maskTrailingDash(name: string): string {
+  return name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name;
+}
+
+export const dnsSubdomainName: NameValidator = withPrefix(isDNS1123Subdomain);
+export const dnsLabelName: NameValidator = withPrefix(isDNS1123Label);
+export const dns1035Name: NameValidator = withPrefix(isDNS1035Label);
+
+/** Names that only need to be a valid path segment (RBAC objects and a few others). */
+export const pathSegmentName: NameValidator = (name, prefix) => {
+  if (prefix) {
+    return ['.', '..'].includes(name) ? [`may not be '${name}'`] : pathSegmentChars(name);
+  }
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  return pathSegmentChars(name);
+};
+
+function pathSegmentChars(name: string): string[] {
+  const errs: string[] = [];
+  for (const c of ['/', '%']) if (name.includes(c)) errs.push(`may not contain '${c}'`);
+  return errs;
+}
+
+/** A qualified name (`prefix/name` or `name`), as label keys and annotation keys are. */
+export function isQualifiedName(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split('/');
+  let name: string;
+  if (parts.length === 1) {
+    name = parts[0];
+  } else if (parts.length === 2) {
+    const [prefix, n] = parts;
+    name = n;
+    if (prefix.length === 0) errs.push('prefix part must be non-empty');
+    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
+  } else {
+    return [
+      regexError(
+        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        QUALIFIED_NAME_PART,
+        ['MyName', 'my.name', '123-abc'],
+      ) + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    ];
+  }
+  if (name.length === 0) errs.push('name part must be non-empty');
+  else if (name.length > 63) errs.push(`name part ${maxLen(63)}`);
+  if (name.length > 0 && !qualifiedNamePartRe.test(name)) {
+    errs.push(
+      regexError(
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        QUALIFIED_NAME_PART,
+        ['MyName', 'my.name', '123-abc'],
+      ),
+    );
+  }
+  return errs;
+}
+
+export function isValidLabelValue(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLen(63));
+  if (!labelValueRe.test(value)) {
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE,
+        ['MyValue', 'my_value', '12345'],
+      ),
+    );
+  }
+  return errs;
+}
+
+export function validateLabels(labels: unknown, path: string): FieldError[] {
+  if (labels === undefined || labels === null) return [];
+  if (!isPlainObject(labels)) return [invalidField(path, labels, 'must be a map of string keys to string values')];
+  const errs: FieldError[] = [];
+  for (const [k, v] of Object.entries(labels)) {
+    for (const m of isQualifiedName(k)) errs.push(invalidField(path, k, m));
+    if (typeof v !== 'string') errs.push(invalidField(`${path}[${k}]`, v, 'must be a string'));
+    else for (const m of isValidLabelValue(v)) errs.push(invalidField(path, v, m));
+  }
+  return errs;
+}
+
+const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+
+export function validateAnnotations(annotations: unknown, path: string): FieldError[] {
+  if (annotations === undefined || annotations === null) return [];
+  if (!isPlainObject(annotations)) return [invalidField(path, annotations, 'must be a map of string keys to string values')];
+  const errs: FieldError[] = [];
+  let size = 0;
+  for (const [k, v] of Object.entries(annotations)) {
+    for (const m of isQualifiedName(k.toLowerCase())) errs.push(invalidField(path, k, m));
+    if (typeof v !== 'string') errs.push(invalidField(`${path}[${k}]`, v, 'must be a string'));
+    size += k.length + (typeof v === 'string' ? v.length : 0);
+  }
+  if (size > TOTAL_ANNOTATION_SIZE_LIMIT) {
+    errs.push({ type: 'FieldValueTooLong', field: path, detail: `Too long: must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes` });
+  }
+  return errs;
+}
+
+export interface MetaRules {
+  namespaced: boolean;
+  name: NameValidator;
+}
+
+/** ObjectMeta of a new object: name (or generateName), namespace presence, labels, annotations, finalizers. */
+export function validateObjectMeta(o: KubeObject, rules: MetaRules): FieldError[] {
+  const m = meta(o);
+  const errs: FieldError[] = [];
+  const name = str(m.name) ?? '';
+  const generateName = str(m.generateName) ?? '';
+  if (generateName !== '') {
+    for (const msg of rules.name(generateName, true)) errs.push(invalidField('metadata.generateName', generateName, msg));
+  }
+  if (name === '') {
+    if (generateName === '') errs.push(requiredField('metadata.name', 'name or generateName is required'));
+  } else {
+    for (const msg of rules.name(name, false)) errs.push(invalidField('metadata.name', name, msg));
+  }
+  const namespace = str(m.namespace) ?? '';
+  if (rules.namespaced) {
+    if (namespace === '') errs.push(requiredField('metadata.namespace'));
+    else for (const msg of isDNS1123Label(namespace)) errs.push(invalidField('metadata.namespace', namespace, msg));
+  } else if (namespace !== '') {
+    errs.push(forbiddenField('metadata.namespace', 'not allowed on this type'));
+  }
+  errs.push(...validateLabels(m.labels, 'metadata.labels'));
+  errs.push(...validateAnnotations(m.annotations, 'metadata.annotations'));
+  errs.push(...validateFinalizers(m.finalizers));
+  return errs;
+}
+
+function validateFinalizers(finalizers: unknown): FieldError[] {
+  if (finalizers === undefined || finalizers === null) return [];
+  if (!Array.isArray(finalizers)) return [invalidField('metadata.finalizers', finalizers, 'must be a list of strings')];
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  finalizers.forEach((f, i) => {
+    const path = `metadata.finalizers[${i}]`;
+    if (typeof f !== 'string') {
+      errs.push(invalidField(path, f, 'must be a string'));
+      return;
+    }
+    for (const m of isQualifiedName(f)) errs.push(invalidField(path, f, m));
+    if (seen.has(f)) errs.push({ type: 'FieldValueDuplicate', field: path, detail: `Duplicate value: ${JSON.stringify(f)}` });
+    seen.add(f);
+  });
+  return errs;
+}
+
+/** `field is immutable` when the value changed. */
+export function immutable(now: unknown, before: unknown, path: string): FieldError[] {
+  return deepEqual(now, before) ? [] : [invalidField(path, now ?? null, 'field is immutable')];
+}
+
+export function nonNegative(value: unknown, path: string): FieldError[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'number' || !Number.isInteger(value)) return [invalidField(path, value, 'must be an integer')];
+  return value < 0 ? [invalidField(path, value, 'must be greater than or equal to 0')] : [];
+}
+
+export function positive(value: unknown, path: string): FieldError[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'number' || !Number.isInteger(value)) return [invalidField(path, value, 'must be an integer')];
+  return value <= 0 ? [invalidField(path, value, 'must be greater than 0')] : [];
+}
+
+export function oneOf(value: unknown, allowed: string[], path: string, required = false): FieldError[] {
+  if (value === undefined || value === null || value === '') return required ? [requiredField(path)] : [];
+  return typeof value === 'string' && allowed.includes(value) ? [] : [notSupportedField(path, value, allowed)];
+}
+
+const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
+
+/** A metav1.LabelSelector: matchLabels valid as labels, matchExpressions well formed. */
+export function validateLabelSelector(selector: unknown, path: string): FieldError[] {
+  if (selector === undefined || selector === null) return [];
+  const sel = obj(selector);
+  if (!sel) return [invalidField(path, selector, 'must be a label selector object')];
+  const errs = validateLabels(sel.matchLabels, `${path}.matchLabels`);
+  const exprs = sel.matchExpressions;
+  if (exprs !== undefined && exprs !== null) {
+    if (!Array.isArray(exprs)) return [...errs, invalidField(`${path}.matchExpressions`, exprs, 'must be a list')];
+    exprs.forEach((e, i) => {
+      const p = `${path}.matchExpressions[${i}]`;
+      const expr = obj(e);
+      if (!expr) {
+        errs.push(invalidField(p, e, 'must be an object'));
+        return;
+      }
+      const op = str(expr.operator);
+      const values = Array.isArray(expr.values) ? expr.values : [];
+      if (op === 'In' || op === 'NotIn') {
+        if (values.length === 0) errs.push(requiredField(`${p}.values`, 'must be specified when `operator` is \'In\' or \'NotIn\''));
+      } else if (op === 'Exists' || op === 'DoesNotExist') {
+        if (values.length > 0) errs.push(forbiddenField(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      } else {
+        errs.push(invalidField(`${p}.operator`, expr.operator ?? '', 'not a valid selector operator'));
+      }
+      const key = str(expr.key) ?? '';
+      for (const m of isQualifiedName(key)) errs.push(invalidField(`${p}.key`, key, m));
+    });
+  }
+  return errs;
+}
+
+export { SELECTOR_OPERATORS };
+
+/** Whether a metav1.LabelSelector selects a label set (used to check templates against selectors). */
+export function selectorMatches(selector: unknown, labels: Record<string, string>): boolean {
+  const sel = obj(selector);
+  if (!sel) return false;
+  const ml = obj(sel.matchLabels) ?? {};
+  for (const [k, v] of Object.entries(ml)) if (labels[k] !== v) return false;
+  for (const e of Array.isArray(sel.matchExpressions) ? sel.matchExpressions : []) {
+    const expr = obj(e);
+    if (!expr) return false;
+    const key = str(expr.key) ?? '';
+    const values = (Array.isArray(expr.values) ? expr.values : []).filter((v): v is string => typeof v === 'string');
+    const has = Object.prototype.hasOwnProperty.call(labels, key);
+    switch (expr.operator) {
+      case 'In':
+        if (!has || !values.includes(labels[key])) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(labels[key])) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** Whether a selector is empty (selects everything). */
+export function selectorIsEmpty(selector: unknown): boolean {
+  const sel = obj(selector);
+  if (!sel) return true;
+  const ml = obj(sel.matchLabels);
+  const me = Array.isArray(sel.matchExpressions) ? sel.matchExpressions : [];
+  return (!ml || Object.keys(ml).length === 0) && me.length === 0;
+}
+
+/** A label selector in its string form (`app=web,tier in (a,b)`), as Scale's `status.selector`. */
+export function selectorString(selector: unknown): string {
+  const sel = obj(selector);
+  if (!sel) return '';
+  const parts: string[] = [];
+  const ml = obj(sel.matchLabels) ?? {};
+  const reqs: { key: string; text: string }[] = [];
+  for (const [k, v] of Object.entries(ml)) reqs.push({ key: k, text: `${k}=${String(v)}` });
+  for (const e of Array.isArray(sel.matchExpressions) ? sel.matchExpressions : []) {
+    const expr = obj(e);
+    if (!expr) continue;
+    const key = str(expr.key) ?? '';
+    const values = (Array.isArray(expr.values) ? expr.values : []).map(String).sort();
+    switch (expr.operator) {
+      case 'In':
+        reqs.push({ key, text: `${key} in (${values.join(',')})` });
+        break;
+      case 'NotIn':
+        reqs.push({ key, text: `${key} notin (${values.join(',')})` });
+        break;
+      case 'Exists':
+        reqs.push({ key, text: key });
+        break;
+      case 'DoesNotExist':
+        reqs.push({ key, text: `!${key}` });
+        break;
+    }
+  }
+  // Requirements print sorted by key, as the parsed selector's String() does.
+  reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const r of reqs) parts.push(r.text);
+  return parts.join(',');
+}
+
+/** `map[string]string` as the printers show selectors: `k=v,k2=v2`, sorted. */
+export function mapSelectorString(selector: unknown): string {
+  const m = obj(selector);
+  if (!m) return '';
+  return Object.keys(m)
+    .sort()
+    .map((k) => `${k}=${String(m[k])}`)
+    .join(',');
+}
