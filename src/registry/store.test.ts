@@ -127,6 +127,12 @@ describe('GenericStore', () => {
     assert.deepEqual(generated.spec, { size: 1 });
 
     const cluster = await gizmos.create(ctx, '', { metadata: { name: 'g1', namespace: 'ignored' }, spec: {} }, noDry);
+    await rejects(gizmos.get(ctx, '', 'g1', {}, 'status'), 404, 'NotFound');
+    await rejects(gizmos.get(ctx, '', 'g1', {}, 'scale'), 404, 'NotFound');
+    const dryCreate = await gizmos.update(ctx, '', 'g-dry', () => ({ metadata: { name: 'g-dry' }, spec: {} }), { dryRun: true });
+    assert.equal(dryCreate.created, true);
+    assert.equal(dryCreate.object.metadata?.resourceVersion, undefined);
+    await rejects(gizmos.get(ctx, '', 'g-dry', {}), 404);
     assert.equal(cluster.metadata?.namespace, undefined);
     assert.equal(cluster.kind, 'Gizmo');
   });

@@ -190,6 +190,13 @@ export class GenericStore implements RESTStore {
     return obj;
   }
 
+  /** A would-be new object: never stored, so without a resource version. */
+  protected dryRunExternal(internal: KubeObject): KubeObject {
+    const out = this.toExternal(internal, '');
+    delete out.metadata?.resourceVersion;
+    return out;
+  }
+
   protected itemToExternal(item: Item): KubeObject {
     return this.toExternal(this.decode(item), item.modRevision);
   }
@@ -220,7 +227,7 @@ export class GenericStore implements RESTStore {
   }
 
   async get(ctx: RequestContext, namespace: string, name: string, opts: GetOptions, subresource?: string): Promise<KubeObject> {
-    if (subresource && subresource !== 'status') {
+    if (subresource && !(subresource === 'status' && this.strategy.hasStatus)) {
       if (subresource === 'scale' && this.strategy.scale) return this.scaleOf(await this.get(ctx, namespace, name, opts));
       const handler = this.handlerFor(subresource);
       if (!handler.get) throw this.unsupported(subresource, 'get');
@@ -435,9 +442,7 @@ export class GenericStore implements RESTStore {
       const key = this.key(namespace, this.nameOf(prepared));
       if (opts.dryRun) {
         if ((await this.storage.get(key)).item) throw alreadyExists(this.qualified, this.nameOf(prepared));
-        const out = this.toExternal(prepared, '');
-        delete out.metadata?.resourceVersion;
-        return out;
+        return this.dryRunExternal(prepared);
       }
       try {
         const item = await this.storage.create(key, encodeForStorage(this.codec, prepared));
@@ -497,7 +502,7 @@ export class GenericStore implements RESTStore {
     opts: UpdateOptions,
     subresource?: string,
   ): Promise<UpdateResult> {
-    if (subresource && subresource !== 'status') {
+    if (subresource && !(subresource === 'status' && this.strategy.hasStatus)) {
       if (subresource === 'scale' && this.strategy.scale) return this.updateScale(ctx, namespace, name, objInfo, opts);
       const handler = this.handlerFor(subresource);
       if (!handler.update) throw this.unsupported(subresource, 'update');
@@ -531,7 +536,7 @@ export class GenericStore implements RESTStore {
         if (!this.strategy.allowCreateOnUpdate) throw notFound(this.qualified, name);
         if (subresource) throw notFound(this.qualified, name);
         const prepared = await this.prepareCreate(next, opts);
-        if (opts.dryRun) return { object: this.toExternal(prepared, ''), created: true };
+        if (opts.dryRun) return { object: this.dryRunExternal(prepared), created: true };
         try {
           const created = await this.storage.create(key, encodeForStorage(this.codec, prepared));
           return { object: this.itemToExternal(created), created: true };
