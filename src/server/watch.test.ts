@@ -1,0 +1,155 @@
+// Watch over HTTPS: event framing, ends of streams, errors before and after the first byte.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { resourceExpired } from '../apimachinery/errors.js';
+import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
+import { metaGroup } from '../naming/index.js';
+import type { RESTStore } from '../registry/types.js';
+import { startTestServer, type TestServer } from './testing.js';
+
+type Ev = { type: string; object: KubeObject & Record<string, unknown> };
+
+let t: TestServer;
+const CM = '/api/v1/namespaces/w/configmaps';
+
+/** A store whose watch yields one event, then fails; or fails before the first event. */
+function flakyStore(failEarly: boolean): RESTStore {
+  return {
+    definition: {
+      group: 'flaky.testing',
+      version: 'v1',
+      resource: failEarly ? 'early' : 'late',
+      kind: 'Flaky',
+      singularName: 'flaky',
+      namespaced: false,
+      shortNames: [],
+      categories: [],
+      verbs: ['watch'],
+      subresources: [],
+      preferred: true,
+    },
+    async watch(): Promise<AsyncIterable<WatchEvent>> {
+      if (failEarly) throw resourceExpired('too old resource version: 1 (5)');
+      return (async function* () {
+        yield { type: 'ADDED', object: { apiVersion: 'flaky.testing/v1', kind: 'Flaky', metadata: { name: 'a', resourceVersion: '7' } } } as WatchEvent;
+        throw resourceExpired('too old resource version: 7 (9)');
+      })();
+    },
+  };
+}
+
+function collect(path: string, headers: Record<string, string> = {}): { events: Ev[]; done: Promise<number>; close(): void; waitFor(n: number): Promise<void> } {
+  const events: Ev[] = [];
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const s = t.stream(
+    path,
+    (line) => {
+      events.push(JSON.parse(line) as Ev);
+      for (const w of waiters.splice(0)) {
+        if (events.length >= w.n) w.resolve();
+        else waiters.push(w);
+      }
+    },
+    headers,
+  );
+  return {
+    events,
+    done: s.done,
+    close: s.close,
+    waitFor: (n) =>
+      events.length >= n
+        ? Promise.resolve()
+        : new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`timed out waiting for ${n} events, have ${JSON.stringify(events)}`)), 10_000);
+            waiters.push({
+              n,
+              resolve: () => {
+                clearTimeout(timer);
+                resolve();
+              },
+            });
+          }),
+  };
+}
+
+before(async () => {
+  t = await startTestServer();
+  t.table.add(flakyStore(true));
+  t.table.add(flakyStore(false));
+  await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'w' } } });
+  await t.request('POST', CM, { body: { metadata: { name: 'pre' } } });
+});
+after(async () => {
+  await t.close();
+});
+
+describe('watch', () => {
+  it('streams synthetic ADDED events, then changes, one JSON document per line', async () => {
+    const w = collect(`${CM}?watch=true`);
+    await w.waitFor(1);
+    assert.deepEqual([w.events[0]!.type, w.events[0]!.object.metadata?.name], ['ADDED', 'pre']);
+    await t.request('POST', CM, { body: { metadata: { name: 'c1' } } });
+    await t.request('PATCH', `${CM}/c1`, { body: { data: { a: 'b' } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    await t.request('DELETE', `${CM}/c1`);
+    await w.waitFor(4);
+    assert.deepEqual(
+      w.events.slice(1).map((e) => `${e.type} ${e.object.metadata?.name}`),
+      ['ADDED c1', 'MODIFIED c1', 'DELETED c1'],
+    );
+    w.close();
+    await w.done;
+  });
+
+  it('ends the stream at timeoutSeconds, and watches one object by name on the legacy path', async () => {
+    const w = collect('/api/v1/watch/namespaces/w/configmaps/pre?timeoutSeconds=1');
+    const code = await w.done;
+    assert.equal(code, 200);
+    assert.deepEqual(w.events.map((e) => e.object.metadata?.name), ['pre']);
+  });
+
+  it('answers an error before the first event as an HTTP error', async () => {
+    const r = await t.request('GET', '/apis/flaky.testing/v1/early?watch=true');
+    assert.equal(r.status, 410);
+    assert.equal(r.json().reason, 'Expired');
+  });
+
+  it('reports an error after the first event as an ERROR event with the Status, then ends', async () => {
+    const w = collect('/apis/flaky.testing/v1/late?watch=true');
+    assert.equal(await w.done, 200);
+    assert.deepEqual(w.events.map((e) => e.type), ['ADDED', 'ERROR']);
+    assert.equal(w.events[1]!.object.kind, 'Status');
+    assert.equal(w.events[1]!.object.code, 410);
+  });
+
+  it('streams Table rows, with the column definitions on the first event only', async () => {
+    const w = collect(`${CM}?watch=true`, { Accept: `application/json;as=Table;v=v1;g=${metaGroup()}` });
+    await w.waitFor(1);
+    await t.request('POST', CM, { body: { metadata: { name: 't2' } } });
+    await w.waitFor(2);
+    w.close();
+    const [first, second] = w.events as [Ev, Ev];
+    assert.equal(first.object.kind, 'Table');
+    assert.ok(Array.isArray(first.object.columnDefinitions));
+    assert.equal(second.object.columnDefinitions, null);
+    assert.equal(((second.object.rows as { cells: unknown[] }[])[0]!.cells)[0], 't2');
+  });
+
+  it('refuses YAML for watch with 406', async () => {
+    const r = await t.request('GET', `${CM}?watch=true`, { headers: { Accept: 'application/yaml' } });
+    assert.equal(r.status, 406);
+  });
+
+  it('ends open watches when the server shuts down', async () => {
+    const other = await startTestServer();
+    try {
+      await other.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'w' } } });
+      const lines: string[] = [];
+      const s = other.stream(`${CM}?watch=true`, (l) => lines.push(l));
+      await new Promise((r) => setTimeout(r, 200));
+      await other.server.shutdown({ drainTimeoutMs: 5000 });
+      assert.equal(await s.done, 200);
+    } finally {
+      await other.close();
+    }
+  });
+});
