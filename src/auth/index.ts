@@ -1,20 +1,21 @@
 // The authentication and authorization module: builds the authenticators, the impersonation
 // step and the authorizer chain from flags, and owns the review APIs and the default RBAC
 // policy. The server wires `AuthModule` into its filter chain and resource table.
-import { readFile } from 'node:fs/promises';
-import type { X509Certificate } from 'node:crypto';
-import { badRequest } from '../apimachinery/errors.js';
 import type { ParsedFlags } from '../apimachinery/flags.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
 import type { RESTStore, ResourceTable } from '../registry/types.js';
 import type { Authenticator, Authorizer } from './types.js';
-import { UnionAuthenticator } from './authn/union.js';
-import { X509Authenticator, parseCertificateBundle } from './authn/x509.js';
-import { UnionAuthorizer, alwaysAllow, alwaysDeny } from './authz/union.js';
+import { buildAuthenticators } from './authn/build.js';
+import { buildAuthorizers } from './authz/build.js';
+import { impersonate } from './impersonation.js';
+import { reviewStores } from './reviews/stores.js';
+import { installEscalationChecks, startRBAC } from './rbac/module.js';
+import { RBACCache } from './rbac/cache.js';
 
 export { authFlagDefinitions } from './flags.js';
 export { forbiddenError, forbiddenMessage } from './authz/union.js';
+export { withEscalationCheck, EscalationCheck } from './rbac/escalation.js';
 
 export interface AuthDeps {
   /** A privileged in-process client (reads secrets, service accounts, RBAC objects). */
@@ -60,56 +61,37 @@ export interface AuthModule {
   stop(): Promise<void>;
 }
 
-async function loadBundle(path: string, flag: string): Promise<X509Certificate[]> {
-  try {
-    return parseCertificateBundle(await readFile(path, 'utf8'));
-  } catch (e) {
-    throw new Error(`--${flag}: cannot load ${path}: ${e instanceof Error ? e.message : String(e)}`);
-  }
-}
-
 export async function buildAuth(flags: ParsedFlags, deps: AuthDeps): Promise<AuthModule> {
-  const clientCAs = await loadBundle(flags.string('client-ca-file') ?? deps.pki.clientCaFile, 'client-ca-file');
-  const authenticators: Authenticator[] = [new X509Authenticator(() => clientCAs)];
-  const authenticator = new UnionAuthenticator(authenticators, flags.boolean('anonymous-auth') ?? true);
-
-  const authorizers: Authorizer[] = [];
-  for (const mode of flags.list('authorization-mode')) {
-    switch (mode) {
-      case 'AlwaysAllow':
-        authorizers.push(alwaysAllow);
-        break;
-      case 'AlwaysDeny':
-        authorizers.push(alwaysDeny);
-        break;
-      case 'RBAC':
-      case 'Node':
-        // Interim: the superuser group is allowed until the full authorizers land.
-        authorizers.push({
-          authorize: async (a) =>
-            a.user.groups.includes('system:masters') ? { decision: 'Allow', reason: '' } : { decision: 'NoOpinion', reason: '' },
-        });
-        break;
-      default:
-        throw new Error(`--authorization-mode: unknown authorization mode "${mode}"`);
-    }
-  }
-  const authorizer = new UnionAuthorizer(authorizers);
+  const rbacCache = new RBACCache(deps.client);
+  const authn = await buildAuthenticators(flags, deps);
+  const authz = await buildAuthorizers(flags, { client: deps.client, rbac: rbacCache });
+  const stores = reviewStores({
+    authorizer: authz.authorizer,
+    rules: authz.rulesFor,
+    reviewToken: authn.reviewToken,
+    apiAudiences: authn.apiAudiences,
+  });
+  const stopRBAC = new AbortController();
+  let stopRBACControllers: (() => Promise<void>) | undefined;
 
   return {
-    authenticator,
-    authorizer,
-    async impersonate(headers, user) {
-      const wants = Object.keys(headers).some((h) => h.toLowerCase().startsWith('impersonate-'));
-      if (wants) throw badRequest('impersonation is not available yet');
-      return user;
+    authenticator: authn.authenticator,
+    authorizer: authz.authorizer,
+    impersonate: (headers, user) => impersonate(headers, user, authz.authorizer),
+    stores,
+    subresources: authn.subresources,
+    nonResource: authn.nonResource,
+    async start() {
+      installEscalationChecks(deps.table, rbacCache, authz.authorizer);
+      stopRBACControllers = await startRBAC(deps.client, rbacCache, stopRBAC.signal);
+      await authz.start();
+      await authn.start();
     },
-    stores: [],
-    subresources: [],
-    async nonResource() {
-      return undefined;
+    async stop() {
+      stopRBAC.abort();
+      await stopRBACControllers?.();
+      await authz.stop();
+      await authn.stop();
     },
-    async start() {},
-    async stop() {},
   };
 }

@@ -1,0 +1,52 @@
+// The token authentication webhook: a TokenReview POSTed to a remote service, answers
+// cached for --authentication-token-webhook-cache-ttl (keyed by a hash of the token).
+import { isPlainObject } from '../../apimachinery/types.js';
+import { group } from '../../naming/index.js';
+import type { AuthenticationResult } from '../types.js';
+import { TtlCache, type WebhookClient } from '../webhook-client.js';
+import { digest } from './secure-compare.js';
+import type { TokenAuthenticator } from './union.js';
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+export class WebhookTokenAuthenticator implements TokenAuthenticator {
+  private readonly cache = new TtlCache<AuthenticationResult | null>();
+
+  constructor(
+    private readonly client: WebhookClient,
+    private readonly version: 'v1' | 'v1beta1',
+    private readonly ttlMs: number,
+    private readonly apiAudiences: string[],
+  ) {}
+
+  async authenticateToken(token: string, audiences: string[]): Promise<AuthenticationResult | null> {
+    const key = `${digest(token).toString('hex')}/${audiences.join(',')}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    const spec: Record<string, unknown> = { token };
+    // The server's own audiences are implicit; other audiences are asked for explicitly.
+    const explicit = audiences.length > 0 && audiences.join(',') !== this.apiAudiences.join(',');
+    if (explicit) spec['audiences'] = audiences;
+    const answer = await this.client.post({ apiVersion: `${group('authentication')}/${this.version}`, kind: 'TokenReview', spec });
+    const status = isPlainObject(answer['status']) ? answer['status'] : {};
+    let result: AuthenticationResult | null = null;
+    if (status['authenticated'] === true && isPlainObject(status['user']) && typeof status['user']['username'] === 'string' && status['user']['username'] !== '') {
+      const u = status['user'];
+      const gotAuds = strings(status['audiences']);
+      const auds = explicit ? (gotAuds.length > 0 ? audiences.filter((a) => gotAuds.includes(a)) : []) : gotAuds.length > 0 ? audiences.filter((a) => gotAuds.includes(a)) : audiences;
+      if (auds.length > 0 || audiences.length === 0) {
+        const user: AuthenticationResult['user'] = { username: u['username'] as string, groups: strings(u['groups']) };
+        if (typeof u['uid'] === 'string' && u['uid']) user.uid = u['uid'];
+        if (isPlainObject(u['extra'])) {
+          user.extra = {};
+          for (const [k, v] of Object.entries(u['extra'])) user.extra[k] = strings(v);
+        }
+        result = { user, audiences: auds };
+      }
+    }
+    this.cache.set(key, result, this.ttlMs);
+    return result;
+  }
+}

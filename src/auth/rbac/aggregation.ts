@@ -1,0 +1,77 @@
+// The cluster role aggregation controller: a ClusterRole with an aggregationRule gets the
+// union of the rules of every ClusterRole its selectors match, kept current as roles change.
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeObject } from '../../apimachinery/types.js';
+import type { ApiClient } from '../../client/types.js';
+import { rulesOf } from './authorizer.js';
+import { rbacResource } from './cache.js';
+import type { PolicyRule } from './rules.js';
+import { labelSelectorMatches, type LabelSelector } from './selector.js';
+
+export function aggregationSelectors(role: KubeObject): LabelSelector[] | undefined {
+  const rule = role['aggregationRule'];
+  if (!rule || typeof rule !== 'object') return undefined;
+  const sel = (rule as { clusterRoleSelectors?: unknown }).clusterRoleSelectors;
+  return Array.isArray(sel) ? (sel as LabelSelector[]) : undefined;
+}
+
+/** The rules an aggregated role should hold: matching roles sorted by name, duplicates dropped. */
+export function aggregatedRules(role: KubeObject, all: KubeObject[]): PolicyRule[] {
+  const selectors = aggregationSelectors(role) ?? [];
+  const name = role.metadata?.name;
+  const sorted = [...all].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  const rules: PolicyRule[] = [];
+  for (const selector of selectors) {
+    for (const other of sorted) {
+      if (other.metadata?.name === name || !labelSelectorMatches(selector, other.metadata?.labels)) continue;
+      for (const rule of rulesOf(other)) {
+        if (!rules.some((r) => isDeepStrictEqual(r, rule))) rules.push(rule);
+      }
+    }
+  }
+  return rules;
+}
+
+/** Runs the aggregation pass whenever a ClusterRole changes; a pass writes only roles that differ. */
+export class AggregationController {
+  private pending = false;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: ApiClient,
+    private readonly listClusterRoles: () => KubeObject[],
+  ) {}
+
+  /** Schedules a pass; passes never overlap and requests during one coalesce into the next. */
+  enqueue(): void {
+    if (this.running) {
+      this.pending = true;
+      return;
+    }
+    this.running = this.pass().finally(() => {
+      this.running = undefined;
+      if (this.pending) {
+        this.pending = false;
+        this.enqueue();
+      }
+    });
+  }
+
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async pass(): Promise<void> {
+    const all = this.listClusterRoles();
+    for (const role of all) {
+      if (!aggregationSelectors(role)) continue;
+      const want = aggregatedRules(role, all);
+      if (isDeepStrictEqual(rulesOf(role), want) && Array.isArray(role['rules'])) continue;
+      try {
+        await this.client.update(rbacResource('clusterroles'), '', { ...role, rules: want });
+      } catch {
+        // A conflict means a newer version arrives through the watch and triggers a new pass.
+      }
+    }
+  }
+}

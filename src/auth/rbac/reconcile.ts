@@ -1,0 +1,139 @@
+// Creates and reconciles the default policy: missing objects are created; existing ones
+// marked for auto-update get missing rules, labels, annotations and subjects added (nothing
+// is removed, so operators' additions survive); autoupdate=false leaves an object alone.
+import { isDeepStrictEqual } from 'node:util';
+import { isApiError } from '../../apimachinery/errors.js';
+import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
+import type { ApiClient } from '../../client/types.js';
+import { rulesOf } from './authorizer.js';
+import { autoupdateAnnotation } from './bootstrap-policy.js';
+import { rbacResource } from './cache.js';
+import { uncoveredRules, type Subject } from './rules.js';
+import { aggregationSelectors } from './aggregation.js';
+
+function mergeMap(existing: Record<string, string> | undefined, wanted: Record<string, string> | undefined): Record<string, string> {
+  return { ...(wanted ?? {}), ...(existing ?? {}) };
+}
+
+/** The reconciled role, or undefined when the existing one needs no change. */
+export function reconcileRole(existing: KubeObject, wanted: KubeObject): KubeObject | undefined {
+  if (existing.metadata?.annotations?.[autoupdateAnnotation()] === 'false') return undefined;
+  const out: KubeObject = structuredClone(existing);
+  out.metadata = {
+    ...out.metadata,
+    labels: mergeMap(existing.metadata?.labels, wanted.metadata?.labels),
+    annotations: mergeMap(existing.metadata?.annotations, wanted.metadata?.annotations),
+  };
+  const wantedSelectors = aggregationSelectors(wanted);
+  if (wantedSelectors) {
+    // Aggregated roles: selectors are unioned; their rules belong to the aggregation controller.
+    const have = aggregationSelectors(existing) ?? [];
+    const merged = [...have, ...wantedSelectors.filter((s) => !have.some((h) => isDeepStrictEqual(h, s)))];
+    out['aggregationRule'] = { clusterRoleSelectors: merged };
+  } else {
+    const missing = uncoveredRules(rulesOf(existing), rulesOf(wanted));
+    if (missing.length > 0) out['rules'] = [...rulesOf(existing), ...rulesOf(wanted).filter((r) => uncoveredRules(rulesOf(existing), [r]).length > 0)];
+  }
+  return isDeepStrictEqual(out, existing) ? undefined : out;
+}
+
+/** The reconciled binding; `recreate` when its roleRef differs (roleRef is immutable). */
+export function reconcileBinding(existing: KubeObject, wanted: KubeObject): { object: KubeObject; recreate: boolean } | undefined {
+  if (existing.metadata?.annotations?.[autoupdateAnnotation()] === 'false') return undefined;
+  if (!isDeepStrictEqual(existing['roleRef'], wanted['roleRef'])) return { object: wanted, recreate: true };
+  const out: KubeObject = structuredClone(existing);
+  out.metadata = {
+    ...out.metadata,
+    labels: mergeMap(existing.metadata?.labels, wanted.metadata?.labels),
+    annotations: mergeMap(existing.metadata?.annotations, wanted.metadata?.annotations),
+  };
+  const have = (Array.isArray(existing['subjects']) ? existing['subjects'] : []) as Subject[];
+  const want = (Array.isArray(wanted['subjects']) ? wanted['subjects'] : []) as Subject[];
+  const same = (a: Subject, b: Subject) => a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');
+  out['subjects'] = [...have, ...want.filter((w) => !have.some((h) => same(h, w)))];
+  return isDeepStrictEqual(out, existing) ? undefined : { object: out, recreate: false };
+}
+
+async function ensure(
+  client: ApiClient,
+  r: GroupVersionResource,
+  wanted: KubeObject,
+  reconcile: (existing: KubeObject, wanted: KubeObject) => { object: KubeObject; recreate: boolean } | undefined,
+): Promise<void> {
+  const ns = wanted.metadata?.namespace ?? '';
+  const name = wanted.metadata?.name ?? '';
+  for (let attempt = 0; attempt < 5; attempt++) {
+    let existing: KubeObject;
+    try {
+      existing = await client.get(r, ns, name);
+    } catch (e) {
+      if (!isApiError(e) || e.code !== 404) throw e;
+      try {
+        await client.create(r, ns, structuredClone(wanted));
+        return;
+      } catch (ce) {
+        if (isApiError(ce) && ce.code === 409) continue;
+        throw ce;
+      }
+    }
+    const change = reconcile(existing, wanted);
+    if (!change) return;
+    try {
+      if (change.recreate) {
+        await client.delete(r, ns, name);
+        await client.create(r, ns, structuredClone(change.object));
+      } else {
+        await client.update(r, ns, change.object);
+      }
+      return;
+    } catch (e) {
+      if (isApiError(e) && e.code === 409) continue;
+      throw e;
+    }
+  }
+}
+
+export interface DefaultPolicy {
+  clusterRoles: KubeObject[];
+  clusterRoleBindings: KubeObject[];
+  roles: KubeObject[];
+  roleBindings: KubeObject[];
+}
+
+/**
+ * Reconciles cluster-scoped objects now (the server must not serve without them) and
+ * returns the namespaced ones that failed (their namespace may not exist yet) to retry.
+ */
+export async function reconcilePolicy(client: ApiClient, policy: DefaultPolicy): Promise<KubeObject[]> {
+  const roleChange = (e: KubeObject, w: KubeObject) => {
+    const o = reconcileRole(e, w);
+    return o ? { object: o, recreate: false } : undefined;
+  };
+  for (const o of policy.clusterRoles) await ensure(client, rbacResource('clusterroles'), o, roleChange);
+  for (const o of policy.clusterRoleBindings) await ensure(client, rbacResource('clusterrolebindings'), o, reconcileBinding);
+  const failed: KubeObject[] = [];
+  for (const o of policy.roles) await ensure(client, rbacResource('roles'), o, roleChange).catch(() => failed.push(o));
+  for (const o of policy.roleBindings) await ensure(client, rbacResource('rolebindings'), o, reconcileBinding).catch(() => failed.push(o));
+  return failed;
+}
+
+/** Retries namespaced defaults until they land or `signal` aborts. */
+export async function reconcileNamespacedUntilDone(client: ApiClient, pending: KubeObject[], signal: AbortSignal, intervalMs = 1000): Promise<void> {
+  let left = pending;
+  while (left.length > 0 && !signal.aborted) {
+    await new Promise((r) => setTimeout(r, intervalMs).unref());
+    const next: KubeObject[] = [];
+    for (const o of left) {
+      const r = rbacResource(o.kind === 'Role' ? 'roles' : 'rolebindings');
+      const change =
+        o.kind === 'Role'
+          ? (e: KubeObject, w: KubeObject) => {
+              const x = reconcileRole(e, w);
+              return x ? { object: x, recreate: false } : undefined;
+            }
+          : reconcileBinding;
+      await ensure(client, r, o, change).catch(() => next.push(o));
+    }
+    left = next;
+  }
+}
