@@ -178,8 +178,10 @@ export class GenericStore implements RESTStore {
   /** A stored object as answered: the definition's version, with its resource version. */
   protected toExternal(internal: KubeObject, resourceVersion: number | string): KubeObject {
     const converted = this.definition.conversion ? this.definition.conversion.fromStorage(internal) : internal;
-    const { apiVersion: _a, kind: _k, ...rest } = converted;
-    const out: KubeObject = { apiVersion: this.servedApiVersion, kind: this.definition.kind, ...rest };
+    // Field order as Kubernetes writes objects: type, metadata, the kind's fields, status.
+    const { apiVersion: _a, kind: _k, metadata, status, ...rest } = converted;
+    const out: KubeObject = { apiVersion: this.servedApiVersion, kind: this.definition.kind, metadata: metadata ?? {}, ...rest };
+    if (status !== undefined) out.status = status;
     meta(out).resourceVersion = String(resourceVersion);
     return out;
   }
