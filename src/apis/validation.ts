@@ -225,16 +225,10 @@ function validateFinalizers(finalizers: unknown): FieldError[] {
   if (finalizers === undefined || finalizers === null) return [];
   if (!Array.isArray(finalizers)) return [invalidField('metadata.finalizers', finalizers, 'must be a list of strings')];
   const errs: FieldError[] = [];
-  const seen = new Set<string>();
   finalizers.forEach((f, i) => {
     const path = `metadata.finalizers[${i}]`;
-    if (typeof f !== 'string') {
-      errs.push(invalidField(path, f, 'must be a string'));
-      return;
-    }
-    for (const m of isQualifiedName(f)) errs.push(invalidField(path, f, m));
-    if (seen.has(f)) errs.push({ type: 'FieldValueDuplicate', field: path, detail: `Duplicate value: ${JSON.stringify(f)}` });
-    seen.add(f);
+    if (typeof f !== 'string') errs.push(invalidField(path, f, 'must be a string'));
+    else for (const m of isQualifiedName(f)) errs.push(invalidField(path, f, m));
   });
   return errs;
 }
@@ -261,7 +255,6 @@ export function oneOf(value: unknown, allowed: string[], path: string, required 
   return typeof value === 'string' && allowed.includes(value) ? [] : [notSupportedField(path, value, allowed)];
 }
 
-const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 
 /** A metav1.LabelSelector: matchLabels valid as labels, matchExpressions well formed. */
 export function validateLabelSelector(selector: unknown, path: string): FieldError[] {
@@ -295,7 +288,6 @@ export function validateLabelSelector(selector: unknown, path: string): FieldErr
   return errs;
 }
 
-export { SELECTOR_OPERATORS };
 
 /** Whether a metav1.LabelSelector selects a label set (used to check templates against selectors). */
 export function selectorMatches(selector: unknown, labels: Record<string, string>): boolean {
