@@ -16,10 +16,10 @@ import { badRequest, unclassifiedPatchError, unprocessablePatch } from './errors
 import { clone, goFormat, goTypeName, isObject, jsonKind, sameGoType, type JsonObject } from './json-value.js';
 import {
   goStructName,
-  shapeOf,
+  objectContext,
   strategicMergePatchNotSupported,
+  type ObjectContext,
   type PatchSchema,
-  type ValueShape,
 } from './strategic-schema.js';
 import type { TypeRef } from '../schema/catalog-types.js';
 
@@ -28,14 +28,11 @@ const RETAIN_KEYS = '$retainKeys';
 const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList';
 const SET_ELEMENT_ORDER = '$setElementOrder';
 
-/** Where an object sits: a struct of the schema, a map of one value type, or free-form JSON. */
-type ObjectContext = { kind: 'struct'; typeId: string } | { kind: 'map'; value: TypeRef } | { kind: 'untyped' };
-
 interface FieldMeta {
   /** The strategy other than `retainKeys` (which only tells clients to send `$retainKeys`). */
   strategy: string;
   mergeKey: string;
-  type: TypeRef | undefined;
+  type: TypeRef;
 }
 
 /**
@@ -105,8 +102,14 @@ class Merger {
 
   /** The patch facts of member `key` of an object in context `ctx`. */
   private fieldMeta(ctx: ObjectContext, key: string, forList: boolean): FieldMeta {
-    if (ctx.kind === 'map') return { strategy: '', mergeKey: '', type: ctx.value };
-    if (ctx.kind === 'untyped') return { strategy: '', mergeKey: '', type: undefined };
+    if (ctx.kind !== 'struct') {
+      // Kubernetes looks members up in the Go type, which fails for maps and field-less types.
+      throw unclassifiedPatchError(
+        ctx.kind === 'opaque' && ctx.goStruct
+          ? `unable to find api field in struct ${ctx.goStruct} for the json field ${JSON.stringify(key)}`
+          : `merging an object in json but data type is not struct, instead is: ${ctx.kind === 'map' ? 'map' : ctx.goKind}`,
+      );
+    }
     const field = this.schema.field(ctx.typeId, key);
     if (!field) {
       throw unclassifiedPatchError(
@@ -289,15 +292,8 @@ class InPlaceList {
   }
 }
 
-function objectContext(type: TypeRef | undefined): ObjectContext {
-  const shape: ValueShape = shapeOf(type);
-  if (shape.kind === 'struct') return { kind: 'struct', typeId: shape.typeId };
-  if (shape.kind === 'map') return { kind: 'map', value: shape.value };
-  return { kind: 'untyped' };
-}
-
-function listItemType(type: TypeRef | undefined): TypeRef | undefined {
-  return type && 'list' in type ? type.list : undefined;
+function listItemType(type: TypeRef): TypeRef {
+  return 'list' in type ? type.list : type;
 }
 
 /** `$retainKeys`: members of the original not listed are cleared before the merge. */

@@ -3,7 +3,7 @@
 // that the real catalog and small hand-written fixtures serve equally.
 
 import { unsupportedMediaTypeStatus } from './media-types.js';
-import type { FieldDef, TypeDef, TypeRef } from '../schema/catalog-types.js';
+import type { FieldDef, ScalarType, TypeDef, TypeRef } from '../schema/catalog-types.js';
 import type { ApiError } from '../apimachinery/errors.js';
 
 export interface PatchSchema {
@@ -80,28 +80,36 @@ export const BUILTIN_PATCH_TYPES = [
   'application/apply-patch+yaml',
 ];
 
-/** How a value of this field type is merged. */
-export type ValueShape =
+/**
+ * Where an object value sits, for merging its members: a struct of the schema, a map of one
+ * value type, or a value whose Go type has no JSON fields of its own (raw extensions, field
+ * sets, int-or-string, ...). In the last two, a member cannot be looked up, which only matters
+ * when both sides hold an object or a list there.
+ */
+export type ObjectContext =
   | { kind: 'struct'; typeId: string }
   | { kind: 'map'; value: TypeRef }
-  | { kind: 'list'; item: TypeRef }
-  /** Free-form JSON (raw extensions, fields sets, apiextensions JSON): merged without a schema. */
-  | { kind: 'untyped' }
-  | { kind: 'scalar' };
+  | { kind: 'opaque'; goStruct?: string; goKind: string };
 
-export function shapeOf(type: TypeRef | undefined): ValueShape {
-  if (!type) return { kind: 'untyped' };
+const OPAQUE_STRUCTS: Partial<Record<ScalarType, string>> = {
+  'raw-extension': 'RawExtension',
+  'fields-v1': 'FieldsV1',
+  json: 'JSON',
+  'int-or-string': 'IntOrString',
+  quantity: 'Quantity',
+  time: 'Time',
+  'micro-time': 'MicroTime',
+  duration: 'Duration',
+};
+
+const GO_KINDS: Partial<Record<ScalarType, string>> = { boolean: 'bool', bytes: 'slice' };
+
+export function objectContext(type: TypeRef): ObjectContext {
   if ('ref' in type) return { kind: 'struct', typeId: type.ref };
-  if ('list' in type) return { kind: 'list', item: type.list };
   if ('map' in type) return { kind: 'map', value: type.map };
-  switch (type.scalar) {
-    case 'raw-extension':
-    case 'fields-v1':
-    case 'json':
-      return { kind: 'untyped' };
-    default:
-      return { kind: 'scalar' };
-  }
+  if ('list' in type) return { kind: 'opaque', goKind: 'slice' };
+  const goStruct = OPAQUE_STRUCTS[type.scalar];
+  return goStruct ? { kind: 'opaque', goStruct, goKind: 'struct' } : { kind: 'opaque', goKind: GO_KINDS[type.scalar] ?? type.scalar };
 }
 
 /** The Go name of a catalog type, as Kubernetes' lookup errors print it: `PodSpec`. */
