@@ -138,9 +138,9 @@ export class SqliteEngine {
     const before = this.current;
     const replies: SqliteReply[] = [];
     const events: StorageEvent[] = [];
-    const writes = requests.some((r) => r.req.op !== 'get' && r.req.op !== 'list' && r.req.op !== 'events' && r.req.op !== 'revision');
     try {
-      this.db.exec(writes ? 'BEGIN IMMEDIATE' : 'BEGIN');
+      // The connection holds the file exclusively, so a deferred transaction never waits.
+      this.db.exec('BEGIN');
       for (const { id, req } of requests) {
         try {
           replies.push({ id, ok: true, result: this.handle(req, events) });

@@ -165,11 +165,16 @@ export class SqliteStorage implements Storage {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<SqliteResult>((resolve, reject) => {
+      const idle = this.waiters.size === 0;
       this.waiters.set(id, { resolve, reject });
       // An answer in flight keeps the process alive; an idle store does not.
       this.worker.ref();
       this.outgoing.push({ id, req });
-      if (!this.scheduled) {
+      if (idle) {
+        // An idle worker gets the request at once; while it works, requests gather into
+        // one message per turn of the event loop.
+        this.flush();
+      } else if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
       }
