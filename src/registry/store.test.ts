@@ -92,6 +92,12 @@ describe('GenericStore', () => {
   test('create: conflicts, namespaces, names, validation, admission, dry run', async () => {
     await rejects(widgets.create(ctx, 'ns1', widget('a'), noDry), 409, 'AlreadyExists', `widgets.${TEST_GROUP} "a" already exists`);
     await rejects(
+      widgets.create(ctx, 'ns1', { ...widget('rv'), metadata: { name: 'rv', resourceVersion: '5' } }, noDry),
+      500,
+      'InternalError',
+      'Internal error occurred: resourceVersion should not be set on objects to be created',
+    );
+    await rejects(
       widgets.create(ctx, 'ns1', { ...widget('b'), metadata: { name: 'b', namespace: 'other' } }, noDry),
       400,
       'BadRequest',
@@ -265,6 +271,12 @@ describe('GenericStore', () => {
       409,
       'Conflict',
       `Operation cannot be fulfilled on widgets.${TEST_GROUP} "f": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${rv}`,
+    );
+    await rejects(
+      widgets.delete(ctx, 'del', 'f', { dryRun: false, propagationPolicy: 'Sideways' as 'Orphan' }),
+      422,
+      'Invalid',
+      'DeleteOptions.meta.orch.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"',
     );
     const dry = await widgets.delete(ctx, 'del', 'f', { dryRun: true });
     assert.equal(dry.deleted, false);

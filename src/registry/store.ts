@@ -10,6 +10,7 @@ import {
   badRequest,
   conflict,
   forbiddenField,
+  internalError,
   invalid,
   invalidField,
   notFound,
@@ -436,6 +437,10 @@ export class GenericStore implements RESTStore {
     }
     const internal = this.toInternal(obj);
     const m = meta(internal);
+    if (m.resourceVersion) {
+      // Kubernetes' storage refuses this before writing, as an internal error.
+      throw internalError(new Error('resourceVersion should not be set on objects to be created'));
+    }
     this.applyRequestNamespace(m, namespace);
     const generated = !m.name && !!m.generateName;
     for (let attempt = 0; ; attempt++) {
@@ -696,6 +701,7 @@ export class GenericStore implements RESTStore {
   // Delete
 
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    validateDeleteOptions(opts);
     const key = this.key(namespace, name);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
       const { item } = await this.storage.get(key);
@@ -764,6 +770,7 @@ export class GenericStore implements RESTStore {
   }
 
   async deleteCollection(ctx: RequestContext, namespace: string, opts: DeleteOptions, listOpts: ListOptions): Promise<KubeList> {
+    validateDeleteOptions(opts);
     const listed = await this.list(ctx, namespace, {
       labelSelector: listOpts.labelSelector,
       fieldSelector: listOpts.fieldSelector,
@@ -826,6 +833,18 @@ export function validateListOptions(opts: ListOptions): void {
   }
   if (opts.sendInitialEvents !== undefined) errs.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   if (errs.length > 0) throw listOptionsInvalid(errs);
+}
+
+export function validateDeleteOptions(opts: DeleteOptions): void {
+  const errs: FieldError[] = [];
+  const policy: unknown = opts.propagationPolicy;
+  if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
+    errs.push(notSupportedField('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']));
+  }
+  if (opts.gracePeriodSeconds !== undefined && (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)) {
+    errs.push(invalidField('gracePeriodSeconds', opts.gracePeriodSeconds, 'must be greater than or equal to 0'));
+  }
+  if (errs.length > 0) throw invalid({ group: metaGroup(), kind: 'DeleteOptions' }, '', errs);
 }
 
 /** Watch options as release 1.27 accepts them (the WatchList feature gate is off). */
