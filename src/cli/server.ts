@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ParsedFlags } from '../apimachinery/flags.js';
 import type { UserInfo } from '../apimachinery/types.js';
+import { buildAdmissionChain } from '../admission/index.js';
 import { buildAuth, type AuthModule } from '../auth/index.js';
 import { LoopbackClient } from '../client/loopback.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
@@ -16,6 +17,7 @@ import { buildResourceTable, type DefaultResourceTable } from '../registry/index
 import type { RESTStore } from '../registry/types.js';
 import { ApiServer } from '../server/apiserver.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
+import { schemaFieldChecker } from '../server/field-checker.js';
 import { defaultPatchers } from '../server/patchers.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, startCompactor, type Storage } from '../storage/index.js';
@@ -68,7 +70,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const table: DefaultResourceTable = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: flags.string('runtime-config') ?? '' }), storage, {
     cacherOptions: { historyWindowMs: windowMs },
   });
+  // Admission plugins look objects up with a plain client; controllers write through one
+  // that runs admission, as remote clients' writes do.
   const client = new LoopbackClient(table, LOOPBACK_USER);
+  const admission = buildAdmissionChain(flags, { client });
+  const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
 
   const port = flags.number('secure-port') ?? 6443;
   const hostForClients = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
@@ -96,7 +102,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     authenticator: auth.authenticator,
     authorizer: auth.authorizer,
     impersonate: (headers, user) => auth.impersonate(headers, user),
+    admission,
     patchers: defaultPatchers,
+    fieldChecker: schemaFieldChecker,
     nonResource: (method, path) => auth.nonResource(method, path),
     version: versionInfo(PRODUCT_VERSION),
     tls: { cert: readFileSync(certFile), key: readFileSync(keyFile), clientCA: readFileSync(clientCaFile) },
@@ -149,12 +157,12 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const started = (async () => {
     const [namespaces, rbac, ctrl] = hooks as [PostStartHook, PostStartHook, PostStartHook];
     try {
-      await ensureSystemNamespaces(client);
+      await ensureSystemNamespaces(controllerClient);
       namespaces.complete();
       await auth.start();
       rbac.complete();
       controllers = startControllers({
-        client,
+        client: controllerClient,
         table,
         onError: (name, err) => log(`controller ${name}: ${err instanceof Error ? err.message : String(err)}`),
       });
@@ -174,6 +182,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await started.catch(() => {});
       await controllers?.stop();
       await auth.stop();
+      await admission.stop();
       compactor.stop();
       await table.stop();
       await storage.close();

@@ -153,6 +153,51 @@ describe('verbs', () => {
   });
 });
 
+describe('field validation and admission', () => {
+  it('rejects unknown fields under Strict and warns under Warn', async () => {
+    const body = { metadata: { name: 'strict1' }, bogus: 1 };
+    const strict = await t.request('POST', `${CM}?fieldValidation=Strict`, { body });
+    assert.equal(strict.status, 400);
+    assert.equal(strict.json().message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"');
+    const warn = await t.request('POST', `${CM}?fieldValidation=Warn`, { body });
+    assert.equal(warn.status, 201, warn.body);
+    assert.equal(warn.headers.warning, '299 - "unknown field \\"bogus\\""');
+    const dup = await t.request('POST', `${CM}?fieldValidation=Strict`, { body: '{"metadata":{"name":"d1","name":"d2"}}' });
+    assert.equal(dup.status, 400);
+    assert.match(String(dup.json().message), /duplicate field "metadata.name"/);
+  });
+
+  it('runs mutating admission before the store and validating admission inside it', async () => {
+    const seen: string[] = [];
+    const admitted = await startTestServer({
+      admission: {
+        async admit(a) {
+          seen.push(`admit ${a.operation} ${a.name}`);
+          if (a.object) (a.object.metadata ??= {}).labels = { ...(a.object.metadata?.labels ?? {}), admitted: 'yes' };
+        },
+        async validate(a) {
+          seen.push(`validate ${a.operation} ${a.name}`);
+          if (a.name.startsWith('deny-')) throw new (await import('../apimachinery/errors.js')).ApiError(403, 'Forbidden', 'denied by test admission');
+        },
+      },
+    });
+    try {
+      await admitted.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'default' } } });
+      const ok = await admitted.request('POST', CM, { body: { metadata: { name: 'a1' } } });
+      assert.equal(ok.status, 201, ok.body);
+      assert.equal(ok.json().metadata?.labels?.admitted, 'yes');
+      const denied = await admitted.request('POST', CM, { body: { metadata: { name: 'deny-1' } } });
+      assert.equal(denied.status, 403);
+      assert.equal((await admitted.request('GET', `${CM}/deny-1`)).status, 404);
+      const del = await admitted.request('DELETE', `${CM}/a1`);
+      assert.equal(del.status, 200);
+      assert.ok(seen.includes('admit CREATE a1') && seen.includes('validate CREATE a1') && seen.includes('admit DELETE a1') && seen.includes('validate DELETE a1'), seen.join(', '));
+    } finally {
+      await admitted.close();
+    }
+  });
+});
+
 describe('routing and errors', () => {
   it('answers unknown paths and resources 404 with a Status', async () => {
     for (const p of ['/nope', '/api/v2', '/apis/nogroup', '/api/v1/nothings', '/apis/widgets.testing/v1/namespaces/default/nothings/x']) {

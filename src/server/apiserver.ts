@@ -102,6 +102,7 @@ export class ApiServer {
     this.health.add(['livez', 'readyz', 'healthz'], { name: 'log', check: () => {} });
     this.health.add(['readyz'], {
       name: 'shutdown',
+      last: true,
       check: () => {
         if (this.shuttingDown) throw new Error('process is shutting down');
       },

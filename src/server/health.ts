@@ -5,6 +5,8 @@
 
 export interface HealthCheck {
   name: string;
+  /** Listed after every other check (kube-apiserver lists `shutdown` last). */
+  last?: boolean;
   /** Throws (or rejects) when unhealthy; the message goes to the log, not to the client. */
   check(): void | Promise<void>;
 }
@@ -55,7 +57,12 @@ export class HealthChecks {
   private readonly endpoints: Record<HealthEndpoint, HealthCheck[]> = { livez: [], readyz: [], healthz: [] };
 
   add(endpoints: HealthEndpoint[], check: HealthCheck): void {
-    for (const e of endpoints) this.endpoints[e].push(check);
+    for (const e of endpoints) {
+      const list = this.endpoints[e];
+      const firstLast = check.last ? -1 : list.findIndex((c) => c.last);
+      if (firstLast < 0) list.push(check);
+      else list.splice(firstLast, 0, check);
+    }
   }
 
   names(endpoint: HealthEndpoint): string[] {

@@ -53,6 +53,8 @@ export type FieldChecker = (
   kind: { group: string; version: string; kind: string },
   level: FieldValidation,
   contentType: string,
+  /** True when `obj` is the result of applying the patch in `body`. */
+  patched?: boolean,
 ) => string[];
 
 export interface ResourceHandlerDeps {
@@ -328,7 +330,7 @@ export class ResourceHandler {
     const supported = ['application/json-patch+json', 'application/merge-patch+json', ...(patchers.strategic ? ['application/strategic-merge-patch+json'] : [])];
     if (!supported.includes(patchType)) throw unsupportedMediaType(contentType ?? '', supported);
     const dryRun = dryRunFromQuery(r.query, 'PatchOptions');
-    parseFieldValidation(r.query, 'PatchOptions');
+    const level = parseFieldValidation(r.query, 'PatchOptions');
     const raw = await readBody(r.req, this.deps.maxBodyBytes);
     if (raw.byteLength === 0) throw badRequest('the request body is empty');
     const patch = this.deps.serializers.all()[0]!.decode(raw);
@@ -353,6 +355,10 @@ export class ResourceHandler {
         else patched = patchers.strategic!(structuredClone(current), patch, kind);
         if (!isPlainObject(patched)) throw badRequest('the patched object must be an object');
         const obj = patched as KubeObject;
+        if (this.deps.fieldChecker) {
+          const warnings = this.deps.fieldChecker(raw, obj, kind, level, contentType ?? '', true);
+          for (const w of warnings) if (!r.warnings.includes(w)) r.warnings.push(w);
+        }
         if (obj.metadata?.name !== undefined && obj.metadata.name !== name) {
           throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
         }

@@ -14,6 +14,7 @@ import { gizmoDefinition, namespaceDefinition, widgetDefinition, widgetStrategy 
 import type { ResourceDefinition, RESTStore } from '../registry/types.js';
 import { MemoryStorage } from '../storage/index.js';
 import { ApiServer, type ApiServerConfig } from './apiserver.js';
+import { schemaFieldChecker } from './field-checker.js';
 import { defaultPatchers } from './patchers.js';
 import { versionInfo } from './version.js';
 
@@ -143,6 +144,7 @@ export async function startTestServer(overrides: Partial<ApiServerConfig> = {}):
     authenticator: new UnionAuthenticator([new X509Authenticator(() => [new X509Certificate(ca.certPem)])], false),
     authorizer: testAuthorizer,
     patchers: defaultPatchers,
+    fieldChecker: schemaFieldChecker,
     version: versionInfo('0.1.0'),
     tls: { cert: serving.certPem, key: serving.keyPem, clientCA: ca.certPem },
     ...overrides,

@@ -1,0 +1,24 @@
+// Field validation of request bodies against the schema catalog (`fieldValidation` =
+// Ignore, Warn, Strict): unknown and duplicate fields become warnings or a 400, and values
+// of the wrong type are a 400 at every level. Kinds outside the catalog pass unchecked.
+import { findDuplicateKeys } from '../codec/strict-json.js';
+import { parseMediaType } from '../codec/media-type.js';
+import { checkObject } from '../schema/index.js';
+import type { FieldChecker } from './resource-handler.js';
+
+const decoder = new TextDecoder();
+
+export const schemaFieldChecker: FieldChecker = (body, obj, kind, level, contentType, patched) => {
+  const type = parseMediaType(contentType)?.type ?? 'application/json';
+  // Duplicate keys are only visible in JSON text; YAML's parser has already resolved them.
+  const jsonText = type === 'application/json' || type.endsWith('+json');
+  const duplicates = jsonText && level !== 'Ignore' ? findDuplicateKeys(decoder.decode(body)) : [];
+  const result = checkObject(obj, kind, {
+    fieldValidation: level,
+    duplicateFields: duplicates,
+    // Required fields and enum values are the strategies' validation (422), not decoding.
+    checkRequired: false,
+    ...(patched ? { patchText: JSON.stringify(obj) } : {}),
+  });
+  return result.warnings;
+};
