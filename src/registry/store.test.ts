@@ -388,6 +388,18 @@ describe('GenericStore list', () => {
     assert.equal(exact.metadata.resourceVersion, before.metadata.resourceVersion);
     const legacyExact = await widgets.list(ctx, 'a', { resourceVersion: before.metadata.resourceVersion, limit: 100 });
     assert.deepEqual(names(legacyExact), names(before));
+    const exactPage = await widgets.list(ctx, 'a', { resourceVersion: before.metadata.resourceVersion, resourceVersionMatch: 'Exact', limit: 2 });
+    assert.deepEqual(names(exactPage), names(before).slice(0, 2));
+    assert.equal(exactPage.metadata.resourceVersion, before.metadata.resourceVersion);
+    const rest = await widgets.list(ctx, 'a', { limit: 100, continue: exactPage.metadata.continue });
+    assert.deepEqual(names(rest), names(before).slice(2));
+    // limit with resourceVersion=0 or NotOlderThan: served from the cache, at its current revision.
+    const anyPage = await widgets.list(ctx, 'a', { resourceVersion: '0', limit: 2 });
+    assert.equal(anyPage.items.length, 2);
+    assert.ok(Number(anyPage.metadata.resourceVersion) > Number(before.metadata.resourceVersion));
+    const notOlder = await widgets.list(ctx, 'a', { resourceVersion: before.metadata.resourceVersion, resourceVersionMatch: 'NotOlderThan', limit: 2 });
+    assert.ok(Number(notOlder.metadata.resourceVersion) > Number(before.metadata.resourceVersion));
+    assert.ok(names(notOlder).length === 2 && notOlder.metadata.continue);
     await widgets.delete(ctx, 'a', 'late', noDry);
   });
 
