@@ -4,7 +4,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toKubernetesGroup } from '../naming/index.js';
+import { extension, toKubernetesGroup } from '../naming/index.js';
 import type { Catalog, FieldDef, TypeDef } from './catalog-types.js';
 
 const CATALOG_FILE = 'catalog.json';
@@ -73,4 +73,14 @@ export function jsonFields(id: string): FieldDef[] {
   }
   flatFields.set(id, out);
   return out;
+}
+
+const UPSTREAM_EXTENSION_PREFIX = 'x-kubernetes-';
+
+/**
+ * The JSON name a field is served under in the running flavor. Only the schema-extension
+ * fields of CustomResourceDefinition schemas (`x-kubernetes-list-type`) differ.
+ */
+export function servedFieldName(name: string): string {
+  return name.startsWith(UPSTREAM_EXTENSION_PREFIX) ? extension(name.slice(UPSTREAM_EXTENSION_PREFIX.length)) : name;
 }

@@ -1,8 +1,20 @@
 // The schema layer: the catalog of built-in types and the features that read it.
 
 export type * from './catalog-types.js';
-export { getCatalog, typeIdForKind, lookupType, jsonFields } from './catalog.js';
+export { getCatalog, typeIdForKind, lookupType, jsonFields, servedFieldName } from './catalog.js';
 export { checkObject, type CheckOptions, type CheckResult, type FieldValidation } from './validate.js';
+export { createFieldChecker, type FieldCheckerOptions } from './field-checker.js';
 export { parseQuantity, formatQuantity, canonicalQuantity, type Quantity } from './quantity.js';
 export { normalizeTime, normalizeMicroTime, normalizeDuration, parseGoDuration, formatGoDuration } from './go-values.js';
 export { parseJsonWithDuplicates } from '../codec/strict-json.js';
+export {
+  openapiV2,
+  openapiV3Index,
+  openapiV3Document,
+  openapiHandler,
+  OPENAPI_V2_PROTOBUF,
+  type OpenApiResource,
+  type OpenApiV2,
+  type OpenApiV3Document,
+  type OpenApiAnswer,
+} from './openapi/index.js';

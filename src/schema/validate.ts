@@ -13,7 +13,8 @@ import {
   requiredField,
   type FieldError,
 } from '../apimachinery/errors.js';
-import { lookupType, jsonFields, typeIdForKind } from './catalog.js';
+import { flavor } from '../naming/index.js';
+import { lookupType, jsonFields, servedFieldName, typeIdForKind } from './catalog.js';
 import type { FieldDef, ScalarType, TypeRef } from './catalog-types.js';
 import { checkBase64, normalizeDuration, normalizeMicroTime, normalizeTime } from './go-values.js';
 import { canonicalQuantity } from './quantity.js';
@@ -96,10 +97,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
 const fieldIndex = new Map<string, Map<string, FieldDef>>();
 
 function fieldsByName(typeId: string): Map<string, FieldDef> {
-  let m = fieldIndex.get(typeId);
+  const key = `${flavor()}:${typeId}`;
+  let m = fieldIndex.get(key);
   if (!m) {
-    m = new Map(jsonFields(typeId).map((f) => [f.name, f]));
-    fieldIndex.set(typeId, m);
+    m = new Map(jsonFields(typeId).map((f) => [servedFieldName(f.name), f]));
+    fieldIndex.set(key, m);
   }
   return m;
 }
@@ -183,8 +185,8 @@ class Walker {
       if (replaced !== undefined) obj[key] = replaced;
     }
     if (this.checkRequired) {
-      for (const f of fields.values()) {
-        if (f.required && !(f.name in obj)) this.errors.push(requiredField(join(path, f.name)));
+      for (const [name, f] of fields) {
+        if (f.required && !(name in obj)) this.errors.push(requiredField(join(path, name)));
       }
     }
   }
