@@ -39,6 +39,23 @@ async function main(argv: string[]): Promise<number> {
   const log = (line: string): void => {
     process.stderr.write(`${name}: ${line}\n`);
   };
+  // Signals are taken from the start: one that arrives while starting stops the server as
+  // soon as it is up, so that no start-up is left half done.
+  let signalled = false;
+  let forced: (code: number) => void = () => {};
+  const signal = new Promise<void>((resolveSignal) => {
+    const onSignal = (): void => {
+      if (signalled) {
+        // A second signal forces the exit without waiting for the drain.
+        forced(1);
+        return;
+      }
+      signalled = true;
+      resolveSignal();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
   let running;
   try {
     running = await startServer(flags, { log });
@@ -50,26 +67,16 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(`Serving on ${running.url}; admin kubeconfig: ${kubeconfig}; try: kubectl --kubeconfig ${kubeconfig} get namespaces\n`);
   running.started.catch(() => {});
 
-  return new Promise<number>((resolveExit) => {
-    let signalled = false;
-    const onSignal = (): void => {
-      if (signalled) {
-        // A second signal forces the exit without waiting for the drain.
-        resolveExit(1);
-        return;
-      }
-      signalled = true;
-      running
-        .stop()
-        .then(() => resolveExit(0))
-        .catch((err: unknown) => {
-          log(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
-          resolveExit(1);
-        });
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+  const stopped = signal.then(async () => {
+    try {
+      await running.stop();
+      return 0;
+    } catch (err) {
+      log(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+      return 1;
+    }
   });
+  return Promise.race([stopped, new Promise<number>((r) => (forced = r))]);
 }
 
 main(process.argv.slice(2)).then(
