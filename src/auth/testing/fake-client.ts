@@ -50,6 +50,8 @@ export class FakeClient implements ApiClient {
         from = e.rv;
         yield structuredClone(e.event);
       }
+      // Events recorded while the consumer ran are picked up before waiting again.
+      if (next.length > 0) continue;
       await new Promise<void>((resolve) => {
         const done = () => {
           this.waiters.delete(done);
