@@ -9,8 +9,17 @@ export {
   patchSchemaFor,
   supportsStrategicMergePatch,
   strategicMergePatchNotSupported,
-  BUILTIN_PATCH_TYPES,
-  CUSTOM_RESOURCE_PATCH_TYPES,
 } from './strategic-schema.js';
 export type { PatchSchema, TypeLookup } from './strategic-schema.js';
+export { applyPatchOfType } from './patch-types.js';
+export {
+  patchTypeOf,
+  unsupportedPatchType,
+  JSON_PATCH_TYPE,
+  MERGE_PATCH_TYPE,
+  STRATEGIC_MERGE_PATCH_TYPE,
+  APPLY_PATCH_TYPE,
+  BUILTIN_PATCH_TYPES,
+  CUSTOM_RESOURCE_PATCH_TYPES,
+} from './media-types.js';
 export { catalogPatchSchema, catalogSupportsStrategicMergePatch } from './catalog-schema.js';

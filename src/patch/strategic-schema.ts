@@ -2,7 +2,7 @@
 // strategies, merge key and the type of its value. `PatchSchema` keeps that to two lookups so
 // that the real catalog and small hand-written fixtures serve equally.
 
-import { unsupportedMediaTypeStatus } from './media-types.js';
+import { CUSTOM_RESOURCE_PATCH_TYPES, unsupportedPatchType } from './media-types.js';
 import type { FieldDef, ScalarType, TypeDef, TypeRef } from '../schema/catalog-types.js';
 import type { ApiError } from '../apimachinery/errors.js';
 
@@ -62,23 +62,8 @@ export function supportsStrategicMergePatch(lookup: TypeLookup, typeId: string |
  * strategic information: the media types such a resource does accept.
  */
 export function strategicMergePatchNotSupported(): ApiError {
-  return unsupportedMediaTypeStatus(CUSTOM_RESOURCE_PATCH_TYPES);
+  return unsupportedPatchType(CUSTOM_RESOURCE_PATCH_TYPES);
 }
-
-/** The patch media types a custom resource accepts, in the order Kubernetes lists them. */
-export const CUSTOM_RESOURCE_PATCH_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/apply-patch+yaml',
-];
-
-/** The media types of every patch format, for built-in kinds. */
-export const BUILTIN_PATCH_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-];
 
 /**
  * Where an object value sits, for merging its members: a struct of the schema, a map of one
