@@ -14,7 +14,10 @@ if (dataDir === undefined || run === undefined) {
 
 const storage = await SqliteStorage.open({ dataDir });
 const enc = new TextEncoder();
-process.stdout.write(`ready ${await storage.revision()}\n`);
+const ready = await storage.revision();
+process.stdout.write(`ready ${ready}\n`);
+// A compaction runs among the writes, so that some kills land in the middle of one.
+const compacting = storage.compact(Math.max(0, ready - 50));
 
 async function writer(w: number): Promise<void> {
   for (let n = 0; ; n++) {
@@ -33,4 +36,4 @@ async function writer(w: number): Promise<void> {
   }
 }
 
-await Promise.all(Array.from({ length: 16 }, (_, w) => writer(w)));
+await Promise.all([compacting, ...Array.from({ length: 16 }, (_, w) => writer(w))]);
