@@ -13,6 +13,7 @@ export {
   openapiV3Document,
   openapiHandler,
   OPENAPI_V2_PROTOBUF,
+  OPENAPI_V2_PROTOBUF_RESPONSE,
   type OpenApiResource,
   type OpenApiV2,
   type OpenApiV3Document,

@@ -15,8 +15,10 @@ export { encodeDocument } from './v2.js';
 /** The version reported in `info.version`. */
 const DEFAULT_VERSION = 'v1.27.16';
 
+/** What clients ask for. */
 export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
-const OPENAPI_V2_PROTOBUF_LEGACY = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+/** What the answer is labelled: `@` is not valid in a media type, so Kubernetes answers with a dot. */
+export const OPENAPI_V2_PROTOBUF_RESPONSE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 interface Cached {
   key: string;
@@ -94,7 +96,7 @@ function wantsProtobuf(accept: string | undefined): boolean | undefined {
   if (!accept) return false;
   for (const part of accept.split(',')) {
     const type = part.split(';')[0].trim().toLowerCase();
-    if (type === OPENAPI_V2_PROTOBUF || type === OPENAPI_V2_PROTOBUF_LEGACY) return true;
+    if (type === OPENAPI_V2_PROTOBUF || type === OPENAPI_V2_PROTOBUF_RESPONSE) return true;
     if (type === 'application/json' || type === '*/*' || type === 'application/*') return false;
   }
   return undefined;
@@ -120,9 +122,9 @@ export function openapiHandler(
       if (proto === undefined) return notAcceptable();
       const doc = openapiV2(resources(), version);
       const headers = { ETag: doc.etag, Vary: 'Accept', 'Last-Modified': cached(resources(), version).lastModified };
-      if (etagMatches(ifNoneMatch, doc.etag)) return { code: 304, contentType: proto ? OPENAPI_V2_PROTOBUF : 'application/json', body: '', headers };
+      if (etagMatches(ifNoneMatch, doc.etag)) return { code: 304, contentType: proto ? OPENAPI_V2_PROTOBUF_RESPONSE : 'application/json', body: '', headers };
       return proto
-        ? { code: 200, contentType: OPENAPI_V2_PROTOBUF, body: doc.protobuf, headers }
+        ? { code: 200, contentType: OPENAPI_V2_PROTOBUF_RESPONSE, body: doc.protobuf, headers }
         : { code: 200, contentType: 'application/json', body: doc.json, headers };
     }
     if (clean === '/openapi/v3') {

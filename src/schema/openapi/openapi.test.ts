@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlavor, group } from '../../naming/index.js';
-import { openapiHandler, openapiV2, openapiV3Document, openapiV3Index, OPENAPI_V2_PROTOBUF, type OpenApiResource } from './index.js';
+import { openapiHandler, openapiV2, openapiV3Document, openapiV3Index, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_RESPONSE, type OpenApiResource } from './index.js';
 
 const ALL = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -180,7 +180,7 @@ test('the handler negotiates JSON and protobuf for v2 and honours If-None-Match'
   setFlavor('kubernetes');
   const handler = openapiHandler(() => resources());
   const pb = await handler('/openapi/v2', new URLSearchParams(), `${OPENAPI_V2_PROTOBUF}, application/json`);
-  assert.equal(pb?.contentType, OPENAPI_V2_PROTOBUF);
+  assert.equal(pb?.contentType, OPENAPI_V2_PROTOBUF_RESPONSE);
   assert.ok(pb?.body instanceof Uint8Array && pb.body.length > 10000);
   const js = await handler('/openapi/v2', new URLSearchParams(), undefined);
   assert.equal(js?.contentType, 'application/json');
