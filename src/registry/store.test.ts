@@ -153,6 +153,8 @@ describe('GenericStore', () => {
     await rejects(widgets.get(ctx, 'ns1', 'g', { resourceVersion: '999999' }), 504, 'Timeout', /^Timeout: Too large resource version: 999999, current: \d+$/);
     await rejects(widgets.get(ctx, 'ns1', 'g', { resourceVersion: 'abc' }), 422, 'Invalid');
     await rejects(widgets.get(ctx, 'other', 'g', {}), 404);
+    await rejects(widgets.get(ctx, 'ns1', 'g/x', {}), 404);
+    await rejects(widgets.get(ctx, 'n/s', 'g', {}), 404);
   });
 
   test('update: optimistic concurrency, unconditional updates, generation, kept fields', async () => {

@@ -161,6 +161,8 @@ export class GenericStore implements RESTStore {
   // Keys, versions and conversion
 
   protected key(namespace: string, name: string): string {
+    // Names and namespaces are single key segments; anything else names no object.
+    if (!name || name.includes('/') || namespace.includes('/')) throw notFound(this.qualified, name);
     return objectKey(this.definition, this.storageLocation, this.definition.namespaced ? namespace : '', name);
   }
 
