@@ -1,0 +1,485 @@
+// `npm run bench`: the API server against a raw node:https server that answers the same
+// bytes, on loopback, in one run. Each figure is printed with its ratio to that baseline:
+//   GET of one object (req/s, p99) at 50 connections; create (req/s) with 64 concurrent
+//   clients on sqlite; LIST of 10,000 and 100,000 ConfigMaps (time, peak RSS); watch
+//   fan-out to 1,000 watchers (events/s delivered, p99 delay); start-up time to readyz 200.
+// Both servers run as child processes so that their memory is measured alike.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readKubeconfig, type ClientConfig } from '../src/client/kubeconfig.js';
+import { JsonStreamSplitter } from '../src/client/json-stream.js';
+
+const ENTRY_POINT = fileURLToPath(new URL('../src/cli/apiserver.js', import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+
+const GET_SECONDS = Number(process.env.BENCH_GET_SECONDS ?? 5);
+const CREATE_SECONDS = Number(process.env.BENCH_CREATE_SECONDS ?? 5);
+const LIST_SIZES = (process.env.BENCH_LIST_SIZES ?? '10000,100000').split(',').map(Number);
+const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1000);
+const WATCH_EVENTS = Number(process.env.BENCH_WATCH_EVENTS ?? 100);
+/** Creating the LIST fixtures stops after this long; the LIST then reports the count reached. */
+const FILL_BUDGET_MS = Number(process.env.BENCH_FILL_BUDGET_MS ?? 150_000);
+
+// ---------------------------------------------------------------------------------------
+// The baseline: a raw HTTPS server answering recorded bytes (run with `--raw <dir> <port>`).
+
+interface RawFixtures {
+  get: string;
+  create: string;
+  lists: Record<string, string>;
+}
+
+function runRawServer(dir: string, port: number): void {
+  const fixtures = JSON.parse(readFileSync(join(dir, 'fixtures.json'), 'utf8')) as RawFixtures;
+  const body = (file: string): Buffer => readFileSync(join(dir, file));
+  const getBytes = body(fixtures.get);
+  const createBytes = body(fixtures.create);
+  const watchers = new Set<import('node:http').ServerResponse>();
+  const server = https.createServer({ cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) }, (req, res) => {
+    const url = req.url ?? '/';
+    const send = (code: number, bytes: Buffer | string): void => {
+      res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(bytes) });
+      res.end(bytes);
+    };
+    if (url === '/readyz') return send(200, 'ok');
+    if (url.startsWith('/watch')) {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+      res.flushHeaders();
+      watchers.add(res);
+      res.on('close', () => watchers.delete(res));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (url === '/emit') {
+        // Fan the event out, as the API server does for one write.
+        const line = Buffer.concat(chunks);
+        for (const w of watchers) w.write(line);
+        return send(201, createBytes);
+      }
+      if (req.method === 'POST') return send(201, createBytes);
+      const list = fixtures.lists[url];
+      if (list) {
+        // Read per request, like a server that builds the answer each time.
+        return send(200, body(list));
+      }
+      send(200, getBytes);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+// ---------------------------------------------------------------------------------------
+// Processes and measurements
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createNetServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function rssKiB(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples a process's RSS while `work` runs; resolves with the work's result and the peak. */
+async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMiB: number }> {
+  let peak = rssKiB(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, rssKiB(pid))), 5);
+  try {
+    const result = await work();
+    peak = Math.max(peak, rssKiB(pid));
+    return { result, peakMiB: peak / 1024 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+class Target {
+  readonly agent: https.Agent;
+
+  constructor(
+    readonly name: string,
+    readonly base: string,
+    tls: ClientConfig,
+    maxSockets: number,
+  ) {
+    this.agent = new https.Agent({
+      keepAlive: true,
+      maxSockets,
+      ca: tls.caPem,
+      cert: tls.clientCertPem,
+      key: tls.clientKeyPem,
+    });
+  }
+
+  request(method: string, path: string, body?: string): Promise<{ status: number; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { Accept: 'application/json' };
+      if (body !== undefined) {
+        headers['Content-Type'] = 'application/json';
+        headers['Content-Length'] = String(Buffer.byteLength(body));
+      }
+      const req = https.request(this.base + path, { method, agent: this.agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** `concurrency` loops for `seconds`, each issuing the next request when its last one ends. */
+async function load(
+  target: Target,
+  concurrency: number,
+  seconds: number,
+  next: (worker: number, i: number) => { method: string; path: string; body?: string },
+): Promise<{ rps: number; p99ms: number; errors: number }> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      for (let i = 0; performance.now() < end; i++) {
+        const r = next(w, i);
+        const t0 = performance.now();
+        try {
+          const res = await target.request(r.method, r.path, r.body);
+          if (res.status >= 300) errors++;
+        } catch {
+          errors++;
+        }
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { rps: latencies.length / elapsed, p99ms: percentile(latencies, 99), errors };
+}
+
+interface Child {
+  process: ChildProcess;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+function startChild(args: string[]): Child {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  return {
+    process: child,
+    output: () => out,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Polls GET /readyz until 200; returns the milliseconds since `t0`. */
+async function timeToReady(target: Target, child: Child, t0: number): Promise<number> {
+  for (;;) {
+    if (child.process.exitCode !== null) throw new Error(`${target.name} exited:\n${child.output()}`);
+    const res = await target.request('GET', '/readyz').catch(() => undefined);
+    if (res?.status === 200) return performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 5));
+    if (performance.now() - t0 > 60_000) throw new Error(`${target.name} not ready after 60 s:\n${child.output()}`);
+  }
+}
+
+async function waitForFile(path: string, child: Child): Promise<void> {
+  const t0 = Date.now();
+  while (!existsSync(path) || !/Serving on /.test(child.output())) {
+    if (child.process.exitCode !== null) throw new Error(`the server exited:\n${child.output()}`);
+    if (Date.now() - t0 > 60_000) throw new Error(`the server did not start:\n${child.output()}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Report
+
+const rows: string[][] = [];
+
+function row(figure: string, server: number, baseline: number, unit: string, higherIsBetter: boolean): void {
+  const fmt = (n: number): string => (Number.isFinite(n) ? (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2)) : 'n/a');
+  const ratio = baseline > 0 && Number.isFinite(server) ? server / baseline : NaN;
+  const note = higherIsBetter ? '(server/baseline, higher is better)' : '(server/baseline, lower is better)';
+  rows.push([figure, `${fmt(server)} ${unit}`, `${fmt(baseline)} ${unit}`, Number.isFinite(ratio) ? `${ratio.toFixed(2)}x ${note}` : 'n/a']);
+  process.stdout.write(`  ${figure}: ${fmt(server)} ${unit} (baseline ${fmt(baseline)} ${unit})\n`);
+}
+
+function printTable(): void {
+  const head = ['figure', 'orch-apiserver', 'raw node:https', 'ratio'];
+  const all = [head, ...rows];
+  const widths = head.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  process.stdout.write('\n');
+  for (const r of all) process.stdout.write(r.map((c, i) => c.padEnd(widths[i]!)).join('  ') + '\n');
+}
+
+// ---------------------------------------------------------------------------------------
+// The run
+
+const configMap = (namespace: string, name: string, data: Record<string, string> = { key: 'value' }): string =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data });
+
+async function fill(target: Target, namespace: string, count: number, deadline: number): Promise<number> {
+  let next = 0;
+  let made = 0;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < count && performance.now() < deadline) {
+        const i = next++;
+        const res = await target.request('POST', `/api/v1/namespaces/${namespace}/configmaps`, configMap(namespace, `cm-${i}`));
+        if (res.status === 201) made++;
+      }
+    }),
+  );
+  return made;
+}
+
+async function watchFanOut(
+  target: Target,
+  watchPath: (i: number) => string,
+  emit: (seq: number, sentAt: number) => Promise<void>,
+): Promise<{ eventsPerSecond: number; p99ms: number; delivered: number }> {
+  const delays: number[] = [];
+  let delivered = 0;
+  let lastReceive = 0;
+  const requests: import('node:http').ClientRequest[] = [];
+  let connected = 0;
+  await new Promise<void>((resolve, reject) => {
+    for (let i = 0; i < WATCHERS; i++) {
+      const req = https.request(target.base + watchPath(i), { agent: target.agent, headers: { Accept: 'application/json' } }, (res) => {
+        if (res.statusCode !== 200) reject(new Error(`watch answered ${res.statusCode}`));
+        if (++connected === WATCHERS) resolve();
+        const splitter = new JsonStreamSplitter();
+        res.on('data', (chunk: Buffer) => {
+          const now = performance.timeOrigin + performance.now();
+          for (const doc of splitter.push(chunk)) {
+            const sentAt = Number((doc as { object?: { data?: { sentAt?: string } } }).object?.data?.sentAt);
+            if (!Number.isFinite(sentAt)) continue;
+            delivered++;
+            delays.push(now - sentAt);
+            lastReceive = now;
+          }
+        });
+        res.on('error', () => {});
+      });
+      req.on('error', reject);
+      req.end();
+      requests.push(req);
+    }
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  const firstSend = performance.timeOrigin + performance.now();
+  for (let seq = 0; seq < WATCH_EVENTS; seq++) await emit(seq, performance.timeOrigin + performance.now());
+  const expected = WATCHERS * WATCH_EVENTS;
+  const deadline = Date.now() + 30_000;
+  while (delivered < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  for (const req of requests) req.destroy();
+  delays.sort((a, b) => a - b);
+  return { eventsPerSecond: delivered / ((lastReceive - firstSend) / 1000), p99ms: percentile(delays, 99), delivered };
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(ENTRY_POINT)) throw new Error(`the server entry point ${ENTRY_POINT} is missing: run npm run build`);
+  const work = mkdtempSync(join(tmpdir(), 'orch-bench-'));
+  const dataDir = join(work, 'data');
+  const children: Child[] = [];
+  const targets: Target[] = [];
+  try {
+    process.stdout.write('Starting orch-apiserver (sqlite) and the raw node:https baseline...\n');
+    const port = await freePort();
+    const serverArgs = [ENTRY_POINT, '--data-dir', dataDir, '--storage-backend', 'sqlite', '--bind-address', '127.0.0.1', '--secure-port', String(port)];
+
+    // Start-up to readyz 200, first start (generates the PKI), then the measured server.
+    let t0 = performance.now();
+    let server = startChild(serverArgs);
+    await waitForFile(join(dataDir, 'admin.kubeconfig'), server);
+    const tls = readKubeconfig(join(dataDir, 'admin.kubeconfig'));
+    let api = new Target('orch-apiserver', `https://127.0.0.1:${port}`, tls, 64);
+    const firstStartMs = await timeToReady(api, server, t0);
+    await server.stop();
+    api.close();
+    t0 = performance.now();
+    server = startChild(serverArgs);
+    children.push(server);
+    api = new Target('orch-apiserver', `https://127.0.0.1:${port}`, tls, 64);
+    targets.push(api);
+    const startMs = await timeToReady(api, server, t0);
+
+    // Fixtures the raw server answers with: the server's own bytes.
+    for (const ns of ['bench', 'list-a', 'list-b', 'fan']) {
+      await api.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
+    }
+    const created = await api.request('POST', '/api/v1/namespaces/bench/configmaps', configMap('bench', 'one'));
+    if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.body.toString()}`);
+    const got = await api.request('GET', '/api/v1/namespaces/bench/configmaps/one');
+    writeFileSync(join(work, 'get.json'), got.body);
+    writeFileSync(join(work, 'create.json'), created.body);
+    writeFileSync(join(work, 'tls.crt'), readFileSync(join(dataDir, 'pki', 'apiserver.crt')));
+    writeFileSync(join(work, 'tls.key'), readFileSync(join(dataDir, 'pki', 'apiserver.key')));
+    const fixtures: RawFixtures = { get: 'get.json', create: 'create.json', lists: {} };
+    const writeFixtures = (): void => writeFileSync(join(work, 'fixtures.json'), JSON.stringify(fixtures));
+
+    process.stdout.write('\nGET of one object, 50 connections:\n');
+    const rawPort = await freePort();
+    writeFixtures();
+    let rawT0 = performance.now();
+    let raw = startChild([SELF, '--raw', work, String(rawPort)]);
+    children.push(raw);
+    let baseline = new Target('raw', `https://127.0.0.1:${rawPort}`, tls, 64);
+    targets.push(baseline);
+    const rawStartMs = await timeToReady(baseline, raw, rawT0);
+    const getPath = '/api/v1/namespaces/bench/configmaps/one';
+    const getServer = await load(api, 50, GET_SECONDS, () => ({ method: 'GET', path: getPath }));
+    const getRaw = await load(baseline, 50, GET_SECONDS, () => ({ method: 'GET', path: getPath }));
+    row('GET one object, req/s', getServer.rps, getRaw.rps, 'req/s', true);
+    row('GET one object, p99', getServer.p99ms, getRaw.p99ms, 'ms', false);
+    if (getServer.errors) process.stdout.write(`  (${getServer.errors} server errors)\n`);
+
+    process.stdout.write('\nCreate, 64 concurrent clients, sqlite:\n');
+    const createServer = await load(api, 64, CREATE_SECONDS, (w, i) => ({
+      method: 'POST',
+      path: '/api/v1/namespaces/bench/configmaps',
+      body: configMap('bench', `c-${w}-${i}`),
+    }));
+    const createRaw = await load(baseline, 64, CREATE_SECONDS, (w, i) => ({
+      method: 'POST',
+      path: '/api/v1/namespaces/bench/configmaps',
+      body: configMap('bench', `c-${w}-${i}`),
+    }));
+    row('create, req/s', createServer.rps, createRaw.rps, 'req/s', true);
+    if (createServer.errors) process.stdout.write(`  (${createServer.errors} server errors)\n`);
+
+    process.stdout.write('\nLIST of ConfigMaps:\n');
+    const fillDeadline = performance.now() + FILL_BUDGET_MS;
+    const small = LIST_SIZES[0] ?? 10_000;
+    const large = LIST_SIZES[1] ?? 100_000;
+    const inA = await fill(api, 'list-a', small, fillDeadline);
+    const inB = await fill(api, 'list-b', Math.max(0, large - inA), fillDeadline);
+    const lists: { label: string; path: string; count: number }[] = [
+      { label: `${inA}`, path: '/api/v1/namespaces/list-a/configmaps', count: inA },
+      // All namespaces: list-a, list-b and the few objects made above.
+      { label: `${inA + inB}+`, path: '/api/v1/configmaps', count: inA + inB },
+    ];
+    if (inA + inB < small + Math.max(0, large - small)) process.stdout.write(`  (fixture creation hit its ${FILL_BUDGET_MS / 1000} s budget)\n`);
+    const serverLists: { ms: number; mib: number; items: number }[] = [];
+    for (const l of lists) {
+      const t = performance.now();
+      const { result, peakMiB } = await withPeakRss(server.process.pid!, () => api.request('GET', l.path));
+      const ms = performance.now() - t;
+      const file = `list-${serverLists.length}.json`;
+      writeFileSync(join(work, file), result.body);
+      fixtures.lists[l.path] = file;
+      serverLists.push({ ms, mib: peakMiB, items: (JSON.parse(result.body.toString()) as { items: unknown[] }).items.length });
+    }
+    // The raw server must know the list fixtures: restart it with them.
+    await raw.stop();
+    baseline.close();
+    writeFixtures();
+    rawT0 = performance.now();
+    raw = startChild([SELF, '--raw', work, String(rawPort)]);
+    children.push(raw);
+    baseline = new Target('raw', `https://127.0.0.1:${rawPort}`, tls, 64);
+    targets.push(baseline);
+    await timeToReady(baseline, raw, rawT0);
+    for (const [i, l] of lists.entries()) {
+      const t = performance.now();
+      const { peakMiB } = await withPeakRss(raw.process.pid!, () => baseline.request('GET', l.path));
+      const ms = performance.now() - t;
+      const s = serverLists[i]!;
+      row(`LIST ${s.items} ConfigMaps, time`, s.ms, ms, 'ms', false);
+      row(`LIST ${s.items} ConfigMaps, peak RSS`, s.mib, peakMiB, 'MiB', false);
+    }
+
+    process.stdout.write(`\nWatch fan-out, ${WATCHERS} watchers, ${WATCH_EVENTS} events:\n`);
+    const fanList = JSON.parse((await api.request('GET', '/api/v1/namespaces/fan/configmaps')).body.toString()) as { metadata: { resourceVersion: string } };
+    const fanAgent = (t: Target): Target => new Target(t.name, t.base, tls, Infinity);
+    const apiWatch = fanAgent(api);
+    const rawWatch = fanAgent(baseline);
+    targets.push(apiWatch, rawWatch);
+    const serverFan = await watchFanOut(
+      apiWatch,
+      () => `/api/v1/namespaces/fan/configmaps?watch=true&resourceVersion=${fanList.metadata.resourceVersion}`,
+      async (seq, sentAt) => {
+        await api.request('POST', '/api/v1/namespaces/fan/configmaps', configMap('fan', `e-${seq}`, { sentAt: String(sentAt) }));
+      },
+    );
+    const rawFan = await watchFanOut(
+      rawWatch,
+      () => '/watch',
+      async (seq, sentAt) => {
+        const event = JSON.stringify({ type: 'ADDED', object: JSON.parse(configMap('fan', `e-${seq}`, { sentAt: String(sentAt) })) }) + '\n';
+        await baseline.request('POST', '/emit', event);
+      },
+    );
+    row('watch fan-out, events/s delivered', serverFan.eventsPerSecond, rawFan.eventsPerSecond, 'events/s', true);
+    row('watch fan-out, p99 delay', serverFan.p99ms, rawFan.p99ms, 'ms', false);
+    if (serverFan.delivered < WATCHERS * WATCH_EVENTS) process.stdout.write(`  (server delivered ${serverFan.delivered} of ${WATCHERS * WATCH_EVENTS})\n`);
+
+    process.stdout.write('\nStart-up to readyz 200:\n');
+    row('start-up to readyz 200 (existing data dir)', startMs, rawStartMs, 'ms', false);
+    row('start-up to readyz 200 (first start, PKI generated)', firstStartMs, rawStartMs, 'ms', false);
+    printTable();
+  } finally {
+    for (const t of targets) t.close();
+    for (const c of children) await c.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--raw') {
+  runRawServer(process.argv[3]!, Number(process.argv[4]));
+} else {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
