@@ -401,7 +401,7 @@ function partition<T>(items: T[], by: unknown[], keyOf: KeyOf): [T[], T[]] {
 }
 
 function dedupe(items: unknown[]): unknown[] {
-  return items.filter((v, i) => items.indexOf(v) === i);
+  return [...new Set(items)];
 }
 
 /**
@@ -418,7 +418,7 @@ function normalizeElementOrder(
   const keyOf = mergeKey ? mergeKeyOf(mergeKey) : identity;
   const sortedPatch = sortByOrder(fromPatch, patchOrder, keyOf, mergeKey);
   const sortedServer = sortByOrder(serverOnly, serverOrder, keyOf, mergeKey);
-  const position = (item: unknown) => indexIn(serverOrder, item, keyOf);
+  const position = positionsIn(serverOrder, keyOf);
   const out: unknown[] = [];
   let i = 0;
   let j = 0;
@@ -436,14 +436,20 @@ function normalizeElementOrder(
   return out;
 }
 
-function indexIn(list: unknown[], item: unknown, keyOf: KeyOf): number {
-  const key = keyOf(item);
-  return list.findIndex((v) => keyOf(v) === key);
+/** Position of an element's key in `list` (its first occurrence), or -1. */
+function positionsIn(list: unknown[], keyOf: KeyOf): (item: unknown) => number {
+  const first = new Map<unknown, number>();
+  list.forEach((v, i) => {
+    const key = keyOf(v);
+    if (!first.has(key)) first.set(key, i);
+  });
+  return (item) => first.get(keyOf(item)) ?? -1;
 }
 
 /**
- * A stable insertion sort by position in `order`, with the comparison Kubernetes uses (an
- * element missing from `order` sorts before its neighbour). Deletion markers go last.
+ * A stable sort by position in `order`, with the comparison Kubernetes uses (an element
+ * missing from `order` sorts before its neighbour, which only a step-by-step insertion sort
+ * reproduces). Deletion markers go last.
  */
 function sortByOrder(items: unknown[], order: unknown[], keyOf: KeyOf, mergeKey: string): unknown[] {
   let sorted = items.slice();
@@ -453,14 +459,19 @@ function sortByOrder(items: unknown[], order: unknown[], keyOf: KeyOf, mergeKey:
     deletions = sorted.filter((item) => (item as JsonObject)[DIRECTIVE] === 'delete');
     sorted = sorted.filter((item) => (item as JsonObject)[DIRECTIVE] !== 'delete');
   }
-  const less = (a: unknown, b: unknown): boolean => {
-    const ia = indexIn(order, a, keyOf);
-    const ib = indexIn(order, b, keyOf);
-    return ia >= 0 && ib >= 0 ? ia < ib : true;
-  };
-  for (let i = 1; i < sorted.length; i++) {
-    for (let j = i; j > 0 && less(sorted[j], sorted[j - 1]); j--) {
-      [sorted[j], sorted[j - 1]] = [sorted[j - 1], sorted[j]];
+  const position = positionsIn(order, keyOf);
+  if (sorted.every((item) => position(item) >= 0)) {
+    sorted.sort((a, b) => position(a) - position(b));
+  } else {
+    const less = (a: unknown, b: unknown): boolean => {
+      const ia = position(a);
+      const ib = position(b);
+      return ia >= 0 && ib >= 0 ? ia < ib : true;
+    };
+    for (let i = 1; i < sorted.length; i++) {
+      for (let j = i; j > 0 && less(sorted[j], sorted[j - 1]); j--) {
+        [sorted[j], sorted[j - 1]] = [sorted[j - 1], sorted[j]];
+      }
     }
   }
   return [...sorted, ...deletions];
