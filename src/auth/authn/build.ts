@@ -27,7 +27,7 @@ export interface AuthnDeps {
 
 export interface BuiltAuthenticators {
   authenticator: Authenticator;
-  apiAudiences: string[];
+  apiAudiences: () => string[];
   reviewToken(token: string, audiences: string[]): Promise<AuthenticationResult | null>;
   subresources: { group: string; resource: string; subresource: string; handler: Partial<RESTStore> }[];
   nonResource(method: string, path: string): Promise<{ code: number; contentType: string; body: string } | undefined>;
@@ -85,10 +85,10 @@ export async function buildAuthenticators(flags: ParsedFlags, deps: AuthnDeps): 
   const verifyKeys: KeyObject[] = [];
   if (keyFiles.length > 0) for (const f of keyFiles) verifyKeys.push(...(await readPublicKeys(f)));
   else verifyKeys.push(...publicKeysFromPem(await readText(signingFile, 'service-account-key-file')));
-  const issuers = flags.list('service-account-issuer');
-  if (issuers.length === 0) issuers.push(deps.externalAddress);
+  const issuerFlag = flags.list('service-account-issuer');
+  const issuers = () => (issuerFlag.length > 0 ? issuerFlag : [deps.externalAddress]);
   const audiencesFlag = flags.list('api-audiences');
-  const apiAudiences = audiencesFlag.length > 0 ? audiencesFlag : [...issuers];
+  const apiAudiences = () => (audiencesFlag.length > 0 ? audiencesFlag : issuers());
   const maxExp = flags.number('service-account-max-token-expiration');
   const serviceAccounts = new ServiceAccountTokens({
     issuers,

@@ -54,8 +54,9 @@ interface PrivateClaims {
 }
 
 export interface ServiceAccountTokenOptions {
-  issuers: string[];
-  apiAudiences: string[];
+  /** Read at use: the default issuer is the server's address, known only once it listens. */
+  issuers: () => string[];
+  apiAudiences: () => string[];
   signingKey?: KeyObject;
   verifyKeys: KeyObject[];
   lookup: boolean;
@@ -82,12 +83,10 @@ async function getOrUndefined(client: ApiClient, r: typeof PODS, ns: string, nam
 }
 
 export class ServiceAccountTokens implements TokenAuthenticator {
-  constructor(private readonly opts: ServiceAccountTokenOptions) {
-    if (opts.issuers.length === 0) throw new Error('--service-account-issuer: at least one issuer is required');
-  }
+  constructor(private readonly opts: ServiceAccountTokenOptions) {}
 
   get issuer(): string {
-    return this.opts.issuers[0]!;
+    return this.opts.issuers()[0] ?? '';
   }
 
   private async sign(payload: JWTPayload): Promise<string> {
@@ -152,7 +151,7 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     }
     const iss = unverified.iss ?? '';
     if (iss === legacyIssuer()) return this.authenticateLegacy(token, audiences);
-    if (!this.opts.issuers.includes(iss)) return null;
+    if (!this.opts.issuers().includes(iss)) return null;
     const payload = await this.verify(token, iss);
     const tokenAuds = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
     const auds = intersect(audiences, tokenAuds);
@@ -182,7 +181,7 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     const uid = payload[legacyClaim('service-account.uid')];
     if (typeof ns !== 'string' || typeof secretName !== 'string' || typeof name !== 'string' || typeof uid !== 'string') throw new Error('token lacks its claims');
     // Legacy tokens carry no audience: they are good for this server's own audiences only.
-    const auds = intersect(audiences, this.opts.apiAudiences);
+    const auds = intersect(audiences, this.opts.apiAudiences());
     if (auds.length === 0) throw new Error('token audiences are invalid');
     if (this.opts.lookup) {
       const secret = await getOrUndefined(this.opts.client, SECRETS, ns, secretName);
@@ -230,7 +229,7 @@ export class ServiceAccountTokens implements TokenAuthenticator {
       else expirationSeconds = expRaw;
     }
     const requestedAuds = Array.isArray(spec['audiences']) ? spec['audiences'].filter((a): a is string => typeof a === 'string') : [];
-    const audiences = requestedAuds.length > 0 ? requestedAuds : this.opts.apiAudiences;
+    const audiences = requestedAuds.length > 0 ? requestedAuds : this.opts.apiAudiences();
     let bound: BoundRef | undefined;
     const ref = spec['boundObjectRef'];
     if (isPlainObject(ref)) {

@@ -27,7 +27,7 @@ export function bearerToken(headers: AuthenticationRequest['headers']): string |
 export class BearerTokenAuthenticator implements Authenticator {
   constructor(
     private readonly tokens: TokenAuthenticator[],
-    private readonly apiAudiences: string[],
+    private readonly apiAudiences: () => string[],
   ) {}
 
   async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
@@ -36,7 +36,7 @@ export class BearerTokenAuthenticator implements Authenticator {
     for (const t of this.tokens) {
       let r: AuthenticationResult | null;
       try {
-        r = await t.authenticateToken(token, this.apiAudiences);
+        r = await t.authenticateToken(token, this.apiAudiences());
       } catch {
         // Detail stays out of the response: it could describe the token.
         continue;

@@ -18,7 +18,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     private readonly client: WebhookClient,
     private readonly version: 'v1' | 'v1beta1',
     private readonly ttlMs: number,
-    private readonly apiAudiences: string[],
+    private readonly apiAudiences: () => string[],
   ) {}
 
   async authenticateToken(token: string, audiences: string[]): Promise<AuthenticationResult | null> {
@@ -27,7 +27,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     if (cached !== undefined) return cached;
     const spec: Record<string, unknown> = { token };
     // The server's own audiences are implicit; other audiences are asked for explicitly.
-    const explicit = audiences.length > 0 && audiences.join(',') !== this.apiAudiences.join(',');
+    const explicit = audiences.length > 0 && audiences.join(',') !== this.apiAudiences().join(',');
     if (explicit) spec['audiences'] = audiences;
     const answer = await this.client.post({ apiVersion: `${group('authentication')}/${this.version}`, kind: 'TokenReview', spec });
     const status = isPlainObject(answer['status']) ? answer['status'] : {};

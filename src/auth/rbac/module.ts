@@ -20,8 +20,7 @@ export function installEscalationChecks(table: ResourceTable, source: RBACCache,
     if (!store || wrapped.has(store)) continue;
     const guarded = withEscalationCheck(store, resource, check);
     wrapped.add(guarded);
-    table.remove({ group: gvr.group, version: gvr.version }, resource);
-    table.add(guarded);
+    table.add(guarded); // replaces the entry in place
   }
 }
 

@@ -24,7 +24,7 @@ export interface ReviewDeps {
   authorizer: Authorizer;
   rules: RulesResolver;
   reviewToken: TokenReviewer;
-  apiAudiences: string[];
+  apiAudiences: () => string[];
 }
 
 function typed(def: ResourceDefinition, obj: KubeObject, status: Record<string, unknown>): KubeObject {
@@ -190,7 +190,7 @@ export function reviewStores(deps: ReviewDeps): RESTStore[] {
       const token = str(s['token']);
       if (!token) throw invalid(gk(def), name(obj), [requiredField('spec.token')]);
       const requested = strings(s['audiences']);
-      const audiences = requested.length > 0 ? requested : deps.apiAudiences;
+      const audiences = requested.length > 0 ? requested : deps.apiAudiences();
       let result: AuthenticationResult | null = null;
       try {
         result = await deps.reviewToken(token, audiences);
