@@ -67,7 +67,8 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
       spec.defaults?.(o);
     },
     prepareForCreate(o) {
-      if (clearStatus) delete o.status;
+      // An empty status, as a zero-valued status struct serializes.
+      if (clearStatus) o.status = {};
       spec.prepareForCreate?.(o);
     },
     prepareForUpdate(o, old) {

@@ -15,7 +15,8 @@ const TERMINATION_MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'];
 
 /** `Always` for `:latest` or untagged images, `IfNotPresent` otherwise (digests included). */
 export function defaultPullPolicy(image: string): string {
-  if (image.includes('@')) return 'IfNotPresent';
+  // A missing image is reported by validation; its policy is the tagged default.
+  if (image === '' || image.includes('@')) return 'IfNotPresent';
   const lastSlash = image.lastIndexOf('/');
   const nameAndTag = image.slice(lastSlash + 1);
   const colon = nameAndTag.lastIndexOf(':');
@@ -39,8 +40,8 @@ function defaultProbe(probe: unknown): void {
 function defaultContainer(c: JsonObject, hostNetwork: boolean): void {
   setDefault(c, 'terminationMessagePath', '/dev/termination-log');
   setDefault(c, 'terminationMessagePolicy', 'File');
-  if (typeof c.image === 'string' && (c.imagePullPolicy === undefined || c.imagePullPolicy === '')) {
-    c.imagePullPolicy = defaultPullPolicy(c.image);
+  if (c.imagePullPolicy === undefined || c.imagePullPolicy === null || c.imagePullPolicy === '') {
+    c.imagePullPolicy = defaultPullPolicy(typeof c.image === 'string' ? c.image : '');
   }
   for (const port of objs(c.ports)) {
     setDefault(port, 'protocol', 'TCP');

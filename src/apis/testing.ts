@@ -1,0 +1,18 @@
+// Test helpers: the strategy and conversion of a served resource.
+import type { ResourceDefinition, Strategy } from '../registry/types.js';
+import { builtinResourceDefinitions } from './definitions.js';
+
+let cached: ResourceDefinition[] | undefined;
+
+export function definitionOf(group: string, resource: string, version?: string): ResourceDefinition {
+  cached ??= builtinResourceDefinitions({ runtimeConfig: 'api/all=true' });
+  const d = cached.find((x) => x.group === group && x.resource === resource && (version === undefined || x.version === version));
+  if (!d) throw new Error(`no definition for ${group}/${resource}`);
+  return d;
+}
+
+export function strategyOf(group: string, resource: string): Strategy {
+  const s = definitionOf(group, resource).strategy;
+  if (!s) throw new Error(`no strategy for ${group}/${resource}`);
+  return s;
+}
