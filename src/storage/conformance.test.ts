@@ -6,6 +6,7 @@ import { MemoryStorage } from './memory.js';
 import { SqliteStorage } from './sqlite.js';
 
 describeStorageConformance('memory', {
+  durable: false,
   async open(opts = {}) {
     const storage = new MemoryStorage(opts);
     return { storage, dispose: () => storage.close() };
@@ -13,6 +14,7 @@ describeStorageConformance('memory', {
 });
 
 describeStorageConformance('sqlite', {
+  durable: true,
   async open(opts = {}) {
     const dataDir = mkdtempSync(join(tmpdir(), 'orch-storage-'));
     let storage = await SqliteStorage.open({ dataDir, ...opts });
