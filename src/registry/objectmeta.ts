@@ -67,6 +67,20 @@ function validateAnnotations(annotations: Record<string, string> | undefined): F
   return errs;
 }
 
+/** Malformed bodies may carry anything where a list or map belongs. */
+function shapeErrors(meta: ObjectMeta): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const field of ['finalizers', 'ownerReferences', 'managedFields'] as const) {
+    const v: unknown = meta[field];
+    if (v !== undefined && v !== null && !Array.isArray(v)) errs.push(invalidField(`metadata.${field}`, v, 'must be a list'));
+  }
+  for (const field of ['labels', 'annotations'] as const) {
+    const v: unknown = meta[field];
+    if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v))) errs.push(invalidField(`metadata.${field}`, v, 'must be a map'));
+  }
+  return errs;
+}
+
 function validateFinalizers(finalizers: string[] | undefined): FieldError[] {
   const errs: FieldError[] = [];
   for (const f of finalizers ?? []) {
@@ -105,6 +119,8 @@ function validateOwnerReferences(meta: ObjectMeta): FieldError[] {
 }
 
 function validateCommon(meta: ObjectMeta): FieldError[] {
+  const shape = shapeErrors(meta);
+  if (shape.length > 0) return shape;
   const errs: FieldError[] = [];
   if (typeof meta.generation === 'number' && meta.generation < 0) {
     errs.push(invalidField('metadata.generation', meta.generation, 'must be greater than or equal to 0'));
@@ -133,13 +149,16 @@ export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean, nameFn
   } else if (meta.namespace) {
     errs.push(forbiddenField('metadata.namespace', 'not allowed on this type'));
   }
-  errs.push(...validateCommon(meta), ...validateFinalizers(meta.finalizers));
+  errs.push(...validateCommon(meta));
+  if (Array.isArray(meta.finalizers)) errs.push(...validateFinalizers(meta.finalizers));
   return errs;
 }
 
 /** ObjectMeta validation on update (Kubernetes' ValidateObjectMetaUpdate, minus the fields the Store keeps). */
 export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta): FieldError[] {
   const errs: FieldError[] = [];
+  const shape = shapeErrors(meta);
+  if (shape.length > 0) return shape;
   if (old.deletionTimestamp) {
     const oldSet = new Set(old.finalizers ?? []);
     const added = [...new Set(meta.finalizers ?? [])].filter((f) => !oldSet.has(f)).sort();

@@ -108,6 +108,7 @@ describe('GenericStore', () => {
     await rejects(widgets.create(ctx, 'ns1', { spec: {} }, noDry), 422, 'Invalid', /metadata\.name: Required value: name or generateName is required/);
     await rejects(widgets.create(ctx, 'ns1', widget('neg', { size: -1 }), noDry), 422, 'Invalid', 'Widget.widgets.testing "neg" is invalid: spec.size: Invalid value: -1: must be greater than or equal to 0');
     await rejects(widgets.create(ctx, 'ns1', widget('lbl', {}, { 'bad key!': 'v' }), noDry), 422, 'Invalid', /metadata\.labels: Invalid value: "bad key!"/);
+    await rejects(widgets.create(ctx, 'ns1', { metadata: { name: 'shape', finalizers: {} as string[], labels: 'x' as unknown as Record<string, string> } }, noDry), 422, 'Invalid', /metadata\.finalizers: Invalid value: \{\}: must be a list/);
     let admitted: KubeObject | undefined;
     await rejects(
       widgets.create(ctx, 'ns1', widget('denied'), {
