@@ -20,6 +20,15 @@ export class ProtoWriter {
   }
 
   private varint(value: number | bigint): void {
+    if (typeof value === 'number' && value >= 0 && value < 0x80000000) {
+      let n = value;
+      while (n >= 0x80) {
+        this.scratch.push((n & 0x7f) | 0x80);
+        n >>>= 7;
+      }
+      this.scratch.push(n);
+      return;
+    }
     let v = BigInt.asUintN(64, BigInt(value));
     while (v >= 0x80n) {
       this.scratch.push(Number(v & 0x7fn) | 0x80);
