@@ -467,6 +467,70 @@ describe('strategic merge patch: maps and structs', () => {
   ]);
 });
 
+const named = (...names: (string | Json)[]): Json =>
+  containers(...names.map((n) => (typeof n === 'string' ? { name: n } : n)));
+
+// Ordering facts of the strategicpatch fixture cases, on containers.
+describe('strategic merge patch: element order', () => {
+  run([
+    {
+      name: 'server-only elements stay after the element they followed; an unknown one goes last',
+      original: named('c1', 'c3', 'c4', 'c2', 'c9'),
+      patch: podSpec({ '$setElementOrder/containers': [{ name: 'c4' }, { name: 'c2' }, { name: 'c3' }, { name: 'c1' }] }),
+      expected: named('c4', 'c2', 'c3', 'c1', 'c9'),
+    },
+    {
+      name: '$setElementOrder may name elements that exist nowhere',
+      original: named('c1', 'c3'),
+      patch: podSpec({
+        '$setElementOrder/containers': [{ name: 'c3' }, { name: 'c2' }, { name: 'c1' }],
+        containers: [{ name: 'c3', image: '3' }, { name: 'c1', image: '1' }],
+      }),
+      expected: named({ name: 'c3', image: '3' }, { name: 'c1', image: '1' }),
+    },
+    {
+      // The server merges in place: the deleted c1's slot is taken by the added c3, so c3 is
+      // ordered against c4 by that slot.
+      name: 'an added element takes the slot of a deleted one when ordering server-only elements',
+      original: named('c1', { name: 'c2', image: 'b' }, { name: 'c4', image: 'c' }),
+      patch: podSpec({
+        '$setElementOrder/containers': [{ name: 'c2' }, { name: 'c3' }],
+        containers: [{ name: 'c3' }, { name: 'c1', $patch: 'delete' }],
+      }),
+      expected: named({ name: 'c2', image: 'b' }, { name: 'c4', image: 'c' }, 'c3'),
+    },
+    {
+      name: 'a server-only element stays first when the freed slot puts it before the patch elements',
+      original: named({ name: 'c1', image: 'a' }, { name: 'c4', image: 'c' }),
+      patch: podSpec({
+        '$setElementOrder/containers': [{ name: 'c2' }, { name: 'c3' }],
+        containers: [{ name: 'c2' }, { name: 'c3' }, { name: 'c1', $patch: 'delete' }],
+      }),
+      expected: named({ name: 'c4', image: 'c' }, 'c2', 'c3'),
+    },
+    {
+      name: '$patch: delete removes every element with the key',
+      original: named('c1', 'c1', { name: 'c2', image: 'a' }, 'c3', 'c3'),
+      patch: named({ name: 'c1', $patch: 'delete' }, { name: 'c3', $patch: 'delete' }),
+      expected: named({ name: 'c2', image: 'a' }),
+    },
+    {
+      name: 'duplicates of a key are kept together where the first one is ordered',
+      original: named('c1', { name: 'c2', image: 'dup1' }, 'c3', { name: 'c2', image: 'dup2' }, 'c4'),
+      patch: podSpec({
+        '$setElementOrder/containers': [{ name: 'c2' }, { name: 'c1' }, { name: 'c4' }, { name: 'c3' }, { name: 'c2' }],
+      }),
+      expected: named({ name: 'c2', image: 'dup1' }, { name: 'c2', image: 'dup2' }, 'c1', 'c4', 'c3'),
+    },
+    {
+      name: 'scalars: $setElementOrder with a deletion keeps an unknown server value last',
+      original: meta({ finalizers: ['1', '2', '3', '4'] }),
+      patch: meta({ '$setElementOrder/finalizers': ['1', '2'], '$deleteFromPrimitiveList/finalizers': ['3'] }),
+      expected: meta({ finalizers: ['1', '2', '4'] }),
+    },
+  ]);
+});
+
 describe('strategic merge patch: kubectl apply on a Deployment', () => {
   const deployment = (containerList: Json[], strategy: Json = { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%' } }) => ({
     apiVersion: 'apps/v1',
