@@ -336,9 +336,14 @@ describe('GenericStore', () => {
     const list = await widgetsV2.list(ctx, 'conv', {});
     assert.equal(list.apiVersion, `${TEST_GROUP}/v2`);
     assert.deepEqual(list.items[0].spec, { dimension: 4 });
-    const updated = await widgetsV2.update(ctx, 'conv', 'c', (cur) => ({ ...cur!, spec: { dimension: 6 } }), noDry);
-    assert.deepEqual(updated.object.spec, { dimension: 6 });
-    assert.equal(updated.object.metadata?.generation, 2);
+    const events = await collect(widgetsV2, 'conv', { resourceVersion: v2.metadata!.resourceVersion! }, 1, async () => {
+      const updated = await widgetsV2.update(ctx, 'conv', 'c', (cur) => ({ ...cur!, spec: { dimension: 6 } }), noDry);
+      assert.deepEqual(updated.object.spec, { dimension: 6 });
+      assert.equal(updated.object.metadata?.generation, 2);
+    });
+    assert.equal(events[0].type, 'MODIFIED');
+    assert.equal(events[0].object.apiVersion, `${TEST_GROUP}/v2`);
+    assert.deepEqual(events[0].object.spec, { dimension: 6 });
   });
 });
 
