@@ -72,6 +72,8 @@ export function buildV3(resources: readonly OpenApiResource[], version: string):
       for (const op of entry.operations) item[op.method] = operationV3(op);
       paths[entry.path] = item;
     }
+    // Group-versions of kinds the catalog does not describe (custom resources) get no document.
+    if (Object.keys(paths).length === 0) continue;
     const doc = {
       openapi: '3.0.0',
       info: { title: productName() === 'kubernetes' ? 'Kubernetes' : 'Orch', version },
