@@ -488,7 +488,7 @@ describe('GenericStore watch', () => {
 
   before(() => {
     storage = new MemoryStorage();
-    table = buildResourceTable([widgetDefinition()], storage, { waitTimeoutMs: 200, cacherOptions: { maxEvents: 20, bookmarkIntervalMs: 50 } });
+    table = buildResourceTable([widgetDefinition()], storage, { waitTimeoutMs: 200, cacherOptions: { maxEvents: 20, bookmarkIntervalMs: 50, freshTimeoutMs: 200 } });
     widgets = table.lookup({ group: TEST_GROUP, version: 'v1' }, 'widgets') as GenericStore;
   });
 
@@ -567,6 +567,14 @@ describe('GenericStore watch', () => {
     assert.equal(status.code, 410);
     assert.equal(status.reason, 'Expired');
     assert.match(status.message, /^too old resource version: 1 \(\d+\)$/);
+  });
+
+  test('a start revision the store has not reached ends in a 504 ERROR event', async () => {
+    const events = await collect(widgets, 'w', { resourceVersion: '999999' }, 1);
+    assert.equal(events[0]?.type, 'ERROR');
+    const status = events[0].object as unknown as { code: number; reason: string; message: string };
+    assert.equal(status.code, 504);
+    assert.match(status.message, /^Timeout: Too large resource version: 999999, current: \d+$/);
   });
 
   test('invalid watch options are rejected before the stream starts', async () => {

@@ -2,10 +2,10 @@
 // the initial state, selector transitions (stops matching: DELETED with the last matching
 // state; starts matching: ADDED), BOOKMARKs, the 410 ERROR event for a start revision that
 // left the history window, and the end on timeout or abort.
-import { internalError, resourceExpired } from '../apimachinery/errors.js';
+import { internalError, resourceExpired, tooLargeResourceVersion } from '../apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import type { Cacher, Item, StorageEvent } from '../storage/interface.js';
-import { isTooOld } from './errors.js';
+import { isTooLarge, isTooOld } from './errors.js';
 
 export interface WatchStreamOptions {
   cacher: Cacher;
@@ -83,6 +83,10 @@ async function* run(o: WatchStreamOptions): AsyncGenerator<WatchEvent> {
     } catch (e) {
       if (isTooOld(e)) {
         yield { type: 'ERROR', object: statusObject(resourceExpired(`too old resource version: ${e.requested} (${e.oldest})`).status) };
+        return;
+      }
+      if (isTooLarge(e)) {
+        yield { type: 'ERROR', object: statusObject(tooLargeResourceVersion(e.requested, e.current).status) };
         return;
       }
       if (controller.signal.aborted) return;
