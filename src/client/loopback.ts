@@ -14,7 +14,7 @@ import type {
   ValidateObjectFunc,
 } from '../registry/types.js';
 import type { CollectionDeleter } from './extended.js';
-import { mergePatch } from './merge-patch.js';
+import { applyMergePatch } from '../patch/index.js';
 import type { ApiClient } from './types.js';
 
 export interface LoopbackClientOptions {
@@ -150,7 +150,7 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
     const qualified = { group: store.definition.group, resource: store.definition.resource };
     return this.write(r, namespace, name, subresource, 'patch', (current) => {
       if (!current) throw notFound(qualified, name);
-      const patched = mergePatch(current, patch);
+      const patched = applyMergePatch(current, patch);
       if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
         throw new ApiError(400, 'BadRequest', 'the patch must be a JSON object');
       }
