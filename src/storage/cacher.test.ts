@@ -4,9 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createCacher, type CacherOptions, type WatchCache } from './cacher.js';
-import { TooLargeResourceVersionError, TooOldResourceVersionError, type CacheEvent, type Cacher, type Storage } from './interface.js';
+import {
+  TooLargeResourceVersionError,
+  TooOldResourceVersionError,
+  type CacheEvent,
+  type Cacher,
+  type Storage,
+  type StorageEvent,
+} from './interface.js';
 import { MemoryStorage } from './memory.js';
 import { SqliteStorage } from './sqlite.js';
+import type { ProgressReporting } from './watch-hub.js';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array | undefined): string => new TextDecoder().decode(b);
@@ -224,4 +232,73 @@ describe('watch cache', () => {
       ]);
       assert.deepEqual(revisions(await without), [3], 'no bookmark for a watcher that did not ask');
     }));
+});
+
+/** A store whose watches the test can break, as a lost connection to the store would. */
+class BreakableStorage extends MemoryStorage {
+  private breakers = new Set<(err: Error) => void>();
+  watches = 0;
+
+  override watch(prefix: string, afterRevision: number, signal: AbortSignal): AsyncIterable<StorageEvent> & ProgressReporting {
+    const local = new AbortController();
+    signal.addEventListener('abort', () => local.abort());
+    const inner = super.watch(prefix, afterRevision, local.signal);
+    this.watches++;
+    let broken: Error | undefined;
+    let wake: (() => void) | undefined;
+    const breaker = (err: Error): void => {
+      broken = err;
+      wake?.();
+    };
+    this.breakers.add(breaker);
+    const breakers = this.breakers;
+    return {
+      progressRevision: () => inner.progressRevision(),
+      async *[Symbol.asyncIterator]() {
+        const it = inner[Symbol.asyncIterator]();
+        try {
+          for (;;) {
+            const next = it.next();
+            const failed = new Promise<never>((_, reject) => {
+              wake = () => reject(broken);
+              if (broken) reject(broken);
+            });
+            const r = await Promise.race([next, failed]);
+            if (r.done) return;
+            yield r.value;
+          }
+        } finally {
+          breakers.delete(breaker);
+          local.abort(); // ends the inner watch, which may be waiting for an event
+        }
+      },
+    };
+  }
+
+  breakWatches(): void {
+    for (const b of this.breakers) b(new Error('connection lost'));
+  }
+}
+
+it('watch cache recovers from a broken store watch; its watchers re-watch', async () => {
+  const storage = new BreakableStorage();
+  await storage.create('/registry/pods/a', bytes('1'));
+  const cache = createCacher(storage, '/registry/pods/');
+  try {
+    await cache.ready();
+    const watching = take(cache, '/registry/pods/', cache.revision(), 100);
+    await storage.create('/registry/pods/b', bytes('2'));
+    await cache.waitForFresh();
+    storage.breakWatches();
+    const seen = await watching;
+    assert.deepEqual(revisions(seen), [2], 'the watcher saw the event, then its watch ended');
+    await storage.create('/registry/pods/c', bytes('3'));
+    await storage.delete('/registry/pods/a');
+    assert.equal(await cache.waitForFresh(5000), 4);
+    assert.deepEqual(cache.list().items.map((i) => i.key), ['/registry/pods/b', '/registry/pods/c']);
+    assert.ok(storage.watches >= 2, 'the cache watched the store again');
+  } finally {
+    await cache.stop();
+    await storage.close();
+  }
 });
