@@ -1,8 +1,8 @@
 // Patches: RFC 6902 JSON patch, RFC 7386 merge patch and Kubernetes strategic merge patch,
 // as pure functions over JSON values that throw ApiError with Kubernetes' statuses.
 
-export { applyJsonPatch, jsonPatchStrictErrors, MAX_JSON_PATCH_OPERATIONS } from './json-patch.js';
-export type { JsonPatchOperation } from './json-patch.js';
+export { applyJsonPatch, jsonPatchStrictErrors, MAX_JSON_PATCH_OPERATIONS, MAX_JSON_PATCH_COPY_BYTES } from './json-patch.js';
+export type { JsonPatchOperation, JsonPatchOptions } from './json-patch.js';
 export { applyMergePatch } from './merge-patch.js';
 export { applyStrategicMergePatch } from './strategic-merge-patch.js';
 export {

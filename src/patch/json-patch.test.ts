@@ -125,6 +125,19 @@ describe('json patch: pointers and malformed operations', () => {
     assert.deepEqual(applyJsonPatch({ a: 1 }, ops.slice(1)), { a: 1 });
   });
 
+  it('bounds the bytes copy operations add (3 MiB by default)', () => {
+    const big = { blob: 'x'.repeat(1024 * 1024) };
+    const copies = (n: number) => Array.from({ length: n }, (_, i) => ({ op: 'copy', from: '/blob', path: `/c${i}` }));
+    assert.equal(Object.keys(applyJsonPatch(big, copies(2)) as object).length, 3);
+    assert.throws(() => applyJsonPatch(big, copies(3)), (e: unknown) => e instanceof ApiError && e.status.code === 422);
+    assert.throws(
+      () => applyJsonPatch({ a: 'abcdef' }, copies(1).map((op) => ({ ...op, from: '/a' })), { maxCopyBytes: 5 }),
+      (e: unknown) =>
+        e instanceof ApiError &&
+        (e as Error).cause === 'Unable to complete the copy, the accumulated size increase of copy is 8, exceeding the limit 5',
+    );
+  });
+
   it('answers 422 with reason Invalid and empty details', () => {
     assert.throws(
       () => applyJsonPatch({}, [{ op: 'remove', path: '/a' }]),

@@ -10,6 +10,14 @@ import { clone, deepEqual, isObject, jsonKind, type JsonObject } from './json-va
 /** More operations than this in one patch are refused (413), as Kubernetes does. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
+/** The most `copy` operations of one patch may add, in bytes of JSON (kube-apiserver's default). */
+export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
+
+export interface JsonPatchOptions {
+  /** Limit on the bytes `copy` operations add; defaults to MAX_JSON_PATCH_COPY_BYTES. */
+  maxCopyBytes?: number;
+}
+
 /** One operation as sent; fields are checked when the operation is applied. */
 export type JsonPatchOperation = JsonObject;
 
@@ -19,14 +27,14 @@ class ApplyFailure extends Error {}
  * Applies `ops` (the decoded request body) to `doc` and returns the new document; the
  * inputs are not modified.
  */
-export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
+export function applyJsonPatch(doc: unknown, ops: unknown, options: JsonPatchOptions = {}): unknown {
   const operations = decodeOperations(ops);
   if (operations.length > MAX_JSON_PATCH_OPERATIONS) {
     throw requestEntityTooLarge(
       `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${operations.length}`,
     );
   }
-  const root: { doc: unknown } = { doc: clone(doc) };
+  const root: Root = { doc: clone(doc), copied: 0, maxCopyBytes: options.maxCopyBytes ?? MAX_JSON_PATCH_COPY_BYTES };
   try {
     for (const op of operations) applyOperation(root, op);
   } catch (e) {
@@ -82,6 +90,13 @@ export function jsonPatchStrictErrors(ops: unknown): string[] {
 
 type Container = JsonObject | unknown[];
 
+interface Root {
+  doc: unknown;
+  /** Bytes added by `copy` so far. */
+  copied: number;
+  maxCopyBytes: number;
+}
+
 function stringField(op: JsonObject, name: 'path' | 'from', kind: string): string {
   const v = op[name];
   if (v === undefined || v === null) throw new ApplyFailure(`${kind} operation missing ${name} field`);
@@ -94,7 +109,7 @@ function valueOf(op: JsonObject): unknown {
   return op.value === undefined ? null : op.value;
 }
 
-function applyOperation(root: { doc: unknown }, op: JsonObject | null): void {
+function applyOperation(root: Root, op: JsonObject | null): void {
   const kind = op && typeof op.op === 'string' ? op.op : 'unknown';
   if (!op) throw new ApplyFailure(`Unexpected kind: ${kind}`);
   switch (kind) {
@@ -144,6 +159,13 @@ function applyOperation(root: { doc: unknown }, op: JsonObject | null): void {
       const value = get(src, srcKey, from);
       const path = stringField(op, 'path', kind);
       const [dst, dstKey] = locate(root.doc, path, `copy operation does not apply: doc is missing destination path: ${path}`);
+      // Copies can multiply a document; their total size is bounded.
+      if (value !== undefined && value !== null) root.copied += Buffer.byteLength(JSON.stringify(value));
+      if (root.copied > root.maxCopyBytes) {
+        throw new ApplyFailure(
+          `Unable to complete the copy, the accumulated size increase of copy is ${root.copied}, exceeding the limit ${root.maxCopyBytes}`,
+        );
+      }
       add(dst, dstKey, clone(value ?? null), path);
       return;
     }
