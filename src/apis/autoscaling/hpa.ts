@@ -231,7 +231,10 @@ export function hpaV2ToV1(v2: KubeObject): KubeObject {
   const currentCPU = current.find((c) => c.type === 'Resource' && at(c, 'resource.name') === 'cpu');
   const util = currentCPU ? num(at(currentCPU, 'resource.current.averageUtilization')) : undefined;
   if (util !== undefined) status.currentCPUUtilizationPercentage = util;
-  if (current.length > 0) annotations[a.currentMetrics] = JSON.stringify(current);
+  // A CPU entry that v1's field carries whole needs no copy in the annotation.
+  const cpuOnlyUtilization = currentCPU !== undefined && util !== undefined && Object.keys(obj(at(currentCPU, 'resource.current')) ?? {}).length === 1;
+  const otherCurrent = current.filter((c) => !(cpuOnlyUtilization && c === currentCPU));
+  if (otherCurrent.length > 0) annotations[a.currentMetrics] = JSON.stringify(otherCurrent);
   if (Array.isArray(status.conditions) && status.conditions.length > 0) annotations[a.conditions] = JSON.stringify(status.conditions);
   delete status.conditions;
   if (obj(v2.status)) {
