@@ -129,6 +129,10 @@ describe('GenericStore', () => {
     await rejects(widgets.get(ctx, 'ns1', 'dry', {}), 404);
     await rejects(widgets.create(ctx, 'ns1', widget('a'), { dryRun: true }), 409, 'AlreadyExists');
 
+    const fromBody = await widgets.create(ctx, '', { ...widget('body-ns'), metadata: { name: 'body-ns', namespace: 'ns2' } }, noDry);
+    assert.equal((await widgets.get(ctx, 'ns2', 'body-ns', {})).metadata?.uid, fromBody.metadata?.uid);
+    await rejects(widgets.create(ctx, '', widget('no-ns'), noDry), 422, 'Invalid', /metadata\.namespace: Required value/);
+    await rejects(widgets.get(ctx, '', 'a', {}), 400, 'BadRequest', 'Namespace parameter required.');
     const generated = await widgets.create(ctx, 'ns1', { spec: {}, metadata: { generateName: 'gen-' } }, noDry);
     assert.match(generated.metadata?.name ?? '', /^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
     assert.deepEqual(generated.spec, { size: 1 });

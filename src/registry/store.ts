@@ -163,6 +163,7 @@ export class GenericStore implements RESTStore {
   protected key(namespace: string, name: string): string {
     // Names and namespaces are single key segments; anything else names no object.
     if (!name || name.includes('/') || namespace.includes('/')) throw notFound(this.qualified, name);
+    if (this.definition.namespaced && !namespace) throw badRequest('Namespace parameter required.');
     return objectKey(this.definition, this.storageLocation, this.definition.namespaced ? namespace : '', name);
   }
 
@@ -448,7 +449,7 @@ export class GenericStore implements RESTStore {
     for (let attempt = 0; ; attempt++) {
       if (generated) m.name = generateName(m.generateName as string);
       const prepared = await this.prepareCreate(clone(internal), opts);
-      const key = this.key(namespace, this.nameOf(prepared));
+      const key = this.key(prepared.metadata?.namespace ?? '', this.nameOf(prepared));
       if (opts.dryRun) {
         if ((await this.storage.get(key)).item) throw alreadyExists(this.qualified, this.nameOf(prepared));
         return this.dryRunExternal(prepared);
