@@ -1,5 +1,19 @@
 // The storage layer: the revisioned store (memory and SQLite backends), the watch cache
 // above it, and the compactor.
+//
+// Wiring, in the server:
+//   const storage = await createStorage({ backend: 'sqlite', dataDir });
+//   const compactor = startCompactor(storage, { intervalMs: 60_000, windowMs: 5 * 60_000 });
+//   const pods = createCacher(storage, '/registry/pods/');   // one per resource prefix
+//   await pods.ready();
+// Reads by resourceVersion, in the registry:
+//   unset (most recent)      -> const rv = await cache.waitForFresh(); cache.list(...)
+//   "0" (any)                -> cache.list(...)
+//   NotOlderThan R           -> await cache.waitForRevision(R); cache.list(...)
+//   Exact R, or a continue   -> storage.list(prefix, { atRevision: R, startKey, limit })
+//   watch from R             -> cache.watch(prefix, R, signal, { bookmarks })
+// Errors: KeyExistsError, ConflictError, NotFoundError, CompactedError (410 for an exact
+// read), TooOldResourceVersionError (410), TooLargeResourceVersionError (504 on a wait).
 
 import { StorageError, type Storage } from './interface.js';
 import { MemoryStorage } from './memory.js';

@@ -58,7 +58,11 @@ export class SqliteStorage implements Storage {
 
   /** Opens (or creates) the database in `dataDir`; fails clearly when locked, corrupt or foreign. */
   static async open(opts: SqliteStorageOptions): Promise<SqliteStorage> {
-    mkdirSync(opts.dataDir, { recursive: true });
+    try {
+      mkdirSync(opts.dataDir, { recursive: true });
+    } catch (err) {
+      throw new StorageError(`cannot create data directory ${opts.dataDir}: ${(err as Error).message}`);
+    }
     const file = join(opts.dataDir, opts.fileName ?? defaultDatabaseFile);
     const worker = new Worker(new URL('./sqlite-worker.js', import.meta.url));
     const opened = await new Promise<{ revision: number; compacted: number }>((resolve, reject) => {
