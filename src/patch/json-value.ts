@@ -64,3 +64,11 @@ export function goFormat(value: unknown): string {
   }
   return String(value);
 }
+
+/** A value rendered by Go's `%s`: strings as they are, other scalars flagged as Go does. */
+export function goFormatString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return '%!s(<nil>)';
+  if (typeof value === 'object') return goFormat(value);
+  return `%!s(${goTypeName(value)}=${String(value)})`;
+}

@@ -408,6 +408,12 @@ describe('strategic merge patch: maps and structs', () => {
       error: { code: 500, message: 'unknown patch type: merge in map: map[$patch:merge]' },
     },
     {
+      name: 'a $patch that is not a string is named as Go prints it',
+      original: meta({ labels: { app: 'web' } }),
+      patch: meta({ labels: { $patch: 1 } }),
+      error: { code: 500, message: 'unknown patch type: %!s(int64=1) in map: map[$patch:1]' },
+    },
+    {
       name: 'a map with no patch strategy merges even when its list type is atomic (nodeSelector)',
       original: podSpec({ nodeSelector: { disk: 'ssd' } }),
       patch: podSpec({ nodeSelector: { zone: 'a' } }),

@@ -13,7 +13,7 @@
 // lists of lists 422, everything else a 500 whose message is the failure's text.
 
 import { badRequest, unclassifiedPatchError, unprocessablePatch } from './errors.js';
-import { clone, goFormat, goTypeName, isObject, jsonKind, sameGoType, type JsonObject } from './json-value.js';
+import { clone, goFormat, goFormatString, goTypeName, isObject, jsonKind, sameGoType, type JsonObject } from './json-value.js';
 import {
   goStructName,
   objectContext,
@@ -62,7 +62,7 @@ class Merger {
         return stripDirectives(patch) as JsonObject;
       }
       if (directive === 'delete') return {};
-      throw unclassifiedPatchError(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(patch)}`);
+      throw unclassifiedPatchError(`unknown patch type: ${goFormatString(directive)} in map: ${goFormat(patch)}`);
     }
 
     applyRetainKeys(original, patch);
@@ -169,7 +169,7 @@ class Merger {
       } else if (directive === 'merge') {
         throw unclassifiedPatchError('merging lists cannot yet be specified in the patch');
       } else {
-        throw unclassifiedPatchError(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(element)}`);
+        throw unclassifiedPatchError(`unknown patch type: ${goFormatString(directive)} in map: ${goFormat(element)}`);
       }
     }
     let base = view.items();
