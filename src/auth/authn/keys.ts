@@ -45,8 +45,9 @@ export function signingAlgorithm(key: KeyObject): string {
 }
 
 /** The key id: base64url SHA-256 of the public key's DER (SubjectPublicKeyInfo). */
-export function keyId(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url');
+export function keyId(key: KeyObject): string {
+  const pub = key.type === 'private' ? createPublicKey(key) : key;
+  return createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('base64url');
 }
 
 export function publicJwk(publicKey: KeyObject): Record<string, unknown> {

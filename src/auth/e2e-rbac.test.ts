@@ -1,0 +1,352 @@
+// End to end over HTTPS against the real server with its defaults (Node,RBAC, anonymous on):
+// the identities x requests matrix, impersonation, escalation prevention, aggregation, the
+// review APIs, static and bootstrap tokens, and service account tokens.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { SignJWT, createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { readFileSync } from 'node:fs';
+import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from './testing/server.js';
+import { waitFor } from './testing/wait.js';
+
+const RBAC = 'rbac.authorization.orch.io';
+const AUTHZ = 'authorization.orch.io';
+const AUTHN = 'authentication.orch.io';
+const STATIC_TOKEN = 'static-token-0123456789abcdef';
+
+interface Req {
+  method: string;
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+const AUTHZ_403 = /User ".*" cannot [a-z]+ (resource|path)/;
+
+function forbiddenByAuthz(r: Response): boolean {
+  return r.status === 403 && AUTHZ_403.test(String(r.json['message'] ?? ''));
+}
+
+const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+const ssar = (attrs: Record<string, string>) => ({ apiVersion: `${AUTHZ}/v1`, kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attrs } });
+
+// The same fifteen requests as the unit matrix, as HTTP requests.
+const GRID_REQUESTS: Req[] = [
+  { method: 'GET', path: '/api/v1/namespaces/dev/pods/p' },
+  { method: 'POST', path: '/api/v1/namespaces/dev/pods', body: pod('grid') },
+  { method: 'GET', path: '/api/v1/namespaces/dev/secrets/s' },
+  { method: 'POST', path: `/apis/${RBAC}/v1/namespaces/dev/roles`, body: { apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { generateName: 'grid-' }, rules: [] } },
+  { method: 'GET', path: '/api/v1/namespaces/prod/pods' },
+  { method: 'GET', path: '/healthz' },
+  { method: 'GET', path: '/apis' },
+  { method: 'POST', path: `/apis/${AUTHZ}/v1/selfsubjectaccessreviews`, body: ssar({ verb: 'get', resource: 'pods', namespace: 'dev' }) },
+  { method: 'GET', path: '/apis/apps/v1/namespaces/dev/deployments/d' },
+  { method: 'DELETE', path: '/apis/apps/v1/namespaces/dev/deployments/d' },
+  {
+    method: 'POST',
+    path: `/apis/${AUTHZ}/v1/namespaces/dev/localsubjectaccessreviews`,
+    body: { apiVersion: `${AUTHZ}/v1`, kind: 'LocalSubjectAccessReview', metadata: { namespace: 'dev' }, spec: { user: 'x', resourceAttributes: { namespace: 'dev', verb: 'get', resource: 'pods' } } },
+  },
+  { method: 'GET', path: '/api/v1/namespaces' },
+  { method: 'GET', path: '/metrics' },
+  { method: 'GET', path: '/version', headers: { 'Impersonate-User': 'system:serviceaccount:dev:builder' } },
+  { method: 'PUT', path: '/api/v1/namespaces/dev/pods/p/status', body: pod('p') },
+];
+
+const GRID: [string, string][] = [
+  ['admin', 'TTTTTTTTTTTTTTT'],
+  ['alice', 'TTTFFTTTTTFFFTF'],
+  ['bob', 'TFFFFTTTTFFFFFF'],
+  ['carol', 'TTTTFTTTTTTFFTF'],
+  ['dave', 'TFFFTTTTTFFTFFF'],
+  ['eve', 'FFFFFTTTFFFFFFF'],
+  ['anonymous', 'FFFFFTFFFFFFFFF'],
+  ['frank', 'FFFFFTTTFFFFTFF'],
+  ['static', 'FFFFFTTTFFFFFFF'],
+];
+
+const binding = (kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleKind: string, role: string, subjects: unknown[], ns?: string) => ({
+  apiVersion: `${RBAC}/v1`,
+  kind,
+  metadata: ns ? { name, namespace: ns } : { name },
+  roleRef: { apiGroup: RBAC, kind: roleKind, name: role },
+  subjects,
+});
+const userSubject = (name: string) => ({ kind: 'User', apiGroup: RBAC, name });
+
+describe('auth over HTTPS with the default configuration', () => {
+  let s: AuthTestServer;
+  const who: Record<string, Identity> = {};
+
+  const must = async (method: string, path: string, body?: unknown): Promise<Response> => {
+    const r = await s.request(method, path, s.admin, body);
+    assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${r.text}`);
+    return r;
+  };
+
+  before(async () => {
+    const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'orch-auth-tokens-'));
+    const tokenFile = join(dir, 'tokens.csv');
+    writeFileSync(tokenFile, `${STATIC_TOKEN},static-user,uid-42,"qa,testers"\n`);
+    s = await startAuthTestServer([`--token-auth-file=${tokenFile}`, '--enable-bootstrap-token-auth']);
+    who['admin'] = s.admin;
+    for (const name of ['alice', 'bob', 'carol', 'dave', 'eve']) who[name] = await s.user(name);
+    who['frank'] = await s.user('frank', 'ops');
+    who['anonymous'] = {};
+    who['static'] = { token: STATIC_TOKEN };
+    for (const ns of ['dev', 'prod', 'qa']) await must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (const ns of ['dev', 'prod']) await must('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+    await must('POST', '/api/v1/namespaces/dev/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder' } });
+    await must('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, binding('RoleBinding', 'alice-edit', 'ClusterRole', 'edit', [userSubject('alice')]));
+    await must('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, binding('RoleBinding', 'bob-view', 'ClusterRole', 'view', [userSubject('bob')]));
+    await must('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, binding('RoleBinding', 'carol-admin', 'ClusterRole', 'admin', [userSubject('carol')]));
+    await must('POST', `/apis/${RBAC}/v1/clusterrolebindings`, binding('ClusterRoleBinding', 'dave-view', 'ClusterRole', 'view', [userSubject('dave')]));
+    await must('POST', `/apis/${RBAC}/v1/clusterroles`, {
+      apiVersion: `${RBAC}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: 'ops-role' },
+      rules: [
+        { verbs: ['get', 'list'], apiGroups: [''], resources: ['nodes'] },
+        { verbs: ['get'], nonResourceURLs: ['/metrics'] },
+      ],
+    });
+    await must('POST', `/apis/${RBAC}/v1/clusterrolebindings`, binding('ClusterRoleBinding', 'ops', 'ClusterRole', 'ops-role', [{ kind: 'Group', apiGroup: RBAC, name: 'ops' }]));
+    // The bindings reach the authorizer through its watch: wait until the last one is seen.
+    await waitFor(async () => (await s.request('GET', '/metrics', who['frank']!)).status === 200, 5000, 'bindings to reach the authorizer');
+  });
+
+  after(async () => {
+    await s?.stop();
+  });
+
+  for (const [name, expected] of GRID) {
+    GRID_REQUESTS.forEach((req, i) => {
+      const allowed = expected[i] === 'T';
+      it(`${allowed ? 'allows' : 'forbids'} ${name}: ${req.method} ${req.path}${req.headers ? ' (impersonating)' : ''}`, async () => {
+        const r = await s.request(req.method, req.path, { ...who[name]!, headers: req.headers }, req.body);
+        assert.notEqual(r.status, 401, r.text);
+        assert.equal(!forbiddenByAuthz(r), allowed, `${r.status} ${r.text}`);
+      });
+    });
+  }
+
+  it('answers 401 for an unknown bearer token even though anonymous requests are allowed, without echoing it', async () => {
+    const secret = 'unknown-token-zzzzzzzzzzzz';
+    const r = await s.request('GET', '/healthz', { token: secret });
+    assert.equal(r.status, 401);
+    assert.equal(r.json['message'], 'Unauthorized');
+    assert.ok(!r.text.includes(secret));
+  });
+
+  it('rejects a client certificate from an unknown CA with 401', async () => {
+    const { createCA, issueCert } = await import('./testing/pki.js');
+    const stranger = await issueCert(await createCA('stranger'), 'mallory', { orgs: ['system:masters'] });
+    const r = await s.request('GET', '/api/v1/namespaces', { cert: stranger });
+    assert.equal(r.status, 401);
+  });
+
+  it('tells who is asking (SelfSubjectReview in v1, v1beta1 and v1alpha1)', async () => {
+    for (const v of ['v1', 'v1beta1', 'v1alpha1']) {
+      const r = await s.request('POST', `/apis/${AUTHN}/${v}/selfsubjectreviews`, who['static']!, { apiVersion: `${AUTHN}/${v}`, kind: 'SelfSubjectReview' });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.json['apiVersion'], `${AUTHN}/${v}`);
+      assert.deepEqual((r.json['status'] as Record<string, unknown>)['userInfo'], { username: 'static-user', uid: 'uid-42', groups: ['qa', 'testers', 'system:authenticated'] });
+    }
+  });
+
+  it('answers access reviews with the server authorizer', async () => {
+    const r1 = await s.request('POST', `/apis/${AUTHZ}/v1/selfsubjectaccessreviews`, who['bob']!, ssar({ verb: 'list', resource: 'pods', namespace: 'dev' }));
+    assert.equal((r1.json['status'] as Record<string, unknown>)['allowed'], true);
+    const r2 = await s.request('POST', `/apis/${AUTHZ}/v1/selfsubjectaccessreviews`, who['bob']!, ssar({ verb: 'delete', resource: 'pods', namespace: 'dev' }));
+    assert.equal((r2.json['status'] as Record<string, unknown>)['allowed'], false);
+    const sar = { apiVersion: `${AUTHZ}/v1`, kind: 'SubjectAccessReview', spec: { user: 'alice', groups: ['system:authenticated'], resourceAttributes: { namespace: 'dev', verb: 'create', resource: 'pods' } } };
+    const r3 = await s.request('POST', `/apis/${AUTHZ}/v1/subjectaccessreviews`, s.admin, sar);
+    assert.equal((r3.json['status'] as Record<string, unknown>)['allowed'], true);
+    assert.match(String((r3.json['status'] as Record<string, unknown>)['reason']), /RoleBinding "alice-edit\/dev"/);
+    const r4 = await s.request('POST', `/apis/${AUTHZ}/v1/subjectaccessreviews`, who['bob']!, sar);
+    assert.ok(forbiddenByAuthz(r4), r4.text);
+    const bad = await s.request('POST', `/apis/${AUTHZ}/v1/selfsubjectaccessreviews`, who['bob']!, { apiVersion: `${AUTHZ}/v1`, kind: 'SelfSubjectAccessReview', spec: {} });
+    assert.equal(bad.status, 422, bad.text);
+    const rules = await s.request('POST', `/apis/${AUTHZ}/v1/selfsubjectrulesreviews`, who['bob']!, { apiVersion: `${AUTHZ}/v1`, kind: 'SelfSubjectRulesReview', spec: { namespace: 'dev' } });
+    const status = rules.json['status'] as { resourceRules: { resources: string[] }[]; nonResourceRules: { nonResourceURLs: string[] }[] };
+    assert.ok(status.resourceRules.some((r) => r.resources.includes('pods/log')));
+    assert.ok(status.nonResourceRules.some((r) => r.nonResourceURLs.includes('/healthz')));
+  });
+
+  it('impersonates users, groups and extras when allowed, and refuses otherwise', async () => {
+    const headers = { 'Impersonate-User': 'jane', 'Impersonate-Group': 'team-a', 'Impersonate-Extra-Scopes': 'read' };
+    const r = await s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, { ...s.admin, headers }, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+    assert.deepEqual((r.json['status'] as Record<string, unknown>)['userInfo'], { username: 'jane', groups: ['team-a', 'system:authenticated'], extra: { scopes: ['read'] } });
+    const denied = await s.request('GET', '/version', { ...who['alice']!, headers: { 'Impersonate-User': 'carol' } });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.json['message'], 'users "carol" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope');
+    const sa = await s.request('GET', '/api/v1/namespaces/dev/pods', { ...who['alice']!, headers: { 'Impersonate-User': 'system:serviceaccount:dev:builder' } });
+    assert.ok(forbiddenByAuthz(sa), 'the service account itself may not list pods');
+    assert.match(String(sa.json['message']), /User "system:serviceaccount:dev:builder" cannot list/);
+    const noUser = await s.request('GET', '/version', { ...s.admin, headers: { 'Impersonate-Group': 'x' } });
+    assert.equal(noUser.status, 400);
+  });
+
+  it('prevents privilege escalation through roles and bindings', async () => {
+    const role = (name: string, rules: unknown[]) => ({ apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name }, rules });
+    const ok = await s.request('POST', `/apis/${RBAC}/v1/namespaces/dev/roles`, who['carol']!, role('pod-reader', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]));
+    assert.equal(ok.status, 201, ok.text);
+    const tooMuch = await s.request('POST', `/apis/${RBAC}/v1/namespaces/dev/roles`, who['carol']!, role('node-reader', [{ verbs: ['get'], apiGroups: [''], resources: ['nodes'] }]));
+    assert.equal(tooMuch.status, 403, tooMuch.text);
+    assert.match(String(tooMuch.json['message']), /^roles\.rbac\.authorization\.orch\.io "node-reader" is forbidden: user "carol" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["nodes"\], Verbs:\["get"\]\}/);
+    const bindAdmin = await s.request('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, who['carol']!, binding('RoleBinding', 'carol-root', 'ClusterRole', 'cluster-admin', [userSubject('carol')]));
+    assert.equal(bindAdmin.status, 403, bindAdmin.text);
+    const bindView = await s.request('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, who['carol']!, binding('RoleBinding', 'eve-view', 'ClusterRole', 'view', [userSubject('eve')]));
+    assert.equal(bindView.status, 201, bindView.text);
+    // With `escalate` on roles a user may grant what it does not hold.
+    await s.request('POST', `/apis/${RBAC}/v1/namespaces/dev/roles`, s.admin, role('escalator', [{ verbs: ['create', 'escalate'], apiGroups: [RBAC], resources: ['roles'] }]));
+    await s.request('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, s.admin, binding('RoleBinding', 'frank-escalator', 'Role', 'escalator', [userSubject('frank')]));
+    await waitFor(async () => {
+      const r = await s.request('POST', `/apis/${RBAC}/v1/namespaces/dev/roles`, who['frank']!, role('anything', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]));
+      return r.status === 201;
+    }, 5000, 'escalate to be honoured');
+  });
+
+  it('aggregates labeled cluster roles into view', async () => {
+    await must('POST', `/apis/${RBAC}/v1/clusterroles`, {
+      apiVersion: `${RBAC}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: 'widgets-view', labels: { [`${RBAC}/aggregate-to-view`]: 'true' } },
+      rules: [{ verbs: ['get'], apiGroups: ['example.com'], resources: ['widgets'] }],
+    });
+    await waitFor(async () => {
+      const r = await s.request('POST', `/apis/${AUTHZ}/v1/selfsubjectaccessreviews`, who['bob']!, ssar({ verb: 'get', group: 'example.com', resource: 'widgets', namespace: 'dev' }));
+      return (r.json['status'] as Record<string, unknown> | undefined)?.['allowed'] === true;
+    }, 5000, 'aggregated rule');
+    const view = await must('GET', `/apis/${RBAC}/v1/clusterroles/view`);
+    assert.ok((view.json['rules'] as { resources?: string[] }[]).some((r) => r.resources?.includes('widgets')));
+  });
+
+  it('authenticates bootstrap tokens and rejects expired, unusable and wrong ones', async () => {
+    const b64 = (v: string) => Buffer.from(v).toString('base64');
+    const secret = (id: string, tokenSecret: string, extra: Record<string, string> = {}) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `bootstrap-token-${id}` },
+      type: 'bootstrap.orch.io/token',
+      data: Object.fromEntries(Object.entries({ 'token-id': id, 'token-secret': tokenSecret, 'usage-bootstrap-authentication': 'true', ...extra }).map(([k, v]) => [k, b64(v)])),
+    });
+    await must('POST', '/api/v1/namespaces/orch-system/secrets', secret('abcdef', '0123456789abcdef', { 'auth-extra-groups': 'system:bootstrappers:worker' }));
+    await must('POST', '/api/v1/namespaces/orch-system/secrets', secret('expire', '0123456789abcdef', { expiration: '2020-01-01T00:00:00Z' }));
+    await must('POST', '/api/v1/namespaces/orch-system/secrets', secret('nouse1', '0123456789abcdef', { 'usage-bootstrap-authentication': 'false' }));
+    const whoami = (token: string) => s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, { token }, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+    const ok = await whoami('abcdef.0123456789abcdef');
+    assert.equal(ok.status, 201, ok.text);
+    assert.deepEqual((ok.json['status'] as Record<string, unknown>)['userInfo'], {
+      username: 'system:bootstrap:abcdef',
+      groups: ['system:bootstrappers', 'system:bootstrappers:worker', 'system:authenticated'],
+    });
+    for (const bad of ['expire.0123456789abcdef', 'nouse1.0123456789abcdef', 'abcdef.0123456789abcdee', 'zzzzzz.0123456789abcdef']) {
+      const r = await whoami(bad);
+      assert.equal(r.status, 401, bad);
+      assert.ok(!r.text.includes(bad));
+    }
+  });
+
+  describe('service account tokens', () => {
+    let token = '';
+    const tokenRequest = (spec: Record<string, unknown>) =>
+      s.request('POST', '/api/v1/namespaces/dev/serviceaccounts/builder/token', s.admin, { apiVersion: `${AUTHN}/v1`, kind: 'TokenRequest', spec });
+    const whoami = (t: string) => s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, { token: t }, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+
+    it('issues bound tokens through TokenRequest, one hour by default', async () => {
+      const r = await tokenRequest({});
+      assert.equal(r.status, 201, r.text);
+      const status = r.json['status'] as { token: string; expirationTimestamp: string };
+      token = status.token;
+      const lifetime = Date.parse(status.expirationTimestamp) - Date.now();
+      assert.ok(lifetime > 3500_000 && lifetime <= 3600_000, String(lifetime));
+      assert.equal((r.json['spec'] as Record<string, unknown>)['expirationSeconds'], 3600);
+      const me = await whoami(token);
+      assert.deepEqual((me.json['status'] as Record<string, unknown>)['userInfo'], {
+        username: 'system:serviceaccount:dev:builder',
+        uid: ((await must('GET', '/api/v1/namespaces/dev/serviceaccounts/builder')).json['metadata'] as Record<string, string>)['uid'],
+        groups: ['system:serviceaccounts', 'system:serviceaccounts:dev', 'system:authenticated'],
+      });
+      const short = await tokenRequest({ expirationSeconds: 60 });
+      assert.equal(short.status, 422, short.text);
+    });
+
+    it('publishes discovery documents whose keys verify the tokens', async () => {
+      const disc = await s.request('GET', '/.well-known/openid-configuration', { token });
+      assert.equal(disc.status, 200, disc.text);
+      assert.equal(disc.json['issuer'], s.url);
+      const jwks = await s.request('GET', '/openid/v1/jwks', { token });
+      assert.equal(jwks.status, 200);
+      const { payload } = await jwtVerify(token, createLocalJWKSet(jwks.json as unknown as JSONWebKeySet), { issuer: s.url });
+      assert.equal(payload.sub, 'system:serviceaccount:dev:builder');
+      const anonymous = await s.request('GET', '/openid/v1/jwks', {});
+      assert.equal(anonymous.status, 403);
+    });
+
+    it('rejects tokens for another audience, expired, signed by another key, from another issuer, or malformed', async () => {
+      const other = await tokenRequest({ audiences: ['https://elsewhere.example'] });
+      assert.equal((await whoami((other.json['status'] as { token: string }).token)).status, 401);
+      const saKey = createPrivateKey(readFileSync(join(s.dataDir, 'pki', 'sa.key'), 'utf8'));
+      const jwks = (await s.request('GET', '/openid/v1/jwks', { token })).json as { keys: { kid: string; alg: string }[] };
+      const { kid, alg } = jwks.keys[0]!;
+      const claims = (exp: number, iss = s.url) =>
+        new SignJWT({ 'orch.io': { namespace: 'dev', serviceaccount: { name: 'builder', uid: 'x' } } })
+          .setProtectedHeader({ alg, kid })
+          .setIssuer(iss)
+          .setSubject('system:serviceaccount:dev:builder')
+          .setAudience(s.url)
+          .setIssuedAt(exp - 3600)
+          .setExpirationTime(exp);
+      const now = Math.floor(Date.now() / 1000);
+      const expired = await claims(now - 600).sign(saKey);
+      const strangerKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+      const foreign = await claims(now + 600).sign(strangerKey);
+      const otherIssuer = await claims(now + 600, 'https://issuer.example').sign(saKey);
+      for (const [what, t] of Object.entries({ expired, foreign, otherIssuer, malformed: 'abc.def.ghi', truncated: token.slice(0, -5) })) {
+        const r = await whoami(t);
+        assert.equal(r.status, 401, what);
+        assert.deepEqual(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 }, what);
+      }
+    });
+
+    it('invalidates tokens bound to a deleted pod, and every token of a deleted account', async () => {
+      const created = await must('POST', '/api/v1/namespaces/dev/pods', { ...pod('bound'), spec: { serviceAccountName: 'builder', containers: [{ name: 'c', image: 'busybox' }] } });
+      const uid = (created.json['metadata'] as Record<string, string>)['uid'];
+      const r = await tokenRequest({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'bound', uid } });
+      assert.equal(r.status, 201, r.text);
+      const bound = (r.json['status'] as { token: string }).token;
+      const me = await whoami(bound);
+      assert.deepEqual(((me.json['status'] as Record<string, unknown>)['userInfo'] as Record<string, unknown>)['extra'], {
+        'authentication.orch.io/pod-name': ['bound'],
+        'authentication.orch.io/pod-uid': [uid],
+      });
+      await must('DELETE', '/api/v1/namespaces/dev/pods/bound?gracePeriodSeconds=0');
+      await waitFor(async () => (await whoami(bound)).status === 401, 5000, 'bound token to be rejected');
+      assert.equal((await whoami(token)).status, 201);
+      await must('DELETE', '/api/v1/namespaces/dev/serviceaccounts/builder');
+      await waitFor(async () => (await whoami(token)).status === 401, 5000, 'account token to be rejected');
+    });
+
+    it('reviews tokens for other components (TokenReview v1 and v1beta1)', async () => {
+      for (const v of ['v1', 'v1beta1']) {
+        const good = await s.request('POST', `/apis/${AUTHN}/${v}/tokenreviews`, s.admin, { apiVersion: `${AUTHN}/${v}`, kind: 'TokenReview', spec: { token: STATIC_TOKEN } });
+        assert.equal(good.status, 201, good.text);
+        const st = good.json['status'] as Record<string, unknown>;
+        assert.equal(st['authenticated'], true);
+        assert.equal((st['user'] as Record<string, unknown>)['username'], 'static-user');
+        const bad = await s.request('POST', `/apis/${AUTHN}/${v}/tokenreviews`, s.admin, { apiVersion: `${AUTHN}/${v}`, kind: 'TokenReview', spec: { token: 'nope' } });
+        assert.notEqual((bad.json['status'] as Record<string, unknown>)['authenticated'], true);
+      }
+      const denied = await s.request('POST', `/apis/${AUTHN}/v1/tokenreviews`, who['bob']!, { apiVersion: `${AUTHN}/v1`, kind: 'TokenReview', spec: { token: STATIC_TOKEN } });
+      assert.ok(forbiddenByAuthz(denied));
+    });
+  });
+
+  it('never writes tokens into its logs', () => {
+    const all = s.logs.join('\n');
+    for (const t of [STATIC_TOKEN, '0123456789abcdef']) assert.ok(!all.includes(t), 'a token appears in the logs');
+  });
+});
