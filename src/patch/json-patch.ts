@@ -135,7 +135,7 @@ function applyOperation(root: Root, op: JsonObject | null): void {
       }
       const [con, key] = locate(root.doc, path, `replace operation does not apply: doc is missing path: ${path}`);
       if (Array.isArray(con)) {
-        const i = arrayIndex(con, key, con.length, path);
+        const i = arrayIndex(key, con.length, path);
         con[i] = clone(valueOf(op));
       } else {
         // A missing member is added rather than refused (the engine's behaviour).
@@ -224,7 +224,7 @@ function parseIndex(key: string): number | undefined {
 }
 
 /** An index into an array of `size` slots; negative counts from the end. */
-function arrayIndex(_con: unknown[], key: string, size: number, path: string): number {
+function arrayIndex(key: string, size: number, path: string): number {
   const idx = parseIndex(key);
   if (idx === undefined) throw new ApplyFailure(`value was not a proper array index: '${key}' (path '${path}')`);
   if (idx >= size || idx < -size) throw new ApplyFailure(`Unable to access invalid index: ${idx}`);
@@ -232,7 +232,7 @@ function arrayIndex(_con: unknown[], key: string, size: number, path: string): n
 }
 
 function get(con: Container, key: string, path: string): unknown {
-  if (Array.isArray(con)) return con[arrayIndex(con, key, con.length, path)];
+  if (Array.isArray(con)) return con[arrayIndex(key, con.length, path)];
   return Object.hasOwn(con, key) ? con[key] : undefined;
 }
 
@@ -245,12 +245,12 @@ function add(con: Container, key: string, value: unknown, path: string): void {
     con.push(value);
     return;
   }
-  con.splice(arrayIndex(con, key, con.length + 1, path), 0, value);
+  con.splice(arrayIndex(key, con.length + 1, path), 0, value);
 }
 
 function remove(con: Container, key: string, path: string): void {
   if (Array.isArray(con)) {
-    con.splice(arrayIndex(con, key, con.length, path), 1);
+    con.splice(arrayIndex(key, con.length, path), 1);
     return;
   }
   if (!Object.hasOwn(con, key)) throw new ApplyFailure(`Unable to remove nonexistent key: ${key} (path '${path}')`);
