@@ -12,7 +12,7 @@ import { createCacher, SqliteStorage } from '../src/storage/index.js';
 import { schemaSql } from '../src/storage/sqlite-engine.js';
 
 const seconds = Number(process.argv[2] ?? '1');
-const baseDir = process.argv[3] ?? tmpdir();
+const baseDir = process.argv[3] || tmpdir();
 const rounds = Number(process.argv[4] ?? '3');
 const valueSize = 1024;
 const value = new Uint8Array(valueSize).fill(120);
