@@ -43,27 +43,46 @@ function text(body: Uint8Array): string {
   }
 }
 
-/** A fast pre-check of bracket depth, so that JSON.parse never sees absurdly deep input. */
-function checkRawJsonDepth(s: string, limit = MAX_NESTING_DEPTH): void {
+/**
+ * A fast pre-check of bracket depth, so that no parser sees absurdly deep input. For YAML
+ * the count is conservative (single-quoted scalars are skipped too; brackets in plain
+ * scalars count), which only ever rejects documents no client sends.
+ */
+function checkRawBracketDepth(s: string, yaml = false, limit = MAX_NESTING_DEPTH): void {
   let depth = 0;
-  let inString = false;
+  let quote = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
+    if (quote !== 0) {
+      if (c === 92 /* \ */ && quote === 34) i++;
+      else if (c === quote) quote = 0;
       continue;
     }
-    if (c === 34) inString = true;
+    if (c === 34 /* " */ || (yaml && c === 39) /* ' */) quote = c;
     else if (c === 123 || c === 91) {
       if (++depth > limit) throw badRequest(`the object nesting depth exceeds the limit of ${limit}`);
     } else if (c === 125 || c === 93) depth--;
   }
 }
 
+/** Block-style YAML nests by indentation: bound the indentation the parser has to track. */
+function checkIndentDepth(s: string, limit = 4 * MAX_NESTING_DEPTH): void {
+  let lineStart = true;
+  let indent = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 10) {
+      lineStart = true;
+      indent = 0;
+    } else if (lineStart && (c === 32 || c === 45 /* - */)) {
+      if (++indent > limit) throw badRequest(`the object nesting depth exceeds the limit of ${MAX_NESTING_DEPTH}`);
+    } else lineStart = false;
+  }
+}
+
 export function parseJson(body: Uint8Array): unknown {
   const s = text(body);
-  checkRawJsonDepth(s);
+  checkRawBracketDepth(s);
   try {
     return JSON.parse(s);
   } catch (e) {
@@ -90,6 +109,8 @@ export const yamlSerializer: Serializer = {
   },
   decode(body) {
     const s = text(body);
+    checkRawBracketDepth(s, true);
+    checkIndentDepth(s);
     let value: unknown;
     try {
       // A small alias budget keeps "billion laughs" documents from expanding.

@@ -67,6 +67,31 @@ export interface ApiServerConfig {
 }
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const AUTH_CACHE_MS = 10_000;
+
+/** Headers no authenticator reads (credentials come as Authorization, proxy or Impersonate-* headers). */
+const PLAIN_HEADERS = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'cache-control',
+  'connection',
+  'content-length',
+  'content-type',
+  'host',
+  'keep-alive',
+  'kubectl-command',
+  'kubectl-session',
+  'te',
+  'transfer-encoding',
+  'user-agent',
+  'x-request-id',
+]);
+
+function onlyPlainHeaders(headers: Record<string, unknown>): boolean {
+  for (const name of Object.keys(headers)) if (!name.startsWith(':') && !PLAIN_HEADERS.has(name)) return false;
+  return true;
+}
 const SUPERUSER_GROUP = 'system:masters';
 
 export class ApiServer {
@@ -84,6 +109,7 @@ export class ApiServer {
   private idleWaiters: (() => void)[] = [];
   private shuttingDown = false;
   private address = '';
+  private readonly authCache = new WeakMap<object, { user: UserInfo; until: number }>();
 
   constructor(private readonly config: ApiServerConfig) {
     this.serializers = config.serializers ?? new SerializerSet();
@@ -214,13 +240,26 @@ export class ApiServer {
     }
   }
 
+  /**
+   * Authenticates the request. Parsing and verifying the client certificate dominates the
+   * cost of small requests, and it cannot change within a TLS connection: when a request
+   * carries no header an authenticator could read, the connection's last answer is reused
+   * for a few seconds.
+   */
   private async authenticate(req: ServerRequest): Promise<UserInfo> {
+    const socket = req.socket as object | undefined;
+    const cacheable = socket !== undefined && onlyPlainHeaders(req.headers);
+    if (cacheable) {
+      const hit = this.authCache.get(socket);
+      if (hit && hit.until > Date.now()) return hit.user;
+    }
     const result = await this.config.authenticator.authenticate({
       headers: req.headers,
       clientCertificateChain: clientCertificateChain(req),
       remoteAddress: remoteAddress(req),
     });
     if (!result) throw unauthorized();
+    if (cacheable) this.authCache.set(socket, { user: result.user, until: Date.now() + AUTH_CACHE_MS });
     return result.user;
   }
 
