@@ -156,6 +156,14 @@ export function describeStorageConformance(name: string, harness: StorageHarness
       assert.equal((await storage.list('')).items.length, 8, 'the empty prefix lists everything');
     }));
 
+    it('orders keys by their UTF-8 bytes', withStore({}, async ({ storage }) => {
+      for (const k of ['😀', '\uffee', 'é', 'z', 'a😀', 'a\uffee']) await storage.create(`/u/${k}`, bytes(k));
+      const keys = (await storage.list('/u/')).items.map((i) => i.key.slice(3));
+      assert.deepEqual(keys, ['a\uffee', 'a😀', 'z', 'é', '\uffee', '😀']);
+      const page = await storage.list('/u/', { startKey: '/u/\uffee', limit: 1 });
+      assert.deepEqual([page.items.map((i) => i.key), page.remaining], [['/u/\uffee'], 1]);
+    }));
+
     it('keeps paging at one revision stable under concurrent writes', withStore({}, async ({ storage }) => {
       for (let i = 0; i < 40; i++) await storage.create(`/pg/${String(i).padStart(3, '0')}`, bytes(`v${i}`));
       const snapshot = await storage.list('/pg/');

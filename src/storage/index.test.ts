@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { MemoryStorage, SqliteStorage, StorageError, createStorage } from './index.js';
+
+it('creates the configured backend', async () => {
+  const memory = await createStorage({ backend: 'memory' });
+  assert.ok(memory instanceof MemoryStorage);
+  await memory.close();
+  const dataDir = mkdtempSync(join(tmpdir(), 'orch-create-'));
+  try {
+    const sqlite = await createStorage({ backend: 'sqlite', dataDir });
+    assert.ok(sqlite instanceof SqliteStorage);
+    await sqlite.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('explains the backends it cannot create', async () => {
+  await assert.rejects(createStorage({ backend: 'sqlite' }), (err: unknown) => err instanceof StorageError && /data directory/.test(err.message));
+  await assert.rejects(createStorage({ backend: 'etcd' }), /etcd storage backend is not available yet/);
+  await assert.rejects(createStorage(JSON.parse('{"backend":"redis"}')), /unknown storage backend "redis"/);
+});

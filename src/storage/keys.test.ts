@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { SortedKeys, compareKeys, prefixEnd } from './keys.js';
+
+const alphabet = ['a', 'b', '/', '\0', 'é', '\uffee', '\ue000', '😀', '𝄞', 'z'];
+function randomKey(rand: () => number): string {
+  let s = '';
+  const n = Math.floor(rand() * 5);
+  for (let i = 0; i < n; i++) s += alphabet[Math.floor(rand() * alphabet.length)];
+  return s;
+}
+
+// A small deterministic generator, so that a failure can be reproduced.
+function lcg(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    return x / 2 ** 31;
+  };
+}
+
+it('orders keys as their UTF-8 bytes (etcd and SQLite order)', () => {
+  const rand = lcg(42);
+  for (let i = 0; i < 5000; i++) {
+    const a = randomKey(rand);
+    const b = randomKey(rand);
+    const bytes = Math.sign(Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+    assert.equal(Math.sign(compareKeys(a, b)), bytes, `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+  }
+});
+
+it('bounds a prefix range from above', () => {
+  assert.equal(prefixEnd('/registry/pods/'), '/registry/pods0');
+  assert.equal(prefixEnd(''), undefined);
+  assert.equal(prefixEnd('a\u{10ffff}'), 'b');
+  const rand = lcg(7);
+  for (let i = 0; i < 2000; i++) {
+    const prefix = randomKey(rand);
+    const key = randomKey(rand);
+    const end = prefixEnd(prefix);
+    const inRange = compareKeys(key, prefix) >= 0 && (end === undefined || compareKeys(key, end) < 0);
+    assert.equal(inRange, key.startsWith(prefix), `${JSON.stringify(key)} under ${JSON.stringify(prefix)}`);
+  }
+});
+
+it('keeps a sorted set with prefix ranges', () => {
+  const keys = new SortedKeys();
+  for (const k of ['/b/2', '/a/1', '/b/1', '/c', '/b/1', '/ab']) keys.add(k);
+  assert.equal(keys.size, 5);
+  const { from, to } = keys.range('/b/');
+  assert.deepEqual([keys.at(from), keys.at(to - 1), to - from], ['/b/1', '/b/2', 2]);
+  const after = keys.range('/b/', '/b/1\0');
+  assert.equal(after.to - after.from, 1);
+  keys.remove('/b/1');
+  keys.remove('/nope');
+  assert.equal(keys.size, 4);
+});
