@@ -19,7 +19,7 @@ export async function prepareDataDir(dir: string, flavor: Flavor): Promise<void>
   const recorded = (await readFile(file, 'utf8')).trim();
   if (recorded !== flavor) {
     throw new DataDirError(
-      `the data directory ${dir} was created with --compat ${recorded} and cannot be served with --compat ${flavor}: ` +
+      `the data directory was created with --compat ${recorded} and cannot be served with --compat ${flavor}: ` +
         `start with --compat ${recorded}, or choose another --data-dir`,
     );
   }

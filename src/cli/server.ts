@@ -15,6 +15,7 @@ import { ensureSystemNamespaces, startControllers } from '../controllers/index.j
 import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
 import type { RESTStore } from '../registry/types.js';
+import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { schemaFieldChecker } from '../server/field-checker.js';
@@ -106,6 +107,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     patchers: defaultPatchers,
     fieldChecker: schemaFieldChecker,
     nonResource: (method, path) => auth.nonResource(method, path),
+    openapi: openapiHandler(() => table.all().map((s) => s.definition)),
     version: versionInfo(PRODUCT_VERSION),
     tls: { cert: readFileSync(certFile), key: readFileSync(keyFile), clientCA: readFileSync(clientCaFile) },
     maxRequestsInFlight: flags.number('max-requests-inflight'),

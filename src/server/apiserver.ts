@@ -38,7 +38,7 @@ export interface RawAnswer {
 }
 
 /** Serves `/openapi/v2`, `/openapi/v3` and `/openapi/v3/...`; undefined for a 404. */
-export type OpenApiHandler = (path: string, query: URLSearchParams, accept: string | undefined) => Promise<RawAnswer | undefined>;
+export type OpenApiHandler = (path: string, query: URLSearchParams, accept: string | undefined, ifNoneMatch?: string) => Promise<RawAnswer | undefined>;
 
 export interface ApiServerConfig {
   table: ResourceTable;
@@ -352,7 +352,7 @@ export class ApiServer {
     }
     if (parts[0] === 'openapi') {
       requireGet();
-      const a = this.config.openapi ? await this.config.openapi(path, query, accept) : undefined;
+      const a = this.config.openapi ? await this.config.openapi(path, query, accept, headerValue(req, 'if-none-match')) : undefined;
       if (!a) throw genericNotFound();
       return this.writeRaw(res, a, head);
     }
