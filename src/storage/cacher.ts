@@ -225,6 +225,9 @@ export class WatchCache implements Cacher {
   }
 
   private async *serve(prefix: string, after: number, signal: AbortSignal, bookmarks: boolean): AsyncGenerator<CacheEvent> {
+    if (!prefix.startsWith(this.prefix) && !this.prefix.startsWith(prefix)) {
+      throw new StorageError(`watch of ${prefix} asked of the watch cache of ${this.prefix}`);
+    }
     await this.loaded;
     if (after > this.current) await this.waitForRevision(after);
     if (this.stopped || signal.aborted) return;

@@ -91,7 +91,8 @@ export class SqliteEngine {
       // Exclusive locking keeps the file locked for as long as this connection lives, so a
       // second server on the same data directory fails at start instead of sharing the WAL.
       this.db.pragma('locking_mode = EXCLUSIVE');
-      this.db.pragma('journal_mode = WAL');
+      const mode = this.db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw new OpenError(`storage database ${file} cannot use write-ahead logging (journal mode ${String(mode)})`);
       this.db.pragma('synchronous = FULL');
       this.initSchema();
       if (verify) this.verifyIntegrity();
