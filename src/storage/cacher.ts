@@ -3,6 +3,7 @@
 // from any revision inside the ring and lists at "any" or "not older than" are served from
 // memory; a consistent list first waits until the cache has reached the store's revision.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   StorageError,
   TooLargeResourceVersionError,
@@ -274,7 +275,7 @@ export class WatchCache implements Cacher {
         // The cache restarts from a fresh list; its watchers re-watch, as after any break.
         this.progress = undefined;
         for (const w of this.watchers) w.end();
-        await new Promise((resolve) => setTimeout(resolve, backoffMs).unref());
+        await sleep(backoffMs, undefined, { signal: this.abort.signal, ref: false }).catch(() => undefined);
         backoffMs = Math.min(backoffMs * 2, 5000);
       }
     }
