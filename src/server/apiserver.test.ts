@@ -293,6 +293,39 @@ describe('content negotiation', () => {
   });
 });
 
+describe('HTTP/2', () => {
+  it('serves requests and watch streams over HTTP/2', async () => {
+    const { connect } = await import('node:http2');
+    const session = connect(`https://127.0.0.1:${t.port}`, { ca: t.caPem, cert: t.admin.cert, key: t.admin.key });
+    try {
+      const get = (path: string): Promise<{ status: number; body: string }> =>
+        new Promise((resolve, reject) => {
+          const s = session.request({ ':path': path });
+          let status = 0;
+          let body = '';
+          s.on('response', (h) => (status = Number(h[':status'])));
+          s.on('data', (c: Buffer) => (body += c.toString()));
+          s.on('end', () => resolve({ status, body }));
+          s.on('error', reject);
+        });
+      const r = await get('/version');
+      assert.equal(r.status, 200);
+      assert.equal((JSON.parse(r.body) as { minor: string }).minor, '27');
+      const firstEvent = await new Promise<string>((resolve, reject) => {
+        const s = session.request({ ':path': `${CM}?watch=true` });
+        s.on('data', (c: Buffer) => {
+          resolve(c.toString().split('\n')[0]!);
+          s.close();
+        });
+        s.on('error', reject);
+      });
+      assert.equal((JSON.parse(firstEvent) as { type: string }).type, 'ADDED');
+    } finally {
+      session.close();
+    }
+  });
+});
+
 describe('discovery, version, health, metrics', () => {
   it('serves the legacy discovery documents from the table', async () => {
     const api = (await t.request('GET', '/api')).json();
