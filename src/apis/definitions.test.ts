@@ -74,7 +74,10 @@ describe('builtinResourceDefinitions', () => {
     const events = find('events.orch.io', 'v1', 'events');
     assert.deepEqual(events?.storage, { group: '', resource: 'events', version: 'v1' });
     assert.ok(events?.conversion);
-    assert.equal(events?.strategy, find('', 'v1', 'events')?.strategy);
+    // Same storage, but writes through events.<domain>/v1 are checked more strictly.
+    assert.ok(events?.strategy);
+    assert.notEqual(events.strategy, find('', 'v1', 'events')?.strategy);
+    assert.equal(events.strategy.table, find('', 'v1', 'events')?.strategy?.table);
 
     const fs2 = find('flowcontrol.apiserver.orch.io', 'v1beta2', 'flowschemas');
     assert.deepEqual(fs2?.storage, { group: 'flowcontrol.apiserver.orch.io', resource: 'flowschemas', version: 'v1beta3' });

@@ -3,7 +3,7 @@
 // conversions attached.
 import { fromKubernetesApiVersion, fromKubernetesGroup } from '../naming/index.js';
 import type { ResourceDefinition, Strategy, SubresourceDefinition } from '../registry/types.js';
-import { conversionFor, kindSpecFor } from './kinds.js';
+import { conversionFor, kindSpecFor, servedVariantFor } from './kinds.js';
 import { enabledResources, parseRuntimeConfig } from './runtime-config.js';
 import { makeStrategy } from './strategy.js';
 import { surface, type SurfaceResource } from './surface.js';
@@ -17,7 +17,8 @@ export interface BuiltinOptions {
 export function builtinResourceDefinitions(opts: BuiltinOptions = {}): ResourceDefinition[] {
   const rows = enabledResources(surface, parseRuntimeConfig(opts.runtimeConfig ?? ''));
   const preferred = preferredVersions(rows);
-  // One Strategy per stored kind, shared by every version stored in the same place.
+  // One Strategy per stored kind, shared by the versions stored in the same place unless a
+  // served version writes it with rules of its own.
   const strategies = new Map<string, Strategy>();
   return rows.map((row) => toDefinition(row, preferred, strategies));
 }
@@ -50,11 +51,12 @@ function toDefinition(row: SurfaceResource, preferred: Map<string, string>, stra
   if (row.storage) {
     const storage = { group: fromKubernetesGroup(row.storage.group), resource: row.storage.resource, version: row.storage.version };
     def.storage = storage;
+    const shape = { namespaced: row.namespaced, hasStatus: row.subresources.some((s) => s.name === 'status') };
+    const variant = servedVariantFor(row);
     const key = `${storage.group}/${storage.resource}`;
-    let strategy = strategies.get(key);
+    let strategy = variant ? makeStrategy(variant, shape) : strategies.get(key);
     if (!strategy) {
-      const hasStatus = row.subresources.some((s) => s.name === 'status');
-      strategy = makeStrategy(kindSpecFor(row.storage.group, row.kind), { namespaced: row.namespaced, hasStatus });
+      strategy = makeStrategy(kindSpecFor(row.storage.group, row.kind), shape);
       strategies.set(key, strategy);
     }
     def.strategy = strategy;

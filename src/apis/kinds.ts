@@ -6,7 +6,7 @@ import type { VersionConversion } from '../registry/types.js';
 import { appsKinds } from './apps/index.js';
 import { autoscalingConversions, autoscalingKinds } from './autoscaling/index.js';
 import { batchKinds } from './batch/index.js';
-import { coreKinds } from './core/index.js';
+import { coreKinds, servedVariants } from './core/index.js';
 import { eventsConversions } from './events/index.js';
 import { flowcontrolConversions, flowcontrolKinds } from './flowcontrol/index.js';
 import { otherKinds } from './others.js';
@@ -45,4 +45,9 @@ const conversions: Record<string, VersionConversion> = {
 
 export function conversionFor(row: SurfaceResource): VersionConversion | undefined {
   return conversions[`${groupBase(row.group)}/${row.version}/${row.kind}`];
+}
+
+/** A behaviour of its own for a served version that shares another version's storage. */
+export function servedVariantFor(row: SurfaceResource): KindSpec | undefined {
+  return servedVariants[`${groupBase(row.group)}/${row.version}/${row.kind}`];
 }

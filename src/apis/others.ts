@@ -136,7 +136,6 @@ const leases: KindSpec = {
 };
 
 const endpointSlices: KindSpec = {
-  allowCreateOnUpdate: true,
   defaults(o) {
     for (const p of objs(o.ports)) {
       setDefault(p, 'protocol', 'TCP');
@@ -197,7 +196,6 @@ const runtimeClasses: KindSpec = {
 // storage
 
 const storageClasses: KindSpec = {
-  allowCreateOnUpdate: true,
   defaults(o) {
     const s = o as Record<string, unknown>;
     setDefault(s, 'reclaimPolicy', 'Delete');

@@ -90,7 +90,10 @@ describe('update and create-on-update rules', () => {
     assert.deepEqual(flags('', 'endpoints'), [true, true]);
     assert.deepEqual(flags('', 'events'), [true, true]);
     assert.deepEqual(flags('', 'limitranges'), [true, true]);
-    assert.deepEqual(flags('', 'serviceaccounts'), [true, true]);
+    assert.deepEqual(flags('', 'serviceaccounts'), [false, true]);
+    assert.deepEqual(flags('discovery.orch.io', 'endpointslices'), [false, true]);
+    assert.deepEqual(flags('storage.orch.io', 'storageclasses'), [false, true]);
+    assert.deepEqual(flags('storage.orch.io', 'csidrivers'), [false, false]);
     assert.deepEqual(flags('', 'resourcequotas'), [false, false]);
     assert.deepEqual(flags('apps', 'deployments'), [false, true]);
     assert.deepEqual(flags('rbac.authorization.orch.io', 'clusterroles'), [true, true]);

@@ -1,22 +1,85 @@
 // Core v1 Events (also the storage of events.<domain>/v1): create-on-update, the
 // involved-object field selectors, and the event columns.
-import { invalidField, type FieldError } from '../../apimachinery/errors.js';
+import { invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
+import { systemNamespace } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
 import { column, since, wide } from '../table.js';
 import { at, meta, num, obj, str } from '../util.js';
+import { immutable, isQualifiedName } from '../validation.js';
 
 const inv = (field: string) => (o: KubeObject): string => str(at(o, `involvedObject.${field}`)) ?? '';
 
-function validate(o: KubeObject): FieldError[] {
+const LENGTH_LIMIT = 128;
+const NOTE_LENGTH_LIMIT = 1024;
+
+/**
+ * Checks every Event passes, whatever API wrote it. Old-style events (no eventTime) must
+ * agree with their involved object's namespace; new-style ones need the reporting fields.
+ * `reportingField` is the reporting controller's name in the writer's API.
+ */
+function legacyValidate(o: KubeObject, reportingField: string): FieldError[] {
   const errs: FieldError[] = [];
   const ns = meta(o).namespace ?? '';
   const involvedNs = str(at(o, 'involvedObject.namespace')) ?? '';
-  if (involvedNs !== '' && ns !== '' && involvedNs !== ns) {
-    errs.push(invalidField('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
+  const mismatch = (): FieldError => invalidField('involvedObject.namespace', involvedNs, 'does not match event.namespace');
+  if (!str(o.eventTime)) {
+    if (involvedNs === '') {
+      // Events about cluster-scoped objects live in the default namespace.
+      if (ns !== '' && ns !== 'default') errs.push(mismatch());
+    } else if (ns !== involvedNs) {
+      errs.push(mismatch());
+    }
+    return errs;
   }
+  if (involvedNs === '' && ns !== 'default' && ns !== systemNamespace('system')) errs.push(mismatch());
+  const controller = str(o.reportingComponent) ?? '';
+  if (controller === '') errs.push(requiredField(reportingField));
+  else for (const m of isQualifiedName(controller)) errs.push(invalidField(reportingField, controller, m));
+  const limited = (field: string, value: string | undefined, limit: number, path = field): void => {
+    if (!value) errs.push(requiredField(path));
+    else if (value.length > limit) errs.push(invalidField(path, '', `can have at most ${limit} characters`));
+  };
+  limited('reportingInstance', str(o.reportingInstance), LENGTH_LIMIT);
+  limited('action', str(o.action), LENGTH_LIMIT);
+  limited('reason', str(o.reason), LENGTH_LIMIT);
+  if ((str(o.message) ?? '').length > NOTE_LENGTH_LIMIT) errs.push(invalidField('message', '', `can have at most ${NOTE_LENGTH_LIMIT} characters`));
   return errs;
 }
+
+/** What events.<domain>/v1 adds on create: a new-style event without the legacy fields. */
+function strictValidate(o: KubeObject): FieldError[] {
+  const errs = legacyValidate(o, 'reportingController');
+  const series = obj(o.series);
+  if (series) {
+    if ((num(series.count) ?? 0) < 2) errs.push(invalidField('series.count', '', 'should be at least 2'));
+    if (!str(series.lastObservedTime)) errs.push(requiredField('series.lastObservedTime'));
+  }
+  if (!str(o.eventTime)) errs.push(requiredField('eventTime'));
+  if (o.type !== 'Normal' && o.type !== 'Warning') errs.push(invalidField('type', '', `has invalid value: ${str(o.type) ?? ''}`));
+  if (str(o.firstTimestamp)) errs.push(invalidField('firstTimestamp', '', 'needs to be unset'));
+  if (str(o.lastTimestamp)) errs.push(invalidField('lastTimestamp', '', 'needs to be unset'));
+  if ((num(o.count) ?? 0) !== 0) errs.push(invalidField('count', '', 'needs to be unset'));
+  if (str(at(o, 'source.component')) || str(at(o, 'source.host'))) errs.push(invalidField('source', '', 'needs to be unset'));
+  return errs;
+}
+
+/** Fields an events.<domain>/v1 update may not change: [core v1 field, name in errors]. */
+const STRICT_IMMUTABLE: [string, string][] = [
+  ['involvedObject', 'involvedObject'],
+  ['reason', 'reason'],
+  ['message', 'message'],
+  ['source', 'source'],
+  ['firstTimestamp', 'firstTimestamp'],
+  ['lastTimestamp', 'lastTimestamp'],
+  ['count', 'count'],
+  ['type', 'type'],
+  ['action', 'action'],
+  ['related', 'related'],
+  ['reportingComponent', 'reportingController'],
+  ['reportingInstance', 'reportingInstance'],
+  ['eventTime', 'eventTime'],
+];
 
 function firstNonEmpty(...values: (string | undefined)[]): string {
   return values.find((v) => v !== undefined && v !== '') ?? '';
@@ -59,7 +122,7 @@ function cells(o: KubeObject, now: Date): unknown[] {
 
 export const events: KindSpec = {
   allowCreateOnUpdate: true,
-  validate,
+  validate: (o) => legacyValidate(o, 'reportingComponent'),
   fields: {
     'involvedObject.kind': inv('kind'),
     'involvedObject.namespace': inv('namespace'),
@@ -88,4 +151,11 @@ export const events: KindSpec = {
     ],
     cells,
   },
+};
+
+/** The same kind written through events.<domain>/v1: stricter on create, immutable but for the series. */
+export const eventsV1: KindSpec = {
+  ...events,
+  validate: strictValidate,
+  validateUpdate: (o, old) => STRICT_IMMUTABLE.flatMap(([field, name]) => immutable(o[field], old[field], name)),
 };

@@ -2,7 +2,7 @@
 import type { KindSpec } from '../strategy.js';
 import { configMaps, secrets } from './config.js';
 import { podTemplates, replicationControllers } from './controllers.js';
-import { events } from './event.js';
+import { events, eventsV1 } from './event.js';
 import { endpoints, limitRanges, resourceQuotas, serviceAccounts } from './misc.js';
 import { namespaces } from './namespace.js';
 import { nodes } from './node.js';
@@ -29,3 +29,6 @@ export const coreKinds: Record<string, KindSpec> = {
 };
 
 export { prepareNamespaceFinalize, namespaceNameLabel } from './namespace.js';
+
+/** Behaviour that differs by the served version writing the kind (keyed by `<group base>/<version>/<Kind>`). */
+export const servedVariants: Record<string, KindSpec> = { 'events/v1/Event': eventsV1 };

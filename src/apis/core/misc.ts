@@ -114,8 +114,15 @@ export const resourceQuotas: KindSpec = {
   },
 };
 
+/** Secret references of a service account keep only their names. */
+function cleanSecretReferences(o: KubeObject): void {
+  if (!Array.isArray(o.secrets)) return;
+  o.secrets = objs(o.secrets).map((s) => (s.name === undefined ? {} : { name: s.name }));
+}
+
 export const serviceAccounts: KindSpec = {
-  allowCreateOnUpdate: true,
+  prepareForCreate: cleanSecretReferences,
+  prepareForUpdate: cleanSecretReferences,
   table: {
     columns: [nameColumn, column('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.'), ageColumn],
     cells: (o, now) => [meta(o).name ?? '', arr(o.secrets).length, since(meta(o).creationTimestamp, now)],

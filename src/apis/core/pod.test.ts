@@ -75,6 +75,13 @@ describe('pod defaults', () => {
     p.status = { phase: 'Running', podIP: '1.2.3.4' };
     pods.prepareForCreate(p);
     assert.deepEqual(p.status, { phase: 'Pending', qosClass: 'Guaranteed' });
+    const gated = defaulted({ schedulingGates: [{ name: 'wait' }], containers: [{ name: 'c', image: 'x' }] });
+    pods.prepareForCreate(gated);
+    assert.deepEqual(gated.status, {
+      phase: 'Pending',
+      qosClass: 'BestEffort',
+      conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }],
+    });
     assert.equal(podQOSClass({ containers: [{ name: 'c' }] }), 'BestEffort');
     assert.equal(podQOSClass({ containers: [{ resources: { requests: { cpu: '100m' } } }] }), 'Burstable');
     assert.equal(podQOSClass({ containers: [{ resources: { requests: { cpu: '0.5', memory: '1Gi' }, limits: { cpu: '500m', memory: '1024Mi' } } }] }), 'Guaranteed');

@@ -179,7 +179,14 @@ export const pods: KindSpec = {
     if (spec) defaultPodSpec(spec);
   },
   prepareForCreate(o) {
-    o.status = { phase: 'Pending', qosClass: podQOSClass(o.spec) };
+    const status: JsonObject = { phase: 'Pending', qosClass: podQOSClass(o.spec) };
+    // Gated pods say so from the start, so schedulers and users see why they wait.
+    if (arr(at(o, 'spec.schedulingGates')).length > 0) {
+      status.conditions = [
+        { type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' },
+      ];
+    }
+    o.status = status;
   },
   statusProtectedMeta: ['ownerReferences'],
   validate(o) {
