@@ -17,6 +17,7 @@ export const serverFlagDefinitions: FlagDefinition[] = [
   { name: 'livez-grace-period', type: 'duration', default: 0, usage: 'The time from start during which /livez assumes that unfinished post-start hooks will complete successfully.' },
   { name: 'max-requests-inflight', type: 'int', default: 400, usage: 'The maximum number of non-mutating requests in flight at a given time.' },
   { name: 'max-mutating-requests-inflight', type: 'int', default: 200, usage: 'The maximum number of mutating requests in flight at a given time.' },
+  { name: 'request-timeout', type: 'duration', default: 60_000, usage: 'The duration a handler must keep a request open before timing it out (watches excepted).' },
   { name: 'min-request-timeout', type: 'int', default: 1800, usage: 'The minimum number of seconds a watch lasts when the client sets no timeoutSeconds (it lasts up to twice that).' },
   { name: 'etcd-compaction-interval', type: 'duration', default: 60_000, usage: 'The interval of compaction requests to the store.' },
   { name: 'watch-history-window', type: 'duration', default: 300_000, usage: 'How long watch history (and continue tokens) stay usable.' },

@@ -113,6 +113,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     maxRequestsInFlight: flags.number('max-requests-inflight'),
     maxMutatingRequestsInFlight: flags.number('max-mutating-requests-inflight'),
     minRequestTimeoutSeconds: flags.number('min-request-timeout'),
+    requestTimeoutMs: flags.number('request-timeout'),
     shutdownDelayMs: flags.number('shutdown-delay-duration'),
     log,
   });

@@ -239,6 +239,24 @@ describe('routing and errors', () => {
     assert.equal(l.status, 400);
   });
 
+  it('answers 504 past the request deadline and 400 for a malformed timeout', async () => {
+    const slow: import('../registry/types.js').RESTStore = {
+      definition: { ...(await import('./testing.js')).reviewStore().definition, group: 'slow.testing', resource: 'sleepers', verbs: ['list'] },
+      list: (ctx) =>
+        new Promise((resolve) => {
+          const timer = setTimeout(() => resolve({ apiVersion: 'slow.testing/v1', kind: 'EchoList', metadata: {}, items: [] }), 5000);
+          ctx.signal.addEventListener('abort', () => clearTimeout(timer));
+        }),
+    };
+    t.table.add(slow);
+    const r = await t.request('GET', '/apis/slow.testing/v1/sleepers?timeout=200ms');
+    assert.equal(r.status, 504);
+    assert.equal(r.json().message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+    const bad = await t.request('GET', '/apis/slow.testing/v1/sleepers?timeout=soon');
+    assert.equal(bad.status, 400);
+    t.table.remove({ group: 'slow.testing', version: 'v1' }, 'sleepers');
+  });
+
   it('limits requests in flight with 429 and Retry-After', async () => {
     const limited = await startTestServer({ maxRequestsInFlight: 0, maxMutatingRequestsInFlight: 0 });
     try {

@@ -6,6 +6,7 @@ import { createSecureServer, type Http2SecureServer, type Http2Session } from 'n
 import type { AddressInfo, Socket } from 'node:net';
 import type { AdmissionChain } from '../admission/types.js';
 import { ApiError, badRequest, tooManyRequests, unauthorized } from '../apimachinery/errors.js';
+import { parseDuration } from '../apimachinery/flags.js';
 import { apiVersionOf, type UserInfo } from '../apimachinery/types.js';
 import { forbiddenError } from '../auth/authz/union.js';
 import type { AuthorizationAttributes, Authenticator, Authorizer } from '../auth/types.js';
@@ -59,6 +60,8 @@ export interface ApiServerConfig {
   maxMutatingRequestsInFlight?: number;
   maxBodyBytes?: number;
   minRequestTimeoutSeconds?: number;
+  /** Deadline of requests other than watches (default 60 s; `?timeout=` may shorten it). */
+  requestTimeoutMs?: number;
   /** How long /readyz fails before the listener closes on shutdown. */
   shutdownDelayMs?: number;
   /** `host:port` clients use (discovery's serverAddressByClientCIDRs); defaults to the listener's. */
@@ -68,6 +71,41 @@ export interface ApiServerConfig {
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const AUTH_CACHE_MS = 10_000;
+/** kube-apiserver's --request-timeout default, also the most a client's `timeout` may ask for. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** The deadline of a request that is not a watch: the `timeout` query parameter, capped. */
+export function requestTimeoutMs(query: URLSearchParams, max: number): number {
+  const raw = query.get('timeout');
+  if (raw === null || raw === '') return max;
+  let ms: number;
+  try {
+    ms = parseDuration(raw);
+  } catch {
+    throw badRequest(`invalid timeout specified in the request URL`);
+  }
+  return ms > 0 && ms < max ? ms : max;
+}
+
+/**
+ * Runs the handler until its deadline; past it the request's signal aborts and the client
+ * gets 504 (the handler's own late answer is then dropped).
+ */
+async function withDeadline(work: Promise<void>, ms: number, abort: AbortController): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new ApiError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {}));
+    }, ms);
+  });
+  try {
+    await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => {});
+  }
+}
 
 /** Headers no authenticator reads (credentials come as Authorization, proxy or Impersonate-* headers). */
 const PLAIN_HEADERS = new Set([
@@ -220,7 +258,9 @@ export class ApiServer {
 
       if (info.isResourceRequest) {
         this.deprecationWarning(info, res);
-        await this.resources.handle({ req, res, info, query, user: actingUser, signal: requestAbort.signal, warnings: [], pretty });
+        const work = this.resources.handle({ req, res, info, query, user: actingUser, signal: requestAbort.signal, warnings: [], pretty });
+        if (longRunning) await work;
+        else await withDeadline(work, requestTimeoutMs(query, this.config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS), requestAbort);
       } else {
         await this.nonResource(req, res, info, method, url.pathname, query, pretty);
       }
