@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isApiError } from '../apimachinery/errors.js';
+import { metaGroup } from '../naming/index.js';
+import { parseAccept, parseMediaType } from './media-type.js';
+import { negotiateInput, negotiateOutput, negotiatePatchType, wantsPretty } from './negotiate.js';
+import { SerializerSet, jsonSerializer, yamlSerializer } from './serializer.js';
+
+const set = new SerializerSet();
+
+describe('media types', () => {
+  it('parses parameters and several Accept values in order', () => {
+    assert.deepEqual(parseMediaType('application/json;as=Table;v=v1;g=meta.x'), { type: 'application/json', params: { as: 'Table', v: 'v1', g: 'meta.x' } });
+    assert.deepEqual(parseAccept('application/xml, application/json;q=0.5, text/plain;q=0').map((m) => m.type), ['application/xml', 'application/json']);
+    assert.equal(parseMediaType('not a type'), undefined);
+  });
+});
+
+describe('negotiateOutput', () => {
+  it('defaults to JSON and falls back through the list', () => {
+    assert.equal(negotiateOutput(undefined, set, 'object').contentType, 'application/json');
+    assert.equal(negotiateOutput('*/*', set, 'object').serializer, jsonSerializer);
+    assert.equal(negotiateOutput('text/html, application/yaml', set, 'list').serializer, yamlSerializer);
+  });
+
+  it('picks Table and PartialObjectMetadata representations for the meta group only', () => {
+    const table = negotiateOutput(`application/json;as=Table;v=v1beta1;g=${metaGroup()}`, set, 'list');
+    assert.deepEqual(table.representation, { as: 'Table', version: 'v1beta1' });
+    assert.equal(table.contentType, `application/json;as=Table;v=v1beta1;g=${metaGroup()}`);
+    const pom = negotiateOutput(`application/json;as=PartialObjectMetadata;v=v1;g=${metaGroup()}`, set, 'object');
+    assert.equal(pom.representation.as, 'PartialObjectMetadata');
+    const skipped = negotiateOutput(`application/json;as=PartialObjectMetadata;v=v1;g=${metaGroup()},application/json`, set, 'list');
+    assert.equal(skipped.representation.as, 'Object');
+  });
+
+  it('answers 406 when nothing listed is supported, and refuses YAML for watch', () => {
+    for (const [accept, target] of [['application/xml', 'object'], ['application/json;as=Table;v=v9;g=x', 'list'], ['application/yaml', 'watch']] as const) {
+      assert.throws(() => negotiateOutput(accept, set, target), (e: unknown) => isApiError(e) && e.code === 406);
+    }
+  });
+});
+
+describe('negotiateInput and patch types', () => {
+  it('reads JSON when no Content-Type is given and refuses unknown types with 415', () => {
+    assert.equal(negotiateInput(undefined, set), jsonSerializer);
+    assert.equal(negotiateInput('application/yaml; charset=utf-8', set), yamlSerializer);
+    assert.throws(() => negotiateInput('text/csv', set), (e: unknown) => isApiError(e) && e.code === 415);
+    assert.equal(negotiatePatchType('application/merge-patch+json; charset=UTF-8'), 'application/merge-patch+json');
+    assert.throws(() => negotiatePatchType('application/json'), (e: unknown) => isApiError(e) && e.code === 415);
+  });
+
+  it('pretty-prints on ?pretty=true and for command-line HTTP clients', () => {
+    assert.equal(wantsPretty(new URLSearchParams('pretty=true'), undefined), true);
+    assert.equal(wantsPretty(new URLSearchParams('pretty=false'), 'curl/8'), false);
+    assert.equal(wantsPretty(new URLSearchParams(''), 'curl/8'), true);
+    assert.equal(wantsPretty(new URLSearchParams(''), 'kubectl/v1.27'), false);
+  });
+});
+
+describe('serializers', () => {
+  it('rejects deep nesting and malformed input with 400 before parsing', () => {
+    const deep = Buffer.from('['.repeat(1000) + ']'.repeat(1000));
+    assert.throws(() => jsonSerializer.decode(deep), (e: unknown) => isApiError(e) && e.code === 400);
+    assert.throws(() => yamlSerializer.decode(Buffer.from('{a: '.repeat(500))), (e: unknown) => isApiError(e) && e.code === 400);
+    assert.throws(() => jsonSerializer.decode(Buffer.from([0xff, 0xfe, 0x00])), (e: unknown) => isApiError(e) && e.code === 400);
+    assert.deepEqual(jsonSerializer.decode(Buffer.from('{"a":"[[[[["}')), { a: '[[[[[' });
+  });
+
+  it('frames JSON with a trailing newline and YAML as a document', () => {
+    assert.equal(Buffer.from(jsonSerializer.encode({ a: 1 }, { pretty: false })).toString(), '{"a":1}\n');
+    assert.equal(Buffer.from(yamlSerializer.encode({ a: 1 }, { pretty: false })).toString(), 'a: 1\n');
+  });
+});
