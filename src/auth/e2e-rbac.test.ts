@@ -345,6 +345,43 @@ describe('auth over HTTPS with the default configuration', () => {
     });
   });
 
+  it('fills legacy service account token Secrets, whose tokens work until the Secret goes', async () => {
+    await must('POST', '/api/v1/namespaces/prod/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'legacy' } });
+    await must('POST', '/api/v1/namespaces/prod/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'legacy-token', annotations: { 'orch.io/service-account.name': 'legacy' } },
+      type: 'orch.io/service-account-token',
+    });
+    let token = '';
+    await waitFor(async () => {
+      const secret = await must('GET', '/api/v1/namespaces/prod/secrets/legacy-token');
+      const data = (secret.json['data'] ?? {}) as Record<string, string>;
+      token = data['token'] ? Buffer.from(data['token'], 'base64').toString('utf8') : '';
+      return token !== '' && Buffer.from(data['namespace'] ?? '', 'base64').toString() === 'prod' && !!data['ca.crt'];
+    }, 5000, 'the token controller');
+    const whoami = (t: string) => s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, { token: t }, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+    const me = await whoami(token);
+    assert.equal(((me.json['status'] as Record<string, unknown>)['userInfo'] as Record<string, unknown>)['username'], 'system:serviceaccount:prod:legacy');
+    await must('DELETE', '/api/v1/namespaces/prod/secrets/legacy-token');
+    assert.equal((await whoami(token)).status, 401);
+  });
+
+  it('limits agents to their own pods\' secrets (Node authorizer)', async () => {
+    await must('POST', '/api/v1/namespaces/dev/pods', {
+      ...pod('on-n1'),
+      spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'v', secret: { secretName: 'app-secret' } }] },
+    });
+    const n1 = await s.user('system:node:n1', 'system:nodes');
+    const n2 = await s.user('system:node:n2', 'system:nodes');
+    await waitFor(async () => !forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets/app-secret', n1)), 5000, 'the pod to reach the node graph');
+    assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets/app-secret', n2)));
+    assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets/other', n1)));
+    assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets', n1)));
+    assert.ok(!forbiddenByAuthz(await s.request('GET', '/api/v1/nodes/n1', n1)));
+    assert.ok(!forbiddenByAuthz(await s.request('GET', '/api/v1/pods', n1)));
+  });
+
   it('never writes tokens into its logs', () => {
     const all = s.logs.join('\n');
     for (const t of [STATIC_TOKEN, '0123456789abcdef']) assert.ok(!all.includes(t), 'a token appears in the logs');
