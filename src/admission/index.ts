@@ -3,6 +3,7 @@
 import type { ParsedFlags } from '../apimachinery/flags.js';
 import { FlagError } from '../apimachinery/flags.js';
 import type { ApiClient } from '../client/types.js';
+import type { SharedInformerFactory } from '../controllers/informer-factory.js';
 import { alwaysAdmit, alwaysDeny, PluginChain } from './chain.js';
 import { readAdmissionConfig, type AdmissionPluginConfigs } from './config-file.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
@@ -17,6 +18,7 @@ export { DEFAULT_ON_PLUGINS, ORDERED_PLUGINS, selectPlugins } from './plugins.js
 
 export interface AdmissionPluginContext {
   client: ApiClient;
+  informers?: SharedInformerFactory;
   /** The plugin's entry of the admission configuration file ({} when absent). */
   config: Record<string, unknown>;
 }
@@ -27,6 +29,8 @@ export type AdmissionPluginFactory = (ctx: AdmissionPluginContext) => AdmissionP
 export interface AdmissionDeps {
   /** A privileged client, for the plugins' lookups (the server passes a LoopbackClient). */
   client: ApiClient;
+  /** Informers shared with the controllers; plugins make their own when absent. */
+  informers?: SharedInformerFactory;
   /** Plugins implemented outside this folder, by name. */
   plugins?: Record<string, AdmissionPluginFactory>;
 }
@@ -44,7 +48,8 @@ export interface BuiltAdmissionChain extends AdmissionChain {
 const BUILT_IN: Record<string, AdmissionPluginFactory> = {
   AlwaysAdmit: () => alwaysAdmit,
   AlwaysDeny: () => alwaysDeny,
-  NamespaceLifecycle: ({ client }) => new NamespaceLifecycle(client),
+  NamespaceLifecycle: ({ client, informers }) =>
+    new NamespaceLifecycle(client, informers ? { informer: informers.informerFor({ group: '', version: 'v1', resource: 'namespaces' }) } : {}),
 };
 
 /** Throws FlagError on unknown or contradictory plugin names and on an unreadable configuration file. */
@@ -65,7 +70,7 @@ export function buildAdmissionChain(flags: ParsedFlags, deps: AdmissionDeps): Bu
   for (const name of selected) {
     const factory = factories[name];
     if (!factory) unavailable.push(name);
-    else plugins.push(factory({ client: deps.client, config: configuration.get(name) ?? {} }));
+    else plugins.push(factory({ client: deps.client, informers: deps.informers, config: configuration.get(name) ?? {} }));
   }
   const chain = new PluginChain(plugins);
   return {

@@ -20,6 +20,8 @@ const FORCE_LIVE_LOOKUP_MS = 30_000;
 export interface NamespaceLifecycleOptions {
   /** Start the namespace informer at once rather than on the first request. */
   startInformer?: boolean;
+  /** A namespace informer shared with others (its owner stops it); one is made when absent. */
+  informer?: Informer;
 }
 
 /** `default`, and the system and public namespaces of the flavor. */
@@ -64,6 +66,7 @@ function phaseOf(ns: KubeObject): string | undefined {
 export class NamespaceLifecycle implements AdmissionPlugin {
   readonly name = NAMESPACE_LIFECYCLE;
   private readonly informer: Informer;
+  private readonly ownsInformer: boolean;
   private started = false;
   private readonly forceLiveLookup = new Map<string, number>();
 
@@ -71,7 +74,8 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     private readonly client: ApiClient,
     opts: NamespaceLifecycleOptions = {},
   ) {
-    this.informer = new Informer(client, NAMESPACES);
+    this.ownsInformer = !opts.informer;
+    this.informer = opts.informer ?? new Informer(client, NAMESPACES);
     if (opts.startInformer) this.start();
   }
 
@@ -86,7 +90,7 @@ export class NamespaceLifecycle implements AdmissionPlugin {
   }
 
   async stop(): Promise<void> {
-    await this.informer.stop();
+    if (this.ownsInformer) await this.informer.stop();
   }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {

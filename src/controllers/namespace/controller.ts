@@ -8,6 +8,7 @@ import type { ApiClient } from '../../client/types.js';
 import { namespaceFinalizer } from '../../naming/index.js';
 import type { ResourceTable } from '../../registry/types.js';
 import { Informer } from '../informer.js';
+import type { SharedInformerFactory } from '../informer-factory.js';
 import { runWorkers, WorkQueue, ExponentialBackoff } from '../workqueue.js';
 import { deleteAllContent, deletionConditions, sameConditions, type NamespaceCondition } from './deleter.js';
 
@@ -22,6 +23,8 @@ export interface NamespaceControllerOptions {
   /** Back-off of failed passes. */
   backoff?: { baseMs: number; maxMs: number };
   resyncMs?: number;
+  /** Take the namespace informer from here (shared with other consumers) rather than own one. */
+  informers?: SharedInformerFactory;
   onError?: (err: unknown) => void;
 }
 
@@ -62,18 +65,24 @@ async function onFreshNamespace(client: ApiClient, name: string, attempt: (ns: K
 export class NamespaceController implements RunningController {
   private readonly queue: WorkQueue<string>;
   private readonly informer: Informer;
+  private readonly ownsInformer: boolean;
+  private readonly removeHandler: () => void;
   private workers: Promise<void> | undefined;
 
   constructor(private readonly opts: NamespaceControllerOptions) {
     this.queue = new WorkQueue(new ExponentialBackoff<string>(opts.backoff?.baseMs ?? 5, opts.backoff?.maxMs ?? 60_000));
-    this.informer = new Informer(opts.client, NAMESPACES, { resyncMs: opts.resyncMs ?? 5 * 60_000, onError: opts.onError });
+    this.ownsInformer = !opts.informers;
+    this.informer =
+      opts.informers?.informerFor(NAMESPACES) ??
+      new Informer(opts.client, NAMESPACES, { resyncMs: opts.resyncMs ?? 5 * 60_000, onError: opts.onError });
     const enqueue = (ns: KubeObject): void => {
       if (ns.metadata?.deletionTimestamp && ns.metadata.name) this.queue.add(ns.metadata.name);
     };
-    this.informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, ns) => enqueue(ns) });
+    this.removeHandler = this.informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, ns) => enqueue(ns) });
   }
 
   start(): void {
+    // A shared informer is started by its factory; starting it here too is harmless.
     this.informer.start();
     this.workers = runWorkers(this.queue, (name) => this.sync(name), {
       workers: this.opts.workers ?? 2,
@@ -82,8 +91,9 @@ export class NamespaceController implements RunningController {
   }
 
   async stop(): Promise<void> {
+    this.removeHandler();
     this.queue.shutDown();
-    await this.informer.stop();
+    if (this.ownsInformer) await this.informer.stop();
     await this.workers;
   }
 

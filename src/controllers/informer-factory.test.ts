@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildAdmissionChain, admissionFlagDefinitions } from '../admission/index.js';
+import { parseFlags } from '../apimachinery/flags.js';
+import { LoopbackClient } from '../client/loopback.js';
+import { basicTable } from '../client/testing/memory-table.js';
+import { startControllers } from './index.js';
+import { SharedInformerFactory } from './informer-factory.js';
+
+const NS = { group: '', version: 'v1', resource: 'namespaces' };
+const CM = { group: '', version: 'v1', resource: 'configmaps' };
+const admin = { username: 'admin', groups: ['system:masters'] };
+
+test('one informer per resource and scope, started with the factory or on request once it runs', async () => {
+  const { table, configmaps } = basicTable();
+  const client = new LoopbackClient(table, admin);
+  await client.create(CM, 'a', { metadata: { name: 'x' } });
+  const factory = new SharedInformerFactory(client);
+  const all = factory.informerFor(CM);
+  assert.equal(factory.informerFor(CM), all);
+  const inA = factory.informerFor(CM, { namespace: 'a' });
+  assert.notEqual(inA, all);
+  assert.equal(configmaps.calls.list, undefined, 'nothing runs before start');
+  factory.start();
+  const late = factory.informerFor(NS);
+  await factory.waitForSync();
+  assert.deepEqual(all.listKeys(), ['a/x']);
+  assert.deepEqual(inA.listKeys(), ['a/x']);
+  assert.ok(late.hasSynced(), 'an informer asked for after start runs too');
+  await factory.stop();
+  assert.equal(configmaps.watcherCount(), 0);
+});
+
+test('admission and the controllers can share the namespace informer: namespaces are watched once', async () => {
+  const { table, namespaces } = basicTable();
+  const client = new LoopbackClient(table, admin);
+  const informers = new SharedInformerFactory(client);
+  const chain = buildAdmissionChain(parseFlags([], admissionFlagDefinitions), { client, informers });
+  const controllers = startControllers({ client: new LoopbackClient(table, admin, { admission: chain }), table, informers });
+  try {
+    await informers.waitForSync();
+    for (let i = 0; i < 100 && namespaces.watcherCount() === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(namespaces.watcherCount(), 1);
+    assert.equal(namespaces.calls.list, 1);
+  } finally {
+    await controllers.stop();
+    await chain.stop();
+    assert.equal(namespaces.watcherCount(), 1, 'the shared informer outlives its consumers');
+    await informers.stop();
+    assert.equal(namespaces.watcherCount(), 0);
+  }
+});
