@@ -6,3 +6,4 @@ export { defaultTableConvertor, humanDuration } from './table.js';
 export { makeStrategy, type KindSpec, type StrategyShape } from './strategy.js';
 export { prepareNamespaceFinalize, namespaceNameLabel } from './core/index.js';
 export { surface, SURFACE_RELEASE, type SurfaceResource } from './surface.js';
+export { prepareCSRApproval, setCSRRequester } from './certificates/index.js';

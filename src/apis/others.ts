@@ -162,12 +162,25 @@ const endpointSlices: KindSpec = {
   },
 };
 
+/** The highest priority a user-defined class may have; higher ones are the system's. */
+const HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000;
+
 const priorityClasses: KindSpec = {
   defaults(o) {
     setDefault(o as Record<string, unknown>, 'preemptionPolicy', 'PreemptLowerPriority');
   },
   validate(o) {
-    return typeof o.value === 'number' ? [] : [requiredField('value')];
+    const errs: FieldError[] = [];
+    const name = meta(o).name ?? '';
+    if (name.startsWith('system-')) {
+      errs.push({ type: 'FieldValueInvalid', field: 'metadata.name', detail: `Invalid value: ${JSON.stringify(name)}: priority class names with 'system-' prefix are reserved for system use only` });
+    }
+    if (typeof o.value !== 'number') errs.push(requiredField('value'));
+    else if (o.value > HIGHEST_USER_DEFINABLE_PRIORITY) {
+      errs.push({ type: 'FieldValueForbidden', field: 'value', detail: `Forbidden: maximum allowed value of a user defined priority is ${HIGHEST_USER_DEFINABLE_PRIORITY}` });
+    }
+    errs.push(...oneOf(o.preemptionPolicy, ['PreemptLowerPriority', 'Never'], 'preemptionPolicy'));
+    return errs;
   },
   validateUpdate(o, old) {
     return o.value === old.value ? [] : [{ type: 'FieldValueForbidden', field: 'value', detail: 'Forbidden: may not be changed in an update.' }];
@@ -293,7 +306,56 @@ const apiServices: KindSpec = {
   },
 };
 
-const customResourceDefinitions: KindSpec = { allowUnconditionalUpdate: false };
+/** The storage version's name, recorded in `status.storedVersions` once it is used. */
+function storageVersionOf(o: KubeObject): string | undefined {
+  return str(objs(at(o, 'spec.versions')).find((v) => v.storage === true)?.name);
+}
+
+function recordStoredVersion(o: KubeObject, previous: unknown): void {
+  const stored = arr(previous).map(String);
+  const v = storageVersionOf(o);
+  if (v && !stored.includes(v)) stored.push(v);
+  child(o, 'status').storedVersions = stored;
+}
+
+const customResourceDefinitions: KindSpec = {
+  allowUnconditionalUpdate: false,
+  defaults(o) {
+    const spec = child(o, 'spec');
+    const names = child(spec, 'names');
+    if (typeof names.kind === 'string' && names.kind !== '') {
+      setDefault(names, 'singular', names.kind.toLowerCase());
+      setDefault(names, 'listKind', `${names.kind}List`);
+    }
+    setDefault(child(spec, 'conversion'), 'strategy', 'None');
+  },
+  prepareForCreate(o) {
+    o.status = { acceptedNames: { plural: '', kind: '' } };
+    recordStoredVersion(o, []);
+  },
+  prepareForUpdate(o, old) {
+    recordStoredVersion(o, at(old, 'status.storedVersions'));
+  },
+  validate(o) {
+    const errs: FieldError[] = [];
+    const group = str(at(o, 'spec.group')) ?? '';
+    const plural = str(at(o, 'spec.names.plural')) ?? '';
+    if (group === '') errs.push(requiredField('spec.group'));
+    else if (!group.includes('.')) errs.push({ type: 'FieldValueInvalid', field: 'spec.group', detail: `Invalid value: ${JSON.stringify(group)}: should be a domain with at least one dot` });
+    if (plural === '') errs.push(requiredField('spec.names.plural'));
+    if (!str(at(o, 'spec.names.kind'))) errs.push(requiredField('spec.names.kind'));
+    if (group !== '' && plural !== '' && meta(o).name !== `${plural}.${group}`) {
+      errs.push({ type: 'FieldValueInvalid', field: 'metadata.name', detail: `Invalid value: ${JSON.stringify(meta(o).name ?? '')}: must be spec.names.plural+"."+spec.group` });
+    }
+    errs.push(...oneOf(at(o, 'spec.scope'), ['Cluster', 'Namespaced'], 'spec.scope', true));
+    const versions = objs(at(o, 'spec.versions'));
+    if (versions.length === 0) errs.push(requiredField('spec.versions', 'must have exactly one version marked as storage version'));
+    else if (versions.filter((v) => v.storage === true).length !== 1) {
+      errs.push({ type: 'FieldValueInvalid', field: 'spec.versions', detail: `Invalid value: ${JSON.stringify(versions)}: must have exactly one version marked as storage version` });
+    }
+    return errs;
+  },
+};
 
 /** Kinds of the remaining groups, keyed by group base then kind. */
 export const otherKinds: Record<string, Record<string, KindSpec>> = {
