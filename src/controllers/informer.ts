@@ -22,6 +22,8 @@ export interface InformerOptions {
   resyncMs?: number;
   /** Page size of the initial list (default 500, as kubectl and client-go). */
   pageSize?: number;
+  /** Server-side lifetime of each watch; by default 5 to 10 minutes, spread at random. */
+  watchTimeoutSeconds?: number;
   /** Back-off after a failed list or watch: starts at `initialMs`, doubles up to `maxMs`. */
   backoff?: { initialMs: number; maxMs: number };
   /** Errors of the list/watch loop and of handlers (the loop keeps going). */
@@ -222,7 +224,7 @@ export class Informer {
     const onStop = (): void => ac.abort();
     this.stopController.signal.addEventListener('abort', onStop);
     // Spread watch restarts over time, as client-go does (5 to 10 minutes).
-    const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
+    const timeoutSeconds = this.opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
     const started = Date.now();
     let events = 0;
     try {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiError } from '../../src/apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../../src/apimachinery/types.js';
+import { Informer } from '../../src/controllers/informer.js';
 import { eventually, serverUnavailable, startTestServer, type TestServer } from './harness.js';
 
 const NS = { group: '', version: 'v1', resource: 'namespaces' };
@@ -98,6 +99,39 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
       await c.delete(CM, 'watched', 'w');
       await Promise.race([watching, new Promise((_, reject) => setTimeout(() => reject(new Error('watch timed out')), 15_000))]);
       assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata?.name}`), ['ADDED w', 'MODIFIED w', 'DELETED w']);
+    });
+
+    test('the Informer over HTTPS misses nothing when the server ends its watches', async () => {
+      const c = server.client;
+      await c.create(NS, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'informed' } });
+      await c.create(CM, 'informed', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first' } });
+      const errors: unknown[] = [];
+      // One-second watches: every change below lands on a resumed watch sooner or later.
+      const informer = new Informer(c, CM, { namespace: 'informed', watchTimeoutSeconds: 1, onError: (e) => errors.push(e) });
+      const log: string[] = [];
+      informer.addEventHandler({
+        onAdd: (o) => log.push(`add ${o.metadata?.name}`),
+        onUpdate: (a, b) => {
+          if (a.metadata?.resourceVersion !== b.metadata?.resourceVersion) log.push(`update ${b.metadata?.name}`);
+        },
+        onDelete: (o) => log.push(`delete ${o.metadata?.name}`),
+      });
+      informer.start();
+      try {
+        await informer.waitForSync();
+        for (let i = 0; i < 3; i++) {
+          await new Promise((r) => setTimeout(r, 1200));
+          await c.create(CM, 'informed', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `later-${i}` } });
+        }
+        await c.patch(CM, 'informed', 'first', { data: { x: 'y' } });
+        await c.delete(CM, 'informed', 'later-0');
+        await eventually(() => (log.includes('delete later-0') ? true : undefined), 'the last event');
+        assert.deepEqual(log, ['add first', 'add later-0', 'add later-1', 'add later-2', 'update first', 'delete later-0']);
+        assert.deepEqual(informer.listKeys().sort(), ['informed/first', 'informed/later-1', 'informed/later-2']);
+        assert.deepEqual(errors, []);
+      } finally {
+        await informer.stop();
+      }
     });
 
     test('content in a missing namespace is 404', async () => {
