@@ -1,7 +1,7 @@
 // The review APIs as create-only virtual stores: access reviews ask the server's own
 // authorizer chain, rules reviews enumerate the caller's rules, token reviews run the
 // token authenticators, and self-subject reviews return the caller's identity.
-import { badRequest, invalid, invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
+import { badRequest, invalid, invalidField, type FieldError } from '../../apimachinery/errors.js';
 import { apiVersionOf, isPlainObject, type KubeObject, type UserInfo } from '../../apimachinery/types.js';
 import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition } from '../../registry/types.js';
 import type { PolicyRule } from '../rbac/rules.js';
@@ -30,6 +30,18 @@ export interface ReviewDeps {
 function typed(def: ResourceDefinition, obj: KubeObject, status: Record<string, unknown>): KubeObject {
   const meta = { ...(isPlainObject(obj.metadata) ? obj.metadata : {}), creationTimestamp: null };
   return { ...obj, apiVersion: apiVersionOf(def), kind: def.kind, metadata: meta, status };
+}
+
+/** Reviews carry no metadata but (for local reviews) a namespace. */
+function metadataErrors(obj: KubeObject, allowNamespace: boolean): FieldError[] {
+  const meta = isPlainObject(obj.metadata) ? obj.metadata : {};
+  const meaningful = Object.entries(meta).filter(([k, v]) => {
+    if (k === 'managedFields' || k === 'creationTimestamp') return false;
+    if (k === 'namespace' && allowNamespace) return false;
+    return v !== undefined && v !== null && v !== '' && !(isPlainObject(v) && Object.keys(v).length === 0);
+  });
+  if (meaningful.length === 0) return [];
+  return [invalidField('metadata', meta, allowNamespace ? 'must be empty except for namespace' : 'must be empty')];
 }
 
 function spec(obj: KubeObject): Record<string, unknown> {
@@ -125,7 +137,8 @@ export function reviewStores(deps: ReviewDeps): RESTStore[] {
   const selfSubjectAccessReview = reviewStore(d['selfSubjectAccessReview']!, async (ctx, _ns, obj) => {
     const def = d['selfSubjectAccessReview']!;
     const { attrs, errors } = accessAttributes(spec(obj), ctx.user);
-    if (!attrs) throw invalid(gk(def), name(obj), errors);
+    errors.push(...metadataErrors(obj, false));
+    if (!attrs || errors.length > 0) throw invalid(gk(def), name(obj), errors);
     return typed(def, obj, await decide(deps.authorizer, attrs));
   });
 
@@ -143,6 +156,7 @@ export function reviewStores(deps: ReviewDeps): RESTStore[] {
     const user = subjectUser(s);
     const { attrs, errors } = accessAttributes(s, user);
     if (!user.username && user.groups.length === 0) errors.push(invalidField('spec.user', user.username, 'at least one of user or group must be specified'));
+    errors.push(...metadataErrors(obj, false));
     if (!attrs || errors.length > 0) throw invalid(gk(def), name(obj), errors);
     return typed(def, obj, await decide(deps.authorizer, attrs));
   });
@@ -156,6 +170,7 @@ export function reviewStores(deps: ReviewDeps): RESTStore[] {
     const user = subjectUser(s);
     const { attrs, errors } = accessAttributes(s, user);
     if (!user.username && user.groups.length === 0) errors.push(invalidField('spec.user', user.username, 'at least one of user or group must be specified'));
+    errors.push(...metadataErrors(obj, true));
     if (s['nonResourceAttributes']) errors.push(invalidField('spec.nonResourceAttributes', s['nonResourceAttributes'], 'disallowed on this kind of request'));
     if (attrs && attrs.isResourceRequest && attrs.namespace !== namespace) {
       errors.push(invalidField('spec.resourceAttributes.namespace', attrs.namespace, 'must match metadata.namespace'));
@@ -188,7 +203,7 @@ export function reviewStores(deps: ReviewDeps): RESTStore[] {
     reviewStore(def, async (_ctx, _ns, obj) => {
       const s = spec(obj);
       const token = str(s['token']);
-      if (!token) throw invalid(gk(def), name(obj), [requiredField('spec.token')]);
+      if (!token) throw badRequest('token is required for TokenReview in authentication');
       const requested = strings(s['audiences']);
       const audiences = requested.length > 0 ? requested : deps.apiAudiences();
       let result: AuthenticationResult | null = null;
@@ -197,7 +212,8 @@ export function reviewStores(deps: ReviewDeps): RESTStore[] {
       } catch {
         result = null;
       }
-      if (!result) return typed(def, obj, { user: {}, error: 'token not valid for the requested audiences or unknown' });
+      // The error names no detail of the token or of why it failed.
+      if (!result) return typed(def, obj, { user: {}, error: 'invalid bearer token' });
       return typed(def, obj, { authenticated: true, user: userInfoJson(result.user), audiences: result.audiences ?? audiences });
     });
 
