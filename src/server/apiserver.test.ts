@@ -400,6 +400,20 @@ describe('discovery, version, health, metrics', () => {
     assert.equal((await t.request('GET', '/livez/none')).status, 404);
   });
 
+  it('fails readyz with 503 during the shutdown delay while still serving', async () => {
+    const draining = await startTestServer({ shutdownDelayMs: 1500 });
+    try {
+      const stopping = draining.server.shutdown({ drainTimeoutMs: 2000 });
+      const r = await draining.request('GET', '/readyz?verbose');
+      assert.equal(r.status, 503);
+      assert.match(r.body, /\[-\]shutdown failed: reason withheld\nreadyz check failed\n$/);
+      assert.equal((await draining.request('GET', '/livez')).status, 200);
+      await stopping;
+    } finally {
+      await draining.close();
+    }
+  });
+
   it('exposes request metrics', async () => {
     const m = await t.request('GET', '/metrics');
     assert.equal(m.status, 200);

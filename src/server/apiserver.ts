@@ -380,8 +380,10 @@ export class ApiServer {
       requireGet();
       const answer = await this.health.answer(parts[0] as HealthEndpoint, parts.length > 1 ? parts.slice(1).join('/') : undefined, query);
       if (!answer) throw genericNotFound();
+      // While shutting down, readiness fails with 503 so that load balancers drain the server.
+      const code = answer.code === 500 && parts[0] === 'readyz' && this.shuttingDown ? 503 : answer.code;
       res.setHeader('X-Content-Type-Options', 'nosniff');
-      writeBody(res, answer.code, 'text/plain; charset=utf-8', answer.body, head);
+      writeBody(res, code, 'text/plain; charset=utf-8', answer.body, head);
       return;
     }
     if (path === '/metrics') {
