@@ -251,12 +251,79 @@ const csiDrivers: KindSpec = {
     setDefault(spec, 'seLinuxMount', false);
     if (arr(spec.volumeLifecycleModes).length === 0) spec.volumeLifecycleModes = ['Persistent'];
   },
+  table: csiDriverTable,
+};
+
+const csiDriverTable = {
+  columns: [
+    nameColumn,
+    column('AttachRequired', 'boolean', 'attachRequired indicates this CSI volume driver requires an attach operation.'),
+    column('PodInfoOnMount', 'boolean', 'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations.'),
+    column('StorageCapacity', 'boolean', 'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report.'),
+    column('TokenRequests', 'string', 'tokenRequests indicates the CSI driver needs pods\' service account tokens it is mounting volume for to do necessary authentication.'),
+    column('RequiresRepublish', 'boolean', 'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume.'),
+    column('Modes', 'string', 'volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.'),
+    ageColumn,
+  ],
+  cells(o: KubeObject, now: Date): unknown[] {
+    const audiences = objs(at(o, 'spec.tokenRequests')).map((t) => str(t.audience) ?? '');
+    const modes = arr(at(o, 'spec.volumeLifecycleModes')).map(String).join(',');
+    return [
+      meta(o).name ?? '',
+      at(o, 'spec.attachRequired') !== false,
+      at(o, 'spec.podInfoOnMount') === true,
+      at(o, 'spec.storageCapacity') === true,
+      audiences.length > 0 ? audiences.join(',') : '<unset>',
+      at(o, 'spec.requiresRepublish') === true,
+      modes || '<none>',
+      since(meta(o).creationTimestamp, now),
+    ];
+  },
+};
+
+const csiNodes: KindSpec = {
+  allowUnconditionalUpdate: false,
+  table: {
+    columns: [nameColumn, column('Drivers', 'integer', 'Drivers indicates the number of CSI drivers registered on the node'), ageColumn],
+    cells: (o, now) => [meta(o).name ?? '', objs(at(o, 'spec.drivers')).length, since(meta(o).creationTimestamp, now)],
+  },
+};
+
+const csiStorageCapacities: KindSpec = {
+  allowUnconditionalUpdate: false,
+  table: {
+    columns: [
+      nameColumn,
+      column('StorageClassName', 'string', 'storageClassName represents the name of the StorageClass that the reported capacity applies to.'),
+      column('Capacity', 'string', 'capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.'),
+      ageColumn,
+    ],
+    cells: (o, now) => [meta(o).name ?? '', str(o.storageClassName) ?? '', o.capacity === undefined ? '<unset>' : String(o.capacity), since(meta(o).creationTimestamp, now)],
+  },
 };
 
 const volumeAttachments: KindSpec = {
   allowUnconditionalUpdate: false,
   prepareForCreate(o) {
     o.status = { attached: false };
+  },
+  table: {
+    columns: [
+      nameColumn,
+      column('Attacher', 'string', 'Attacher indicates the name of the volume driver that MUST handle this request.'),
+      column('PV', 'string', 'Name of the persistent volume to attach.'),
+      column('Node', 'string', 'The node that the volume should be attached to.'),
+      column('Attached', 'boolean', 'Indicates the volume is successfully attached.'),
+      ageColumn,
+    ],
+    cells: (o, now) => [
+      meta(o).name ?? '',
+      str(at(o, 'spec.attacher')) ?? '',
+      str(at(o, 'spec.source.persistentVolumeName')) ?? '',
+      str(at(o, 'spec.nodeName')) ?? '',
+      at(o, 'status.attached') === true,
+      since(meta(o).creationTimestamp, now),
+    ],
   },
 };
 
@@ -365,7 +432,7 @@ export const otherKinds: Record<string, Record<string, KindSpec>> = {
   discovery: { EndpointSlice: endpointSlices },
   scheduling: { PriorityClass: priorityClasses },
   node: { RuntimeClass: runtimeClasses },
-  storage: { StorageClass: storageClasses, CSIDriver: csiDrivers, CSINode: { allowUnconditionalUpdate: false }, CSIStorageCapacity: { allowUnconditionalUpdate: false }, VolumeAttachment: volumeAttachments },
+  storage: { StorageClass: storageClasses, CSIDriver: csiDrivers, CSINode: csiNodes, CSIStorageCapacity: csiStorageCapacities, VolumeAttachment: volumeAttachments },
   admissionregistration: { MutatingWebhookConfiguration: mutatingWebhooks, ValidatingWebhookConfiguration: validatingWebhooks },
   apiregistration: { APIService: apiServices },
   apiextensions: { CustomResourceDefinition: customResourceDefinitions },

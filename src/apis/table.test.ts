@@ -265,3 +265,14 @@ describe('cells', () => {
     assert.deepEqual(tableOf('', 'persistentvolumeclaims').cells(pvc, NOW), ['data', 'Bound', 'pv1', '1Gi', 'RWO,ROX', 'fast', '60s', 'Filesystem']);
   });
 });
+
+describe('storage columns', () => {
+  it('CSI drivers, nodes, capacities and volume attachments', () => {
+    const driver = { metadata: { name: 'd', creationTimestamp: ago(60) }, spec: { attachRequired: true, podInfoOnMount: false, volumeLifecycleModes: ['Persistent', 'Ephemeral'], tokenRequests: [{ audience: 'a' }, { audience: 'b' }] } };
+    assert.deepEqual(tableOf('storage.orch.io', 'csidrivers').cells(driver, NOW), ['d', true, false, false, 'a,b', false, 'Persistent,Ephemeral', '60s']);
+    assert.deepEqual(tableOf('storage.orch.io', 'csinodes').cells({ metadata: { name: 'n' }, spec: { drivers: [{ name: 'x' }] } }, NOW).slice(0, 2), ['n', 1]);
+    assert.deepEqual(tableOf('storage.orch.io', 'csistoragecapacities').cells({ metadata: { name: 'c' }, storageClassName: 'fast', capacity: '10Gi' }, NOW).slice(0, 3), ['c', 'fast', '10Gi']);
+    const va = { metadata: { name: 'v' }, spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv1' }, nodeName: 'n1' }, status: { attached: true } };
+    assert.deepEqual(tableOf('storage.orch.io', 'volumeattachments').cells(va, NOW).slice(0, 5), ['v', 'csi.example.com', 'pv1', 'n1', true]);
+  });
+});
