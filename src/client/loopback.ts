@@ -126,7 +126,8 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
     const store = this.store(r);
     const create = this.verb(store, 'create', 'create', subresource?.subresource);
     const object = structuredClone(obj);
-    const name = subresource?.name ?? object.metadata?.name ?? object.metadata?.generateName ?? '';
+    // As in the handlers: a generated name is not known yet, so admission sees ''.
+    const name = subresource?.name ?? object.metadata?.name ?? '';
     const attrs = this.attributes(store, 'CREATE', namespace, name, subresource?.subresource ?? '', object, undefined);
     if (this.options.admission) await this.options.admission.admit(attrs);
     return create(
