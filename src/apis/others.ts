@@ -239,20 +239,6 @@ const storageClasses: KindSpec = {
   },
 };
 
-const csiDrivers: KindSpec = {
-  allowUnconditionalUpdate: false,
-  defaults(o) {
-    const spec = child(o, 'spec');
-    setDefault(spec, 'attachRequired', true);
-    setDefault(spec, 'podInfoOnMount', false);
-    setDefault(spec, 'storageCapacity', false);
-    setDefault(spec, 'fsGroupPolicy', 'ReadWriteOnceWithFSType');
-    setDefault(spec, 'requiresRepublish', false);
-    setDefault(spec, 'seLinuxMount', false);
-    if (arr(spec.volumeLifecycleModes).length === 0) spec.volumeLifecycleModes = ['Persistent'];
-  },
-  table: csiDriverTable,
-};
 
 const csiDriverTable = {
   columns: [
@@ -279,6 +265,21 @@ const csiDriverTable = {
       since(meta(o).creationTimestamp, now),
     ];
   },
+};
+
+const csiDrivers: KindSpec = {
+  allowUnconditionalUpdate: false,
+  defaults(o) {
+    const spec = child(o, 'spec');
+    setDefault(spec, 'attachRequired', true);
+    setDefault(spec, 'podInfoOnMount', false);
+    setDefault(spec, 'storageCapacity', false);
+    setDefault(spec, 'fsGroupPolicy', 'ReadWriteOnceWithFSType');
+    setDefault(spec, 'requiresRepublish', false);
+    setDefault(spec, 'seLinuxMount', false);
+    if (arr(spec.volumeLifecycleModes).length === 0) spec.volumeLifecycleModes = ['Persistent'];
+  },
+  table: csiDriverTable,
 };
 
 const csiNodes: KindSpec = {
