@@ -137,7 +137,9 @@ export async function buildAuthenticators(flags: ParsedFlags, deps: AuthnDeps): 
   }
   request.push(new BearerTokenAuthenticator(tokens, apiAudiences));
 
-  const authenticator = new UnionAuthenticator(request, flags.boolean('anonymous-auth') ?? true);
+  // As kube-apiserver does: anonymous requests are never combined with the AlwaysAllow mode.
+  const anonymous = (flags.boolean('anonymous-auth') ?? true) && !flags.list('authorization-mode').includes('AlwaysAllow');
+  const authenticator = new UnionAuthenticator(request, anonymous);
   const legacyTokens = new LegacyTokenController(deps.client, serviceAccounts, clientCaFile);
 
   return {
