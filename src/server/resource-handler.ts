@@ -301,12 +301,8 @@ export class ResourceHandler {
     const dryRun = dryRunFromQuery(r.query, 'UpdateOptions');
     const body = await this.decodeObject(r, store, 'UpdateOptions');
     const name = r.info.name;
-    const bodyName = body.metadata?.name;
-    if (bodyName !== undefined && bodyName !== name) {
-      throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
-    }
+    checkName(body, name, ns);
     this.checkNamespace(body, ns, store);
-    (body.metadata ??= {}).name = name;
     const result = await store.update!(
       ctx,
       ns,
@@ -359,12 +355,7 @@ export class ResourceHandler {
           const warnings = this.deps.fieldChecker(raw, obj, kind, level, contentType ?? '', true);
           for (const w of warnings) if (!r.warnings.includes(w)) r.warnings.push(w);
         }
-        if (obj.metadata?.name !== undefined && obj.metadata.name !== name) {
-          throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
-        }
-        if (def.namespaced && obj.metadata?.namespace !== undefined && obj.metadata.namespace !== ns) {
-          throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-        }
+        checkName(obj, name, def.namespaced ? ns : '');
         await this.admit(this.admissionAttributes(r, store, 'UPDATE', ns, name, dryRun, obj, current));
         return obj;
       },
@@ -442,6 +433,16 @@ export class ResourceHandler {
     const contentType = isStatus ? serializer.mediaType : choice.contentType;
     setWarnings(r.res, r.warnings);
     writeBody(r.res, code, contentType, serializer.encode(out, { pretty: r.pretty }), r.req.method === 'HEAD');
+  }
+}
+
+/** The object must carry the URL's name, and no other namespace than the request's. */
+function checkName(obj: KubeObject, name: string, namespace: string): void {
+  const objName = typeof obj.metadata?.name === 'string' ? obj.metadata.name : '';
+  if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+  const objNamespace = obj.metadata?.namespace;
+  if (namespace && typeof objNamespace === 'string' && objNamespace !== '' && objNamespace !== namespace) {
+    throw badRequest(`the namespace of the object (${objNamespace}) does not match the namespace on the request (${namespace})`);
   }
 }
 
