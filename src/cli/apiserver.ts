@@ -39,6 +39,11 @@ async function main(argv: string[]): Promise<number> {
   const log = (line: string): void => {
     process.stderr.write(`${name}: ${line}\n`);
   };
+  // A failure in background work (a controller, a cache) is logged; it must not take the
+  // whole server down with every client's requests.
+  process.on('unhandledRejection', (reason) => {
+    log(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+  });
   // Signals are taken from the start: one that arrives while starting stops the server as
   // soon as it is up, so that no start-up is left half done.
   let signalled = false;

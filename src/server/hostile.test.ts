@@ -139,6 +139,29 @@ function hostileRequests(n: number, rand: () => number): Hostile[] {
   return out;
 }
 
+it('survives malformed HTTP on the TLS connection itself', async () => {
+  const { connect } = await import('node:tls');
+  const payloads = [
+    'GARBAGE\r\n\r\n',
+    'GET / HTTP/1.1\r\nHost: x\r\n' + 'X-Long: ' + 'a'.repeat(100_000) + '\r\n\r\n',
+    'POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+    'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n' + '\x00\x00\x12\x04\x00\x00\x00\x00\x00' + 'garbage-frames',
+    'GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n',
+  ];
+  for (const p of payloads) {
+    await new Promise<void>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port: t.port, ca: t.caPem, cert: t.admin.cert, key: t.admin.key, ALPNProtocols: p.startsWith('PRI') ? ['h2'] : ['http/1.1'] }, () => {
+        socket.write(p);
+        setTimeout(() => socket.destroy(), 200);
+      });
+      socket.on('data', () => {});
+      socket.on('error', () => resolve());
+      socket.on('close', () => resolve());
+    });
+  }
+  assert.equal((await t.request('GET', '/readyz')).status, 200);
+});
+
 it('survives thousands of hostile requests with no 5xx and no change to stored state', async () => {
   const before = await t.storage.list('/');
   const beforeRevision = await t.storage.revision();
