@@ -165,3 +165,23 @@ describe('replication controllers and volume claims', () => {
     ]);
   });
 });
+
+describe('nodes and limit ranges', () => {
+  it('nodes default allocatable to capacity', () => {
+    const n: KubeObject = { metadata: { name: 'n' }, status: { capacity: { cpu: '4', memory: '8Gi' } } };
+    strategyOf('', 'nodes').defaults(n);
+    assert.deepEqual((n.status as Record<string, unknown>).allocatable, { cpu: '4', memory: '8Gi' });
+  });
+
+  it('container limit ranges default limits and requests', () => {
+    const lr: KubeObject = {
+      metadata: { name: 'l', namespace: 'd' },
+      spec: { limits: [{ type: 'Container', max: { cpu: '2' }, min: { memory: '64Mi' }, default: { memory: '1Gi' } }, { type: 'Pod', max: { cpu: '4' } }] },
+    };
+    strategyOf('', 'limitranges').defaults(lr);
+    assert.deepEqual((lr.spec as Record<string, unknown>).limits, [
+      { type: 'Container', max: { cpu: '2' }, min: { memory: '64Mi' }, default: { memory: '1Gi', cpu: '2' }, defaultRequest: { memory: '1Gi', cpu: '2' } },
+      { type: 'Pod', max: { cpu: '4' } },
+    ]);
+  });
+});

@@ -74,8 +74,26 @@ export const endpoints: KindSpec = {
   },
 };
 
+/** Container limits: default limit from max, default request from the default limit, then from min. */
+function defaultLimitRangeItem(item: Record<string, unknown>): void {
+  if (item.type !== 'Container') return;
+  const fill = (target: Record<string, unknown>, source: unknown): void => {
+    for (const [k, v] of Object.entries(obj(source) ?? {})) if (target[k] === undefined) target[k] = v;
+  };
+  const limits: Record<string, unknown> = { ...(obj(item.default) ?? {}) };
+  fill(limits, item.max);
+  const requests: Record<string, unknown> = { ...(obj(item.defaultRequest) ?? {}) };
+  fill(requests, limits);
+  fill(requests, item.min);
+  if (Object.keys(limits).length > 0) item.default = limits;
+  if (Object.keys(requests).length > 0) item.defaultRequest = requests;
+}
+
 export const limitRanges: KindSpec = {
   allowCreateOnUpdate: true,
+  defaults(o) {
+    for (const item of objs(at(o, 'spec.limits'))) defaultLimitRangeItem(item);
+  },
   validate(o) {
     const errs: FieldError[] = [];
     objs(at(o, 'spec.limits')).forEach((l, i) => {

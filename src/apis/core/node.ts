@@ -4,7 +4,7 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { longDomainKey } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
-import { at, meta, objs, str } from '../util.js';
+import { at, meta, obj, objs, str } from '../util.js';
 
 function nodeStatus(o: KubeObject): string {
   const ready = objs(at(o, 'status.conditions')).find((c) => c.type === 'Ready');
@@ -34,6 +34,12 @@ const info = (o: KubeObject, key: string): string => str(at(o, `status.nodeInfo.
 export const nodes: KindSpec = {
   // Kubelets register nodes with their status.
   clearStatusOnCreate: false,
+  defaults(o) {
+    // Without a reported allocatable, all of the capacity is allocatable.
+    const status = obj(o.status);
+    const capacity = obj(status?.capacity);
+    if (status && capacity && status.allocatable === undefined) status.allocatable = { ...capacity };
+  },
   fields: { 'spec.unschedulable': (o) => String(at(o, 'spec.unschedulable') === true) },
   table: {
     columns: [
