@@ -134,3 +134,14 @@ describe('pod validation', () => {
     assert.deepEqual(pods.validateUpdate(tolerations, old), []);
   });
 });
+
+describe('port names', () => {
+  it('follow the IANA service name rules', () => {
+    const p = defaulted({ containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80, name: 'http' }, { containerPort: 81, name: '-a--b-' }, { containerPort: 82, name: '8080' }] }] });
+    assert.deepEqual(rendered(pods.validate(p)), [
+      'spec.containers[0].ports[1].name: Invalid value: "-a--b-": must not contain consecutive hyphens (--)',
+      'spec.containers[0].ports[1].name: Invalid value: "-a--b-": must not begin or end with a hyphen (-)',
+      'spec.containers[0].ports[2].name: Invalid value: "8080": must contain at least one letter (a-z)',
+    ]);
+  });
+});

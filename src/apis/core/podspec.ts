@@ -138,10 +138,10 @@ export function isPortNumber(value: unknown): boolean {
 export function portNameErrors(name: string): string[] {
   const errs: string[] = [];
   if (name.length > 15) errs.push('must be no more than 15 characters');
-  if (!/^[-a-z0-9]+$/.test(name)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
-  if (name.includes('--')) errs.push("must not contain consecutive hyphens");
-  if (/^[-a-z0-9]+$/.test(name) && !/[a-z]/.test(name)) errs.push('must contain at least one letter (a-z)');
-  if (name.startsWith('-') || name.endsWith('-')) errs.push('must not begin or end with a hyphen');
+  if (!/^[-a-z0-9]+$/.test(name)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/[a-z]/.test(name)) errs.push('must contain at least one letter (a-z)');
+  if (name.includes('--')) errs.push('must not contain consecutive hyphens (--)');
+  if (name.startsWith('-') || name.endsWith('-')) errs.push('must not begin or end with a hyphen (-)');
   return errs;
 }
 

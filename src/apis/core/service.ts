@@ -5,7 +5,7 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, child, meta, obj, objs, setDefault, str } from '../util.js';
-import { dns1035Name, isDNS1123Subdomain, mapSelectorString, oneOf, validateLabels } from '../validation.js';
+import { dns1035Name, isDNS1123Label, isDNS1123Subdomain, mapSelectorString, oneOf, validateLabels } from '../validation.js';
 import { isPortNumber, portNameErrors } from './podspec.js';
 
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
@@ -46,7 +46,7 @@ function validate(o: KubeObject): FieldError[] {
     const name = str(p.name) ?? '';
     if (ports.length > 1 && name === '') errs.push(requiredField(`${path}.name`));
     if (name !== '') {
-      for (const m of portNameErrors(name).filter((m) => !m.startsWith('must contain at least'))) errs.push(invalidField(`${path}.name`, name, m));
+      for (const m of isDNS1123Label(name)) errs.push(invalidField(`${path}.name`, name, m));
       if (names.has(name)) errs.push(duplicateField(`${path}.name`, name));
       names.add(name);
     }
