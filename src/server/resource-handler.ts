@@ -20,7 +20,7 @@ import {
   toTable,
 } from '../codec/representation.js';
 import type { SerializerSet } from '../codec/serializer.js';
-import { metaGroup } from '../naming/index.js';
+import { group as namingGroup, metaGroup } from '../naming/index.js';
 import type { RESTStore, RequestContext, ResourceTable, ValidateObjectFunc } from '../registry/types.js';
 import { readBody } from './body.js';
 import { headerValue, setWarnings, writeBody, type ServerRequest, type ServerResponse } from './http.js';
@@ -82,8 +82,14 @@ export interface ResourceRequest {
   pretty: boolean;
 }
 
-/** Core kinds whose delete answers with the deleted object rather than a Status. */
-const RETURNS_DELETED_OBJECT = new Set(['pods', 'services']);
+/**
+ * Resources whose completed delete answers with the deleted object rather than a Success
+ * Status, as Kubernetes' stores for them are configured (`resource.group`, core without a dot).
+ */
+function returnsDeletedObject(group: string, resource: string): boolean {
+  if (group === '') return resource === 'pods' || resource === 'services' || resource === 'serviceaccounts';
+  return group === namingGroup('storage') && ['storageclasses', 'volumeattachments', 'csidrivers', 'csinodes'].includes(resource);
+}
 
 export function genericNotFound(): ApiError {
   return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
@@ -381,7 +387,7 @@ export class ResourceHandler {
     const result = await store.delete!(ctx, ns, name, { ...storeOpts, validate: this.validator(r, store, 'DELETE', ns, name, opts.dryRun) });
     const def = store.definition;
     const code = !result.deleted && orphanDependents === false ? 202 : 200;
-    if (result.deleted && !(def.group === '' && RETURNS_DELETED_OBJECT.has(def.resource))) {
+    if (result.deleted && !returnsDeletedObject(def.group, def.resource)) {
       // Kubernetes answers a completed delete with a Success Status naming the object (no code field).
       const status: Record<string, unknown> = { ...successStatus() };
       delete status.code;
