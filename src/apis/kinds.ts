@@ -3,14 +3,24 @@
 // flavors; kinds without an entry get the generic base.
 import { domain, fromKubernetesGroup } from '../naming/index.js';
 import type { VersionConversion } from '../registry/types.js';
+import { admissionregistrationKinds } from './admissionregistration/index.js';
+import { apiextensionsKinds } from './apiextensions/index.js';
+import { apiregistrationKinds } from './apiregistration/index.js';
 import { appsKinds } from './apps/index.js';
 import { autoscalingConversions, autoscalingKinds } from './autoscaling/index.js';
 import { batchKinds } from './batch/index.js';
+import { certificatesKinds } from './certificates/index.js';
+import { coordinationKinds } from './coordination/index.js';
 import { coreKinds, servedVariants } from './core/index.js';
+import { discoveryKinds } from './discovery/index.js';
 import { eventsConversions } from './events/index.js';
 import { flowcontrolConversions, flowcontrolKinds } from './flowcontrol/index.js';
-import { otherKinds } from './others.js';
+import { networkingKinds } from './networking/index.js';
+import { nodeKinds } from './node/index.js';
+import { policyKinds } from './policy/index.js';
 import { rbacKinds } from './rbac/index.js';
+import { schedulingKinds } from './scheduling/index.js';
+import { storageKinds } from './storage/index.js';
 import type { KindSpec } from './strategy.js';
 import type { SurfaceResource } from './surface.js';
 
@@ -21,7 +31,17 @@ const byGroup: Record<string, Record<string, KindSpec>> = {
   batch: batchKinds,
   'rbac.authorization': rbacKinds,
   'flowcontrol.apiserver': flowcontrolKinds,
-  ...otherKinds,
+  admissionregistration: admissionregistrationKinds,
+  apiextensions: apiextensionsKinds,
+  apiregistration: apiregistrationKinds,
+  certificates: certificatesKinds,
+  coordination: coordinationKinds,
+  discovery: discoveryKinds,
+  networking: networkingKinds,
+  node: nodeKinds,
+  policy: policyKinds,
+  scheduling: schedulingKinds,
+  storage: storageKinds,
 };
 
 /** A group's name without the product domain: `rbac.authorization`, `apps`, `` (core). */

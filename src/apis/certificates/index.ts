@@ -172,3 +172,5 @@ export const certificateSigningRequests: KindSpec = {
     },
   },
 };
+
+export const certificatesKinds: Record<string, KindSpec> = { CertificateSigningRequest: certificateSigningRequests };

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FieldError } from '../apimachinery/errors.js';
-import type { KubeObject } from '../apimachinery/types.js';
-import { prepareCSRApproval, setCSRRequester } from './certificates/index.js';
-import { strategyOf } from './testing.js';
+import type { FieldError } from '../../apimachinery/errors.js';
+import type { KubeObject } from '../../apimachinery/types.js';
+import { prepareCSRApproval, setCSRRequester } from './index.js';
+import { strategyOf } from '../testing.js';
 
 const rendered = (errs: FieldError[]): string[] => errs.map((e) => `${e.field}: ${e.detail}`);
 
@@ -53,62 +53,5 @@ describe('certificate signing requests', () => {
     assert.deepEqual(rendered(s.validateUpdate({ ...approval, status: {} }, approval)).slice(-1), ['status.conditions: Forbidden: updates may not remove a condition of type "Approved"']);
     const both = { ...csr(), status: { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'True' }] } };
     assert.deepEqual(rendered(s.validate(both)), ['status.conditions[1].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive']);
-  });
-});
-
-describe('priority classes', () => {
-  const s = strategyOf('scheduling.orch.io', 'priorityclasses');
-  it('default the preemption policy and keep user values below the system range', () => {
-    const pc: KubeObject = { metadata: { name: 'high' }, value: 1000 };
-    s.defaults(pc);
-    assert.equal(pc.preemptionPolicy, 'PreemptLowerPriority');
-    assert.deepEqual(s.validate(pc), []);
-    assert.deepEqual(rendered(s.validate({ metadata: { name: 'system-x' }, value: 2000000000 })), [
-      `metadata.name: Invalid value: "system-x": priority class names with 'system-' prefix are reserved for system use only`,
-      'value: Forbidden: maximum allowed value of a user defined priority is 1000000000',
-    ]);
-    assert.deepEqual(rendered(s.validateUpdate({ ...pc, value: 5 }, pc)), ['value: Forbidden: may not be changed in an update.']);
-  });
-});
-
-describe('custom resource definitions', () => {
-  const s = strategyOf('apiextensions.orch.io', 'customresourcedefinitions');
-  const crd = (): KubeObject => ({
-    metadata: { name: 'widgets.example.com' },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'widgets', kind: 'Widget' },
-      versions: [
-        { name: 'v1', served: true, storage: true },
-        { name: 'v1beta1', served: true, storage: false },
-      ],
-    },
-  });
-
-  it('default names and conversion, and record the stored version', () => {
-    const o = crd();
-    s.defaults(o);
-    s.prepareForCreate(o);
-    const spec = o.spec as { names: Record<string, unknown>; conversion: unknown };
-    assert.deepEqual(spec.names, { plural: 'widgets', kind: 'Widget', singular: 'widget', listKind: 'WidgetList' });
-    assert.deepEqual(spec.conversion, { strategy: 'None' });
-    assert.deepEqual(o.status, { acceptedNames: { plural: '', kind: '' }, storedVersions: ['v1'] });
-    assert.deepEqual(s.validate(o), []);
-    const next = structuredClone(o);
-    (next.spec as { versions: { storage: boolean }[] }).versions[0].storage = false;
-    (next.spec as { versions: { storage: boolean }[] }).versions[1].storage = true;
-    s.prepareForUpdate(next, o);
-    assert.deepEqual((next.status as { storedVersions: string[] }).storedVersions, ['v1', 'v1beta1']);
-  });
-
-  it('need the plural.group name and one storage version', () => {
-    const o = crd();
-    o.metadata = { name: 'widgets' };
-    (o.spec as { versions: { storage: boolean }[] }).versions[1].storage = true;
-    s.defaults(o);
-    const errs = rendered(s.validate(o));
-    assert.equal(errs[0], 'metadata.name: Invalid value: "widgets": must be spec.names.plural+"."+spec.group');
-    assert.match(errs[1], /^spec\.versions: Invalid value: .*: must have exactly one version marked as storage version$/);
   });
 });

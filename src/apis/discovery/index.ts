@@ -1,0 +1,36 @@
+// EndpointSlices.
+import type { KindSpec } from '../strategy.js';
+import { ageColumn, column, nameColumn, since } from '../table.js';
+import { arr, meta, objs, setDefault, str } from '../util.js';
+import { oneOf } from '../validation.js';
+
+const endpointSlices: KindSpec = {
+  defaults(o) {
+    for (const p of objs(o.ports)) {
+      setDefault(p, 'protocol', 'TCP');
+      setDefault(p, 'name', '');
+    }
+  },
+  validate: (o) => oneOf(o.addressType, ['IPv4', 'IPv6', 'FQDN'], 'addressType', true),
+  table: {
+    columns: [
+      nameColumn,
+      column('AddressType', 'string', 'addressType specifies the type of address carried by this EndpointSlice.'),
+      column('Ports', 'string', 'ports specifies the list of network ports exposed by each endpoint in this slice.'),
+      column('Endpoints', 'string', 'endpoints is a list of unique endpoints in this slice.'),
+      ageColumn,
+    ],
+    cells(o, now) {
+      const ports = objs(o.ports).map((p) => (p.port === undefined || p.port === null ? '<unset>' : String(p.port)));
+      const addresses = objs(o.endpoints).flatMap((e) => arr(e.addresses).map(String));
+      const max = 3;
+      let eps = addresses.length === 0 ? '<none>' : addresses.slice(0, max).join(',');
+      if (addresses.length > max) eps += ` + ${addresses.length - max} more...`;
+      return [meta(o).name ?? '', str(o.addressType) ?? '', ports.length > 0 ? ports.join(',') : '<unset>', eps, since(meta(o).creationTimestamp, now)];
+    },
+  },
+};
+
+export const discoveryKinds: Record<string, KindSpec> = {
+  EndpointSlice: endpointSlices,
+};
