@@ -11,7 +11,7 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function parseIncludeObject(value: string | null): IncludeObject {
   if (value === null || value === '') return 'Metadata';
   if (value === 'None' || value === 'Metadata' || value === 'Object') return value;
-  throw badRequest(`includeObject: Unsupported value: "${value}": supported values: "Metadata", "None", "Object"`);
+  throw badRequest(`unrecognized includeObject value: ${JSON.stringify(value)}`);
 }
 
 /** The table every kind without its own columns gets: Name and Created At. */
@@ -51,6 +51,8 @@ export function toTable(objects: KubeObject[], listMeta: ListMeta, convertor: Ta
     const row: Record<string, unknown> = { cells: convertor.cells(obj, opts.now) };
     if (opts.includeObject === 'Object') row.object = obj;
     else if (opts.includeObject === 'Metadata') row.object = partialObjectMetadata(obj, opts.version);
+    // Kubernetes writes an empty embedded object as null rather than leaving it out.
+    else row.object = null;
     return row;
   });
   return {

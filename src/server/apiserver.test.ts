@@ -300,7 +300,10 @@ describe('content negotiation', () => {
     assert.ok(rows.length > 0);
     assert.equal(rows[0]!.object.kind, 'PartialObjectMetadata');
     const none = await t.request('GET', `${CM}?includeObject=None`, { headers: { Accept: accept } });
-    assert.equal((none.json().rows as Record<string, unknown>[])[0]!.object, undefined);
+    assert.equal((none.json().rows as Record<string, unknown>[])[0]!.object, null);
+    const unknown = await t.request('GET', `${CM}?includeObject=Everything`, { headers: { Accept: accept } });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.json().message, 'unrecognized includeObject value: "Everything"');
     const gizmoTable = await t.request('GET', '/apis/widgets.testing/v1/gizmos', { headers: { Accept: `application/json;as=Table;v=v1beta1;g=${metaGroup()}` } });
     assert.equal(gizmoTable.json().apiVersion, `${metaGroup()}/v1beta1`);
     const pom = await t.request('GET', CM, { headers: { Accept: `application/json;as=PartialObjectMetadataList;v=v1;g=${metaGroup()}` } });
