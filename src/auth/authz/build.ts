@@ -63,7 +63,13 @@ export async function buildAuthorizers(flags: ParsedFlags, deps: { client: ApiCl
       case 'Node': {
         const reflector = new Reflector(deps.client, { group: '', version: 'v1', resource: 'pods' });
         pods = reflector;
-        chain.push(new NodeAuthorizer((node) => reflector.list().filter((p) => nodeOf(p) === node)));
+        const claims = { group: '', version: 'v1', resource: 'persistentvolumeclaims' };
+        chain.push(
+          new NodeAuthorizer(
+            (node) => reflector.list().filter((p) => nodeOf(p) === node),
+            (ns, name) => deps.client.get(claims, ns, name),
+          ),
+        );
         resolvers.push((user) =>
           nodeNameOf(user.username, user.groups) !== undefined
             ? { resourceRules: [], nonResourceRules: [], incomplete: true, errors: ['node authorizer does not support user rule resolution'] }

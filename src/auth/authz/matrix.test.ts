@@ -76,6 +76,7 @@ async function fixture(client: FakeClient): Promise<void> {
   await client.create(croles, '', { metadata: { name: 'all-apps-get' }, rules: [{ verbs: ['get'], apiGroups: ['apps'], resources: ['*'] }] });
   await client.create(rb, 'dev', binding('RoleBinding', 'hank', 'dev', 'ClusterRole', 'all-apps-get', [user('hank')]));
   await client.create(rb, 'dev', binding('RoleBinding', 'dangling', 'dev', 'Role', 'missing-role', [user('hank')]));
+  await client.create({ group: '', version: 'v1', resource: 'persistentvolumeclaims' }, 'dev', { metadata: { name: 'claim1', namespace: 'dev' }, spec: { volumeName: 'pv1' } });
   await client.create({ group: '', version: 'v1', resource: 'pods' }, 'dev', {
     metadata: { name: 'p1', namespace: 'dev' },
     spec: {
@@ -224,6 +225,9 @@ const SPECIFIC: Case[] = [
   [res(node1, 'create', '', 'serviceaccounts', 'dev', 'builder', 'token'), false],
   [res(node1, 'delete', '', 'namespaces', 'dev', 'dev'), false],
   [res(node1, 'create', CERTS, 'certificatesigningrequests'), true],
+  [res(node1, 'get', '', 'persistentvolumes', '', 'pv1'), true],
+  [res(node1, 'get', '', 'persistentvolumes', '', 'pv2'), false],
+  [res(node2, 'get', '', 'persistentvolumes', '', 'pv1'), false],
   [res(node2, 'get', '', 'secrets', 'dev', 's1'), false],
   [res(node2, 'get', '', 'nodes', '', 'n2'), true],
   [res(fakeNode, 'get', '', 'secrets', 'dev', 's1'), false],

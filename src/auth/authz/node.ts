@@ -63,8 +63,14 @@ export function podReferences(pod: KubeObject): Record<RefKind, Set<string>> {
 export class NodeAuthorizer implements Authorizer {
   private readonly nodeRules: PolicyRule[];
 
-  /** `podsOnNode` lists the pods bound to a node (from a watch-fed cache). */
-  constructor(private readonly podsOnNode: (node: string) => KubeObject[]) {
+  /**
+   * `podsOnNode` lists the pods bound to a node (from a watch-fed cache); `getClaim` reads a
+   * volume claim, to follow a pod's claims to their persistent volumes.
+   */
+  constructor(
+    private readonly podsOnNode: (node: string) => KubeObject[],
+    private readonly getClaim: (namespace: string, name: string) => Promise<KubeObject | undefined> = async () => undefined,
+  ) {
     this.nodeRules = rulesOf(defaultClusterRoles().find((r) => r.metadata?.name === 'system:node'));
   }
 
@@ -86,8 +92,23 @@ export class NodeAuthorizer implements Authorizer {
       if (linked) return { decision: 'Allow', reason: '' };
       return { decision: 'NoOpinion', reason: `no relationship found between node '${node}' and this object` };
     }
-    if (core && attrs.resource === 'persistentvolumes') return { decision: 'NoOpinion', reason: `no relationship found between node '${node}' and this object` };
+    if (core && attrs.resource === 'persistentvolumes' && attrs.subresource === '') {
+      if (attrs.verb === 'get' && attrs.name && (await this.volumeLinked(node, attrs.name))) return { decision: 'Allow', reason: '' };
+      return { decision: 'NoOpinion', reason: `no relationship found between node '${node}' and this object` };
+    }
     if (this.nodeRules.some((r) => ruleAllows(attrs, r))) return { decision: 'Allow', reason: '' };
     return { decision: 'NoOpinion', reason: '' };
+  }
+
+  /** Whether a pod on the node uses a claim bound to the volume. */
+  private async volumeLinked(node: string, volume: string): Promise<boolean> {
+    for (const pod of this.podsOnNode(node)) {
+      for (const claimName of podReferences(pod).persistentvolumeclaims) {
+        const claim = await this.getClaim(pod.metadata?.namespace ?? '', claimName).catch(() => undefined);
+        const spec = claim && isPlainObject(claim['spec']) ? claim['spec'] : {};
+        if (spec['volumeName'] === volume) return true;
+      }
+    }
+    return false;
   }
 }
