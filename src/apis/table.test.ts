@@ -210,6 +210,8 @@ describe('cells', () => {
     assert.deepEqual(tableOf('', 'events').cells(core, NOW), row);
     const series = { ...core, series: { count: 7, lastObservedTime: ago(5) }, lastTimestamp: undefined, count: undefined };
     assert.deepEqual(tableOf('', 'events').cells(series, NOW).slice(0, 1), ['5s']);
+    const v1 = { metadata: core.metadata, regarding: core.involvedObject, reason: core.reason, note: core.message, deprecatedSource: core.source, deprecatedFirstTimestamp: core.firstTimestamp, deprecatedLastTimestamp: core.lastTimestamp, deprecatedCount: core.count, type: core.type };
+    assert.deepEqual(tableOf('events.orch.io', 'events').cells(v1, NOW), row);
     const single = { metadata: { name: 'e' }, involvedObject: { kind: 'Node' }, eventTime: ago(20), reportingComponent: 'ctl' };
     assert.deepEqual(tableOf('', 'events').cells(single, NOW), ['20s', '', '', 'node', '', 'ctl', '', '20s', 1, 'e']);
   });

@@ -3,6 +3,7 @@
 import { invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { systemNamespace } from '../../naming/index.js';
+import { eventsV1ToCore } from '../events/index.js';
 import type { KindSpec } from '../strategy.js';
 import { column, since, wide } from '../table.js';
 import { at, meta, num, obj, str } from '../util.js';
@@ -92,8 +93,9 @@ function formatSource(o: KubeObject): string {
   return instance === '' ? component : `${component}, ${instance}`;
 }
 
-/** The event row; works on core v1 Events. */
-function cells(o: KubeObject, now: Date): unknown[] {
+/** The event row, from a core v1 Event (or an events.<domain>/v1 one, read through its core names). */
+function cells(raw: KubeObject, now: Date): unknown[] {
+  const o = raw.involvedObject === undefined && raw.regarding !== undefined ? eventsV1ToCore(raw) : raw;
   const first = str(o.firstTimestamp) ? since(o.firstTimestamp, now) : since(o.eventTime, now);
   let last = str(o.lastTimestamp) ? since(o.lastTimestamp, now) : first;
   let count = num(o.count) ?? 0;
