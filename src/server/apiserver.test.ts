@@ -143,6 +143,21 @@ describe('verbs', () => {
     assert.equal(list.json().reason, 'MethodNotAllowed');
   });
 
+  it('warns on requests to a deprecated version, also when the request fails', async () => {
+    const { reviewStore } = await import('./testing.js');
+    const old = reviewStore();
+    old.definition.version = 'v1beta1';
+    old.definition.deprecated = { since: '1.25', removedIn: '1.28', replacement: 'reviews.testing/v1 Echo' };
+    t.table.add(old);
+    const r = await t.request('POST', '/apis/reviews.testing/v1beta1/echoes', { body: {} });
+    assert.equal(r.status, 201, r.body);
+    assert.equal(r.headers.warning, '299 - "reviews.testing/v1beta1 Echo is deprecated in v1.25+, unavailable in v1.28+; use reviews.testing/v1 Echo"');
+    const bad = await t.request('POST', '/apis/reviews.testing/v1beta1/echoes', { body: '{' });
+    assert.equal(bad.status, 400);
+    assert.match(String(bad.headers.warning), /is deprecated/);
+    t.table.remove({ group: 'reviews.testing', version: 'v1beta1' }, 'echoes');
+  });
+
   it('deletes a collection with a label selector', async () => {
     await t.request('POST', CM, { body: { metadata: { name: 'l1', labels: { team: 'a' } } } });
     await t.request('POST', CM, { body: { metadata: { name: 'l2', labels: { team: 'b' } } } });

@@ -20,6 +20,7 @@ import {
   clientCertificateChain,
   headerValue,
   remoteAddress,
+  setWarnings,
   toApiError,
   writeBody,
   writeStatus,
@@ -223,6 +224,7 @@ export class ApiServer {
     res.setHeader('Audit-Id', randomUUID());
     let info: RequestInfo | undefined;
     let query = new URLSearchParams();
+    const warnings: string[] = [];
     let mutatingSlot = false;
     let readOnlySlot = false;
     try {
@@ -257,8 +259,9 @@ export class ApiServer {
       await this.authorize(info, actingUser);
 
       if (info.isResourceRequest) {
-        this.deprecationWarning(info, res);
-        const work = this.resources.handle({ req, res, info, query, user: actingUser, signal: requestAbort.signal, warnings: [], pretty });
+        const deprecation = this.deprecationWarning(info);
+        if (deprecation) warnings.push(deprecation);
+        const work = this.resources.handle({ req, res, info, query, user: actingUser, signal: requestAbort.signal, warnings, pretty });
         if (longRunning) await work;
         else await withDeadline(work, requestTimeoutMs(query, this.config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS), requestAbort);
       } else {
@@ -267,7 +270,10 @@ export class ApiServer {
     } catch (err) {
       const apiErr = toApiError(err);
       if (apiErr.code >= 500 && !(err instanceof ApiError)) this.config.log?.(`internal error on ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      if (!res.headersSent) writeStatus(res, apiErr);
+      if (!res.headersSent) {
+        setWarnings(res, warnings);
+        writeStatus(res, apiErr);
+      }
       else if (!res.writableEnded) res.end();
     } finally {
       if (mutatingSlot) this.inflight.mutating--;
@@ -320,17 +326,18 @@ export class ApiServer {
     if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
   }
 
-  private deprecationWarning(info: RequestInfo, res: ServerResponse): void {
+  /** The warning for a request to a deprecated version, counted in the deprecated-API gauge. */
+  private deprecationWarning(info: RequestInfo): string | undefined {
     const store = this.config.table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
     const dep = store?.definition.deprecated;
-    if (!store || !dep) return;
+    if (!store || !dep) return undefined;
     const d = store.definition;
     let text = `${apiVersionOf(d)} ${d.kind} is deprecated`;
     if (dep.since) text += ` in v${dep.since}+`;
     if (dep.removedIn) text += `, unavailable in v${dep.removedIn}+`;
     if (dep.replacement) text += `; use ${dep.replacement}`;
-    res.setHeader('Warning', `299 - ${JSON.stringify(text)}`);
     this.metrics.deprecatedRequest(d.group, d.version, d.resource, info.subresource, dep.removedIn ?? '');
+    return text;
   }
 
   private async nonResource(

@@ -7,7 +7,7 @@ import { negotiateOutput } from '../codec/negotiate.js';
 import { fallbackTableConvertor, parseIncludeObject, partialObjectMetadata, toTable } from '../codec/representation.js';
 import { watchFramer } from '../codec/watch-frame.js';
 import type { RESTStore, RequestContext } from '../registry/types.js';
-import { headerValue, toApiError } from './http.js';
+import { headerValue, setWarnings, toApiError } from './http.js';
 import { parseListOptions } from './options.js';
 import type { ResourceHandlerDeps, ResourceRequest } from './resource-handler.js';
 
@@ -69,6 +69,7 @@ export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store:
   res.statusCode = 200;
   res.setHeader('Content-Type', choice.contentType);
   res.setHeader('Cache-Control', 'no-cache, private');
+  setWarnings(res, r.warnings);
   res.flushHeaders?.();
   const write = async (chunk: Uint8Array): Promise<void> => {
     if (res.writableEnded) return;
