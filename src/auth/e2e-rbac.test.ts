@@ -65,6 +65,16 @@ const GRID: [string, string][] = [
   ['anonymous', 'FFFFFTFFFFFFFFF'],
   ['frank', 'FFFFFTTTFFFFTFF'],
   ['static', 'FFFFFTTTFFFFFFF'],
+  // An agent: the node role's pods, pod status and local access reviews, no unrelated secret.
+  ['node1', 'TTFFTTTTFFTFFFT'],
+  // A service account (bearer token from TokenRequest) bound to view in dev.
+  ['gridder', 'TFFFFTTTTFFFFFF'],
+  ['bootstrap', 'FFFFFTTTFFFFFFF'],
+  // A group bound to edit in dev.
+  ['carl', 'TTTFFTTTTTFFFTF'],
+  // The superuser acting as bob: bob's answers, except that the fourteenth request
+  // replaces the impersonated user, which the superuser may.
+  ['admin-as-bob', 'TFFFFTTTTFFFFTF'],
 ];
 
 const binding = (kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleKind: string, role: string, subjects: unknown[], ns?: string) => ({
@@ -96,6 +106,10 @@ describe('auth over HTTPS with the default configuration', () => {
     who['frank'] = await s.user('frank', 'ops');
     who['anonymous'] = {};
     who['static'] = { token: STATIC_TOKEN };
+    who['node1'] = await s.user('system:node:n1', 'system:nodes');
+    who['carl'] = await s.user('carl', 'dev-editors');
+    who['admin-as-bob'] = { ...s.admin, headers: { 'Impersonate-User': 'bob' } };
+    who['bootstrap'] = { token: 'grid01.0123456789abcdef' };
     for (const ns of ['dev', 'prod', 'qa']) await must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     for (const ns of ['dev', 'prod']) await must('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
     await must('POST', '/api/v1/namespaces/dev/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder' } });
@@ -103,6 +117,19 @@ describe('auth over HTTPS with the default configuration', () => {
     await must('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, binding('RoleBinding', 'bob-view', 'ClusterRole', 'view', [userSubject('bob')]));
     await must('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, binding('RoleBinding', 'carol-admin', 'ClusterRole', 'admin', [userSubject('carol')]));
     await must('POST', `/apis/${RBAC}/v1/clusterrolebindings`, binding('ClusterRoleBinding', 'dave-view', 'ClusterRole', 'view', [userSubject('dave')]));
+    await must('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, binding('RoleBinding', 'carl-edit', 'ClusterRole', 'edit', [{ kind: 'Group', apiGroup: RBAC, name: 'dev-editors' }]));
+    await must('POST', '/api/v1/namespaces/dev/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'gridder' } });
+    await must('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, binding('RoleBinding', 'gridder-view', 'ClusterRole', 'view', [{ kind: 'ServiceAccount', name: 'gridder', namespace: 'dev' }]));
+    const tr = await must('POST', '/api/v1/namespaces/dev/serviceaccounts/gridder/token', { apiVersion: `${AUTHN}/v1`, kind: 'TokenRequest', spec: {} });
+    who['gridder'] = { token: (tr.json['status'] as { token: string }).token };
+    const b64 = (v: string) => Buffer.from(v).toString('base64');
+    await must('POST', '/api/v1/namespaces/orch-system/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'bootstrap-token-grid01' },
+      type: 'bootstrap.orch.io/token',
+      data: { 'token-id': b64('grid01'), 'token-secret': b64('0123456789abcdef'), 'usage-bootstrap-authentication': b64('true') },
+    });
     await must('POST', `/apis/${RBAC}/v1/clusterroles`, {
       apiVersion: `${RBAC}/v1`,
       kind: 'ClusterRole',
@@ -125,7 +152,8 @@ describe('auth over HTTPS with the default configuration', () => {
     GRID_REQUESTS.forEach((req, i) => {
       const allowed = expected[i] === 'T';
       it(`${allowed ? 'allows' : 'forbids'} ${name}: ${req.method} ${req.path}${req.headers ? ' (impersonating)' : ''}`, async () => {
-        const r = await s.request(req.method, req.path, { ...who[name]!, headers: req.headers }, req.body);
+        const id = who[name]!;
+        const r = await s.request(req.method, req.path, { ...id, headers: { ...id.headers, ...req.headers } }, req.body);
         assert.notEqual(r.status, 401, r.text);
         assert.equal(!forbiddenByAuthz(r), allowed, `${r.status} ${r.text}`);
       });
