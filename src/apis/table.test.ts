@@ -160,7 +160,8 @@ describe('cells', () => {
     );
     assert.deepEqual(t.cells(svc({ type: 'NodePort', clusterIP: '10.0.0.1', ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }] }), NOW).slice(1, 5), ['NodePort', '10.0.0.1', '<none>', '80:30080/TCP']);
     assert.equal(t.cells(svc({ type: 'LoadBalancer', ports: [] }), NOW)[3], '<pending>');
-    assert.equal(t.cells(svc({ type: 'LoadBalancer' }, { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } }), NOW)[3], '1.2.3.4');
+    assert.equal(t.cells(svc({ type: 'LoadBalancer' }, { loadBalancer: { ingress: [{ ip: '5.6.7.8' }, { hostname: 'lb.example.com' }, { ip: '1.2.3.4' }] } }), NOW)[3], '1.2.3.4,5.6.7.8,lb.example.com');
+    assert.equal(t.cells(svc({ type: 'LoadBalancer', externalIPs: ['9.9.9.9'] }, { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } }), NOW)[3], '1.2.3.4,9.9.9.9');
     assert.deepEqual(t.cells(svc({ type: 'ExternalName', externalName: 'example.com' }), NOW).slice(2, 5), ['<none>', 'example.com', '<none>']);
   });
 

@@ -88,11 +88,12 @@ function validateUpdate(o: KubeObject, old: KubeObject): FieldError[] {
   return [];
 }
 
+/** Load balancer addresses (IP, else hostname), sorted and unique as kubectl lists them. */
 function loadBalancerIPs(o: KubeObject): string {
-  return objs(at(o, 'status.loadBalancer.ingress'))
+  const addresses = objs(at(o, 'status.loadBalancer.ingress'))
     .map((i) => str(i.ip) || str(i.hostname) || '')
-    .filter((s) => s !== '')
-    .join(',');
+    .filter((s) => s !== '');
+  return [...new Set(addresses)].sort().join(',');
 }
 
 export function serviceExternalIP(o: KubeObject): string {

@@ -13,11 +13,12 @@ function ingressHosts(o: KubeObject): string {
   return hosts.length > max ? `${hosts.slice(0, max).join(',')} + ${hosts.length - max} more...` : hosts.join(',');
 }
 
+/** Load balancer addresses (IP, else hostname), sorted and unique as kubectl lists them. */
 function ingressAddress(o: KubeObject): string {
-  return objs(at(o, 'status.loadBalancer.ingress'))
+  const addresses = objs(at(o, 'status.loadBalancer.ingress'))
     .map((i) => str(i.ip) || str(i.hostname) || '')
-    .filter((s) => s !== '')
-    .join(',');
+    .filter((s) => s !== '');
+  return [...new Set(addresses)].sort().join(',');
 }
 
 const ingresses: KindSpec = {
