@@ -435,10 +435,22 @@ export class ResourceHandler {
 
   private writeEncoded(r: ResourceRequest, choice: OutputChoice, code: number, out: unknown): void {
     const isStatus = isPlainObject(out) && out.kind === 'Status';
-    const serializer = isStatus && choice.representation.as !== 'Object' ? this.deps.serializers.all()[0]! : choice.serializer;
-    const contentType = isStatus ? serializer.mediaType : choice.contentType;
+    const json = this.deps.serializers.all()[0]!;
+    let serializer = isStatus && choice.representation.as !== 'Object' ? json : choice.serializer;
+    let contentType = isStatus ? serializer.mediaType : choice.contentType;
+    let bytes: Uint8Array;
+    try {
+      bytes = serializer.encode(out, { pretty: r.pretty });
+    } catch (err) {
+      // A kind without a binary form (a custom resource) falls back to JSON, as if the
+      // client's next Accept entry had been chosen.
+      if (serializer === json) throw err;
+      contentType = isStatus ? json.mediaType : contentType.replace(serializer.mediaType, json.mediaType);
+      serializer = json;
+      bytes = json.encode(out, { pretty: r.pretty });
+    }
     setWarnings(r.res, r.warnings);
-    writeBody(r.res, code, contentType, serializer.encode(out, { pretty: r.pretty }), r.req.method === 'HEAD');
+    writeBody(r.res, code, contentType, bytes, r.req.method === 'HEAD');
   }
 }
 
