@@ -1,0 +1,333 @@
+// Binary message -> JSON form, as the upstream types would print after reading it: keys in
+// declaration order, zero values for absent non-pointer fields (`""`, `0`, `{}`, `null` for
+// times and nil slices unless `omitempty`), pointers and slices only when present.
+import { Kind, Shape, type FieldPlan, type MessagePlan, type ValuePlan } from './plan.js';
+import { formatDuration, formatMicroTime, formatTime, quantityString, ZERO_TIME_SECONDS } from './values.js';
+import { Reader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, WireError, utf8 } from './wire.js';
+import { decodeEmbedded, hasPrefix } from './envelope.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** Nesting bound for messages (recursive schemas, envelopes inside raw fields). */
+const MAX_DEPTH = 100;
+let depth = 0;
+
+/** Called before each top-level decode; a decode that threw may have left the count high. */
+export function resetDepth(): void {
+  depth = 0;
+}
+
+export function decodeMessage(r: Reader, end: number, plan: MessagePlan): JsonObject {
+  if (++depth > MAX_DEPTH) throw new WireError(`the object nesting depth exceeds the limit of ${MAX_DEPTH}`);
+  const slots: unknown[] = new Array(plan.declared.length);
+  const outerEnd = r.end;
+  r.end = end;
+  const byNumber = plan.byNumber;
+  while (r.pos < end) {
+    const tag = r.uvarint();
+    const num = tag >>> 3;
+    const wt = tag & 7;
+    const f = byNumber[num];
+    if (f === undefined) {
+      r.skip(wt);
+      continue;
+    }
+    switch (f.shape) {
+      case Shape.Single:
+        if (wt !== f.wireType) throw wrongWireType(wt, f);
+        slots[f.index] = readValue(r, f.value);
+        break;
+      case Shape.List: {
+        let list = slots[f.index] as unknown[] | undefined;
+        if (list === undefined) slots[f.index] = list = [];
+        const elementWire = f.value.kind === Kind.Double ? WIRE_FIXED64 : isVarint(f.value.kind) ? WIRE_VARINT : WIRE_BYTES;
+        if (wt === elementWire) list.push(readValue(r, f.value));
+        else if (wt === WIRE_BYTES && elementWire !== WIRE_BYTES) {
+          // Packed run of numbers (accepted whatever the declaration says, as proto readers do).
+          const runEnd = r.lengthEnd();
+          while (r.pos < runEnd) list.push(readValue(r, f.value));
+        } else throw wrongWireType(wt, f);
+        break;
+      }
+      case Shape.WrappedList: {
+        if (wt !== WIRE_BYTES) throw wrongWireType(wt, f);
+        let list = slots[f.index] as unknown[] | undefined;
+        if (list === undefined) slots[f.index] = list = [];
+        readItems(r, list);
+        break;
+      }
+      case Shape.Map: {
+        if (wt !== WIRE_BYTES) throw wrongWireType(wt, f);
+        let map = slots[f.index] as JsonObject | undefined;
+        if (map === undefined) slots[f.index] = map = {};
+        readEntry(r, f.value, map);
+        break;
+      }
+    }
+  }
+  r.end = outerEnd;
+  depth--;
+  return assemble(plan, slots);
+}
+
+function isVarint(kind: Kind): boolean {
+  return kind === Kind.Bool || kind === Kind.Int32 || kind === Kind.Int64;
+}
+
+function wrongWireType(wt: number, f: FieldPlan): WireError {
+  return new WireError(`proto: wrong wireType = ${wt} for field ${f.name || f.value.message?.id || f.number}`);
+}
+
+/** An empty message read as the struct it stands for (all fields at their zero). */
+export function emptyMessage(plan: MessagePlan): JsonObject {
+  return assemble(plan, []);
+}
+
+function assemble(plan: MessagePlan, slots: unknown[]): JsonObject {
+  const out: JsonObject = {};
+  const declared = plan.declared;
+  for (let i = 0; i < declared.length; i++) {
+    const f = declared[i];
+    let v = slots[i];
+    if (f.inline) {
+      const sub = (v ?? emptyMessage(f.value.message!)) as JsonObject;
+      for (const k in sub) out[k] = sub[k];
+      continue;
+    }
+    if (f.shape !== Shape.Single) {
+      if (v === undefined) {
+        if (!f.omitEmpty) out[f.name] = null;
+      } else if (!(f.omitEmpty && isEmptyCollection(v))) out[f.name] = v;
+      continue;
+    }
+    if (v === undefined) {
+      if (f.pointer || f.value.kind === Kind.Bytes) {
+        if (!f.omitEmpty) out[f.name] = null;
+        continue;
+      }
+      v = zeroJson(f.value);
+    }
+    if (f.omitEmpty && !f.pointer && isZeroScalar(f.value.kind, v)) continue;
+    out[f.name] = v;
+  }
+  return out;
+}
+
+function isEmptyCollection(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length === 0;
+  for (const _ in v as JsonObject) return false;
+  return true;
+}
+
+function isZeroScalar(kind: Kind, v: unknown): boolean {
+  switch (kind) {
+    case Kind.String:
+    case Kind.Bytes:
+      return v === '';
+    case Kind.Bool:
+      return v === false;
+    case Kind.Int32:
+    case Kind.Int64:
+    case Kind.Double:
+      return v === 0;
+    default:
+      return false;
+  }
+}
+
+/** The JSON of a Go zero value of a non-pointer field. */
+function zeroJson(vp: ValuePlan): unknown {
+  switch (vp.kind) {
+    case Kind.String:
+      return '';
+    case Kind.Bool:
+      return false;
+    case Kind.Int32:
+    case Kind.Int64:
+    case Kind.Double:
+    case Kind.IntOrString:
+      return 0;
+    case Kind.Quantity:
+      return '0';
+    case Kind.Duration:
+      return '0s';
+    case Kind.Message:
+      return emptyMessage(vp.message!);
+    default:
+      return null;
+  }
+}
+
+function readValue(r: Reader, vp: ValuePlan): unknown {
+  switch (vp.kind) {
+    case Kind.String:
+      return r.string();
+    case Kind.Bool:
+      return r.bool();
+    case Kind.Int32:
+      return r.int32();
+    case Kind.Int64:
+      return r.int64();
+    case Kind.Double:
+      return r.double();
+    case Kind.Bytes: {
+      const end = r.lengthEnd();
+      const b = r.buf;
+      const s = Buffer.from(b.buffer, b.byteOffset + r.pos, end - r.pos).toString('base64');
+      r.pos = end;
+      return s;
+    }
+    case Kind.Message: {
+      const end = r.lengthEnd();
+      return decodeMessage(r, end, vp.message!);
+    }
+    case Kind.Time:
+    case Kind.MicroTime:
+      return readTimestamp(r, vp.kind === Kind.MicroTime);
+    default:
+      return readWrapper(r, vp);
+  }
+}
+
+function readTimestamp(r: Reader, micro: boolean): string | null {
+  const end = r.lengthEnd();
+  // An empty message is Go's zero time, which prints as null.
+  if (end === r.pos) return null;
+  const outerEnd = r.end;
+  r.end = end;
+  let seconds = 0;
+  let nanos = 0;
+  while (r.pos < end) {
+    const tag = r.uvarint();
+    if (tag === 0x08) seconds = r.int64();
+    else if (tag === 0x10) nanos = r.int32();
+    else r.skip(tag & 7);
+  }
+  r.end = outerEnd;
+  // Time keeps whole seconds only; MicroTime keeps the fraction.
+  if (seconds === ZERO_TIME_SECONDS && (nanos === 0 || !micro)) return null;
+  return micro ? formatMicroTime(seconds, nanos) : formatTime(seconds);
+}
+
+function readItems(r: Reader, into: unknown[]): void {
+  const end = r.lengthEnd();
+  const outerEnd = r.end;
+  r.end = end;
+  while (r.pos < end) {
+    const tag = r.uvarint();
+    if (tag === 0x0a) into.push(r.string());
+    else r.skip(tag & 7);
+  }
+  r.end = outerEnd;
+}
+
+function readEntry(r: Reader, vp: ValuePlan, into: JsonObject): void {
+  const end = r.lengthEnd();
+  const outerEnd = r.end;
+  r.end = end;
+  let key = '';
+  let value: unknown;
+  while (r.pos < end) {
+    const tag = r.uvarint();
+    if (tag === 0x0a) key = r.string();
+    else if (tag >>> 3 === 2) {
+      if (vp.wrappedList) {
+        const list: unknown[] = [];
+        readItems(r, list);
+        value = list;
+      } else {
+        const expected = vp.kind === Kind.Double ? WIRE_FIXED64 : isVarint(vp.kind) ? WIRE_VARINT : WIRE_BYTES;
+        if ((tag & 7) !== expected) throw new WireError(`proto: wrong wireType = ${tag & 7} for field value`);
+        value = readValue(r, vp);
+      }
+    } else r.skip(tag & 7);
+  }
+  r.end = outerEnd;
+  if (value === undefined) value = vp.wrappedList || vp.kind === Kind.Bytes ? null : zeroJson(vp);
+  into[key] = value;
+}
+
+/** The messages with special JSON forms, each read from its own small message. */
+function readWrapper(r: Reader, vp: ValuePlan): unknown {
+  const end = r.lengthEnd();
+  const outerEnd = r.end;
+  r.end = end;
+  let f1: unknown;
+  let f2: unknown;
+  let f3: unknown;
+  let list: unknown[] | undefined;
+  const schema: ValuePlan | undefined = vp.message ? { kind: Kind.Message, message: vp.message } : undefined;
+  while (r.pos < end) {
+    const tag = r.uvarint();
+    const num = tag >>> 3;
+    const wt = tag & 7;
+    switch (vp.kind) {
+      case Kind.Quantity:
+        if (tag === 0x0a) f1 = r.string();
+        else r.skip(wt);
+        break;
+      case Kind.IntOrString:
+        if (tag === 0x08) f1 = r.int64();
+        else if (tag === 0x10) f2 = r.int32();
+        else if (tag === 0x1a) f3 = r.string();
+        else r.skip(wt);
+        break;
+      case Kind.Duration:
+        if (tag === 0x08) f1 = r.int64();
+        else r.skip(wt);
+        break;
+      case Kind.Raw:
+        if (tag === 0x0a) f1 = readRaw(r);
+        else r.skip(wt);
+        break;
+      case Kind.SchemaOrBool:
+        if (tag === 0x08) f1 = r.bool();
+        else if (tag === 0x12) f2 = readValue(r, schema!);
+        else r.skip(wt);
+        break;
+      case Kind.SchemaOrArray:
+      case Kind.SchemaOrStringArray:
+        if (tag === 0x0a) f1 = readValue(r, schema!);
+        else if (num === 2 && wt === WIRE_BYTES) (list ??= []).push(vp.kind === Kind.SchemaOrArray ? readValue(r, schema!) : r.string());
+        else r.skip(wt);
+        break;
+      default:
+        r.skip(wt);
+    }
+  }
+  r.end = outerEnd;
+  switch (vp.kind) {
+    case Kind.Quantity:
+      if (f1 === undefined) return '0';
+      try {
+        return quantityString(f1 as string);
+      } catch (e) {
+        throw new WireError((e as Error).message);
+      }
+    case Kind.IntOrString:
+      return f1 === 1 ? (f3 ?? '') : (f2 ?? 0);
+    case Kind.Duration:
+      return formatDuration((f1 as number | undefined) ?? 0);
+    case Kind.Raw:
+      return f1 ?? null;
+    case Kind.SchemaOrBool:
+      return f2 ?? f1 ?? false;
+    default:
+      return list && list.length > 0 ? list : (f1 ?? null);
+  }
+}
+
+/** Raw bytes holding an embedded object: JSON, or another binary envelope. */
+function readRaw(r: Reader): unknown {
+  const end = r.lengthEnd();
+  const start = r.pos;
+  r.pos = end;
+  if (end === start) return null;
+  const bytes = r.buf.subarray(start, end);
+  if (hasPrefix(bytes)) return decodeEmbedded(bytes);
+  try {
+    return JSON.parse(utf8(r.buf, start, end)) as unknown;
+  } catch {
+    throw new WireError('raw extension does not hold valid JSON');
+  }
+}

@@ -1,0 +1,191 @@
+// The binary envelope: the 4-byte prefix `6b 38 73 00`, then an `Unknown` message with
+// typeMeta{apiVersion = 1, kind = 2} as field 1, the object's own message as `raw` (2),
+// `contentEncoding` (3) and `contentType` (4).
+import { ApiError, badRequest } from '../../apimachinery/errors.js';
+import { apiVersionOf, parseApiVersion, type GroupVersionKind, type KubeObject } from '../../apimachinery/types.js';
+import { typeIdForKind } from '../../schema/index.js';
+import { protobufMediaTypes } from '../../naming/index.js';
+import { decodeMessage, resetDepth } from './decode.js';
+import { EncodeError, encodeMessage } from './encode.js';
+import { messagePlan, type MessagePlan } from './plan.js';
+import { Reader, WireError, Writer, utf8 } from './wire.js';
+
+export const PROTOBUF_PREFIX: readonly number[] = [0x6b, 0x38, 0x73, 0x00];
+
+/** Whether bytes start with the binary envelope's prefix (stored values, request bodies). */
+export function isProtobufPayload(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0x00;
+}
+
+export const hasPrefix = isProtobufPayload;
+
+// One writer serves every encode: encoding never yields, so calls cannot interleave.
+let writer = new Writer();
+const WRITER_KEEP_BYTES = 8 * 1024 * 1024;
+
+function gvkOf(obj: KubeObject): GroupVersionKind {
+  const gv = parseApiVersion(typeof obj.apiVersion === 'string' ? obj.apiVersion : '');
+  return { ...gv, kind: typeof obj.kind === 'string' ? obj.kind : '' };
+}
+
+/** The 406 upstream answers for objects without a binary form (Table, custom resources). */
+function notMarshalable(gvk: GroupVersionKind, known: boolean): ApiError {
+  const type = known ? `*${gvk.version}.${gvk.kind}` : '*unstructured.Unstructured';
+  return new ApiError(406, 'NotAcceptable', `object ${type} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`);
+}
+
+function planFor(gvk: GroupVersionKind): MessagePlan | undefined {
+  const id = typeIdForKind(gvk);
+  return id === undefined ? undefined : messagePlan(id);
+}
+
+/** Whether a kind has a binary form (every built-in kind but Table; no custom resource). */
+export function canEncode(gvk: GroupVersionKind): boolean {
+  return planFor(gvk)?.marshalable === true;
+}
+
+/**
+ * Encodes an object in the binary envelope. `gvk` (served group names) defaults to the
+ * object's own `apiVersion` and `kind`. Throws ApiError 406 for kinds without a binary form.
+ */
+export function encodeObject(obj: KubeObject, gvk: GroupVersionKind = gvkOf(obj)): Uint8Array {
+  const w = writer;
+  w.reset();
+  writeEnvelope(w, obj, gvk);
+  const out = w.finish();
+  if (w.buf.length > WRITER_KEEP_BYTES) writer = new Writer();
+  return out;
+}
+
+/** Writes prefix and `Unknown` at the writer's position (watch frames embed it). */
+export function writeEnvelope(w: Writer, obj: KubeObject, gvk: GroupVersionKind): void {
+  const plan = planFor(gvk);
+  if (!plan?.marshalable) throw notMarshalable(gvk, plan !== undefined);
+  w.ensure(4);
+  for (const b of PROTOBUF_PREFIX) w.byte(b);
+  w.byte(0x0a);
+  const typeMeta = w.beginLength();
+  w.byte(0x0a);
+  w.string(apiVersionOf(gvk));
+  w.byte(0x12);
+  w.string(gvk.kind);
+  w.endLength(typeMeta);
+  w.byte(0x12);
+  const raw = w.beginLength();
+  try {
+    encodeMessage(w, plan, obj as Record<string, unknown>);
+  } catch (e) {
+    if (e instanceof EncodeError) {
+      throw new ApiError(500, 'InternalError', `unable to encode ${gvk.kind} in the binary form: ${e.message}`);
+    }
+    throw e;
+  }
+  w.endLength(raw);
+  // contentEncoding and contentType: always written, empty.
+  w.byte(0x1a);
+  w.byte(0);
+  w.byte(0x22);
+  w.byte(0);
+}
+
+const PREFIX_TEXT = `[${PROTOBUF_PREFIX.join(' ')}]`;
+
+interface Unknown {
+  apiVersion: string;
+  kind: string;
+  rawStart: number;
+  rawEnd: number;
+  contentEncoding: string;
+  contentType: string;
+}
+
+function readUnknown(bytes: Uint8Array): Unknown {
+  const r = new Reader(bytes, 4);
+  const u: Unknown = { apiVersion: '', kind: '', rawStart: 0, rawEnd: 0, contentEncoding: '', contentType: '' };
+  while (r.pos < r.end) {
+    const tag = r.uvarint();
+    switch (tag) {
+      case 0x0a: {
+        const end = r.lengthEnd();
+        const outer = r.end;
+        r.end = end;
+        while (r.pos < end) {
+          const t = r.uvarint();
+          if (t === 0x0a) u.apiVersion = r.string();
+          else if (t === 0x12) u.kind = r.string();
+          else r.skip(t & 7);
+        }
+        r.end = outer;
+        break;
+      }
+      case 0x12:
+        u.rawEnd = r.lengthEnd();
+        u.rawStart = r.pos;
+        r.pos = u.rawEnd;
+        break;
+      case 0x1a:
+        u.contentEncoding = r.string();
+        break;
+      case 0x22:
+        u.contentType = r.string();
+        break;
+      default:
+        r.skip(tag & 7);
+    }
+  }
+  return u;
+}
+
+/**
+ * Decodes a binary envelope into the object's JSON form, `apiVersion` and `kind` taken from
+ * the envelope (or from `defaults` where the envelope leaves them empty, as a request
+ * body may). Throws ApiError 400 for anything that is not a well-formed envelope of a
+ * built-in kind.
+ */
+export function decodeObject(bytes: Uint8Array, defaults?: GroupVersionKind): KubeObject {
+  resetDepth();
+  try {
+    return decodeEnvelope(bytes, defaults);
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    if (e instanceof WireError || e instanceof RangeError || e instanceof SyntaxError) throw badRequest(e.message);
+    throw e;
+  }
+}
+
+/** An envelope inside a raw field (watch events, List items). */
+export function decodeEmbedded(bytes: Uint8Array): KubeObject {
+  return decodeEnvelope(bytes, undefined);
+}
+
+function decodeEnvelope(bytes: Uint8Array, defaults: GroupVersionKind | undefined): KubeObject {
+  if (bytes.length === 0) throw badRequest('empty data');
+  if (!isProtobufPayload(bytes)) {
+    throw badRequest(`provided data does not appear to be a protobuf message, expected prefix ${PREFIX_TEXT}`);
+  }
+  if (bytes.length === 4) throw badRequest('empty body');
+  const u = readUnknown(bytes);
+  if (u.contentEncoding !== '') throw badRequest(`unsupported content encoding ${JSON.stringify(u.contentEncoding)} in the binary envelope`);
+  let { group, version } = parseApiVersion(u.apiVersion);
+  let kind = u.kind;
+  if (defaults) {
+    if (kind === '') kind = defaults.kind;
+    if (version === '') ({ group, version } = defaults);
+  }
+  const typeMeta = `runtime.TypeMeta{APIVersion:${JSON.stringify(u.apiVersion)}, Kind:${JSON.stringify(u.kind)}}`;
+  if (kind === '') throw badRequest(`Object 'Kind' is missing in '${typeMeta}'`);
+  if (version === '') throw badRequest(`Object 'apiVersion' is missing in '${typeMeta}'`);
+  const gvk = { group, version, kind };
+  const apiVersion = apiVersionOf(gvk);
+  if (u.contentType !== '' && !protobufMediaTypes().includes(u.contentType)) {
+    if (u.contentType !== 'application/json') throw badRequest(`unsupported content type ${JSON.stringify(u.contentType)} in the binary envelope`);
+    // JSON carried in the envelope: the object as written.
+    const value = JSON.parse(utf8(bytes, u.rawStart, u.rawEnd)) as KubeObject;
+    return { ...value, kind, apiVersion };
+  }
+  const plan = planFor(gvk);
+  if (!plan?.marshalable) throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}"`);
+  const r = new Reader(bytes, u.rawStart, u.rawEnd);
+  const fields = decodeMessage(r, u.rawEnd, plan);
+  return { kind, apiVersion, ...fields };
+}
