@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compactRuleString, nonResourceURLMatches, resourceMatches, subjectMatches, uncoveredRules, type PolicyRule } from './rules.js';
+import { compactRuleString, describeSubject, nonResourceURLMatches, resourceMatches, subjectMatches, uncoveredRules, type PolicyRule } from './rules.js';
 import { reconcileBinding, reconcileRole } from './reconcile.js';
 import { aggregatedRules } from './aggregation.js';
 import { labelSelectorMatches } from './selector.js';
@@ -30,6 +30,12 @@ describe('RBAC rules', () => {
     assert.equal(subjectMatches({ kind: 'ServiceAccount', name: 'robot' }, sa, 'other'), false);
     assert.equal(subjectMatches({ kind: 'User', name: 'Robot' }, { username: 'robot', groups: [] }, ''), false);
     assert.equal(subjectMatches({ kind: 'Group', name: 'g' }, { username: 'x', groups: ['g'] }, ''), true);
+  });
+
+  it('names subjects as RBAC reasons do', () => {
+    assert.equal(describeSubject({ kind: 'ServiceAccount', name: 'robot' }, 'ns'), 'ServiceAccount "robot/ns"');
+    assert.equal(describeSubject({ kind: 'ServiceAccount', name: 'robot', namespace: 'other' }, 'ns'), 'ServiceAccount "robot/other"');
+    assert.equal(describeSubject({ kind: 'Group', name: 'g' }, 'ns'), 'Group "g"');
   });
 
   it('computes coverage for escalation checks', () => {

@@ -89,10 +89,10 @@ export function subjectMatches(subject: Subject, user: UserInfo, bindingNamespac
   }
 }
 
-/** `Group "x"`, `User "x"`, `ServiceAccount "ns/x"`, as RBAC's allow reasons name subjects. */
+/** `Group "x"`, `User "x"`, `ServiceAccount "x/ns"`, as RBAC's allow reasons name subjects. */
 export function describeSubject(subject: Subject, bindingNamespace: string): string {
-  if (subject.kind === 'ServiceAccount') return `ServiceAccount "${subject.namespace || bindingNamespace}/${subject.name}"`;
-  return `${subject.kind} "${subject.name}"`;
+  if (subject.kind === 'ServiceAccount') return `ServiceAccount ${JSON.stringify(`${subject.name}/${subject.namespace || bindingNamespace}`)}`;
+  return `${subject.kind} ${JSON.stringify(subject.name)}`;
 }
 
 // ---------------------------------------------------------------------------------------
