@@ -25,6 +25,7 @@ describe('external authenticators and authorizers over HTTPS', () => {
   let signingKey: SigningKey;
   let otherKey: SigningKey;
   const tokenReviews: Record<string, unknown>[] = [];
+  let issuerHits = 0;
   const accessReviews: Record<string, unknown>[] = [];
 
   const whoami = (id: Identity): Promise<Response> => s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, id, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
@@ -41,6 +42,7 @@ describe('external authenticators and authorizers over HTTPS', () => {
     const jwk: JWK = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
     let issuerUrl = '';
     issuer = await startHttpsServer(serving, (req, _body, res) => {
+      issuerHits++;
       if (req.url === '/.well-known/openid-configuration') json(res, 200, { issuer: issuerUrl, jwks_uri: `${issuerUrl}/keys` });
       else if (req.url === '/keys') json(res, 200, { keys: [jwk] });
       else json(res, 404, {});
@@ -125,6 +127,13 @@ describe('external authenticators and authorizers over HTTPS', () => {
       const r = await whoami({ token: await idToken({}) });
       assert.equal(r.status, 201, r.text);
       assert.deepEqual(userInfo(r), { username: `${issuer.url}#alice-sub`, groups: ['oidc:devs', 'oidc:ops', 'system:authenticated'] });
+    });
+
+    it('never asks the issuer per request', async () => {
+      const before = issuerHits;
+      assert.ok(before >= 2, 'discovery and keys were fetched at start');
+      for (let i = 0; i < 5; i++) assert.equal((await whoami({ token: await idToken({}) })).status, 201);
+      assert.equal(issuerHits, before);
     });
 
     it('rejects expired tokens, other audiences, missing required claims and unknown keys with 401', async () => {
