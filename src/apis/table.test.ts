@@ -192,7 +192,7 @@ describe('cells', () => {
       spec: { schedule: '*/5 * * * *', suspend: false, jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', image: 'busybox' }] } } } } },
       status: { active: [{ name: 'x' }], lastScheduleTime: ago(90) },
     };
-    assert.deepEqual(tableOf('batch', 'cronjobs').cells(cj, NOW), ['cj', '*/5 * * * *', false, 1, '90s', '60m', 'c', 'busybox', '<none>']);
+    assert.deepEqual(tableOf('batch', 'cronjobs').cells(cj, NOW), ['cj', '*/5 * * * *', false, 1, '90s', '60m', 'c', 'busybox', '']);
   });
 
   it('events in both versions', () => {
@@ -277,5 +277,27 @@ describe('storage columns', () => {
     assert.deepEqual(tableOf('storage.orch.io', 'csistoragecapacities').cells({ metadata: { name: 'c' }, storageClassName: 'fast', capacity: '10Gi' }, NOW).slice(0, 3), ['c', 'fast', '10Gi']);
     const va = { metadata: { name: 'v' }, spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv1' }, nodeName: 'n1' }, status: { attached: true } };
     assert.deepEqual(tableOf('storage.orch.io', 'volumeattachments').cells(va, NOW).slice(0, 5), ['v', 'csi.example.com', 'pv1', 'n1', true]);
+  });
+});
+
+describe('more columns', () => {
+  it('ingresses, endpoint slices, CSRs and priority levels', () => {
+    const rules = (n: number) => Array.from({ length: n }, (_, i) => ({ host: `h${i}.example.com` }));
+    const ing = (r: unknown[], tls = false) => ({ metadata: { name: 'i' }, spec: { ingressClassName: 'nginx', rules: r, ...(tls ? { tls: [{}] } : {}) } });
+    const t = tableOf('networking.orch.io', 'ingresses');
+    assert.deepEqual(t.cells(ing(rules(2), true), NOW).slice(1, 5), ['nginx', 'h0.example.com,h1.example.com', '', '80, 443']);
+    assert.equal(t.cells(ing(rules(5)), NOW)[2], 'h0.example.com,h1.example.com,h2.example.com + 2 more...');
+    assert.equal(t.cells(ing([{}]), NOW)[2], '*');
+    const slice = { metadata: { name: 's' }, addressType: 'IPv4', ports: [{ port: 80 }, { name: 'http' }], endpoints: [{ addresses: ['a', 'b'] }, { addresses: ['c', 'd'] }] };
+    assert.deepEqual(tableOf('discovery.orch.io', 'endpointslices').cells(slice, NOW).slice(1, 4), ['IPv4', '80,http', 'a,b,c + 1 more...']);
+    assert.deepEqual(tableOf('discovery.orch.io', 'endpointslices').cells({ metadata: { name: 'e' } }, NOW).slice(2, 4), ['<unset>', '<unset>']);
+    const csr = (conditions: unknown[], certificate?: string) => ({ metadata: { name: 'c' }, spec: { signerName: 's', username: 'u', expirationSeconds: 3600 }, status: { conditions, certificate } });
+    const ct = tableOf('certificates.orch.io', 'certificatesigningrequests');
+    assert.deepEqual(ct.cells(csr([]), NOW).slice(2), ['s', 'u', '60m', 'Pending']);
+    assert.equal(ct.cells(csr([{ type: 'Approved', status: 'True' }], 'Y2VydA=='), NOW)[5], 'Approved,Issued');
+    assert.equal(ct.cells(csr([{ type: 'Approved' }, { type: 'Denied' }, { type: 'Failed' }]), NOW)[5], 'Denied,Failed');
+    const plc = { metadata: { name: 'p' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 30, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } } } } };
+    assert.deepEqual(tableOf('flowcontrol.apiserver.orch.io', 'prioritylevelconfigurations').cells(plc, NOW).slice(1, 6), ['Limited', 30, 64, 8, 50]);
+    assert.deepEqual(tableOf('flowcontrol.apiserver.orch.io', 'prioritylevelconfigurations').cells({ metadata: { name: 'e' }, spec: { type: 'Exempt' } }, NOW).slice(1, 6), ['Exempt', '<none>', '<none>', '<none>', '<none>']);
   });
 });

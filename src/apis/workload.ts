@@ -47,8 +47,7 @@ export function containerImages(o: KubeObject, podSpecPath = 'spec.template.spec
   return containers(o, podSpecPath).map((c) => str(c.image) ?? '').join(',');
 }
 
-/** A LabelSelector printed as kubectl does (`<none>` when it selects nothing, empty for everything). */
+/** A LabelSelector printed as kubectl does: empty both when unset and when it selects everything. */
 export function selectorColumn(selector: unknown): string {
-  if (selector === undefined || selector === null) return '<none>';
   return selectorString(selector);
 }

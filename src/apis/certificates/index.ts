@@ -73,13 +73,13 @@ function validate(o: KubeObject): FieldError[] {
   return errs;
 }
 
+/** Denied over Approved over Pending, then Failed and Issued when they apply. */
 function condition(o: KubeObject): string {
-  const types = objs(at(o, 'status.conditions'))
-    .filter((c) => c.status === undefined || c.status === 'True')
-    .map((c) => String(c.type));
-  const out = [...types];
-  if (types.includes('Approved') && str(at(o, 'status.certificate'))) out.push('Issued');
-  return out.length > 0 ? out.join(',') : 'Pending';
+  const types = new Set(objs(at(o, 'status.conditions')).map((c) => String(c.type)));
+  let status = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
+  if (types.has('Failed')) status += ',Failed';
+  if (str(at(o, 'status.certificate'))) status += ',Issued';
+  return status;
 }
 
 /** Conditions of the given types taken from `from`, the others from `to`, in `to`'s order. */

@@ -103,7 +103,10 @@ export const limitRanges: KindSpec = {
   },
   table: {
     columns: [nameColumn, { name: 'Created At', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0 }],
-    cells: (o) => [meta(o).name ?? '', meta(o).creationTimestamp ?? null],
+    cells: (o) => {
+      const t = Date.parse(String(meta(o).creationTimestamp ?? ''));
+      return [meta(o).name ?? '', Number.isNaN(t) ? null : new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z')];
+    },
   },
 };
 

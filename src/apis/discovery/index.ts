@@ -4,6 +4,13 @@ import { ageColumn, column, nameColumn, since } from '../table.js';
 import { arr, meta, objs, setDefault, str } from '../util.js';
 import { oneOf } from '../validation.js';
 
+/** Three entries, then `+ N more...`; `<unset>` when empty. */
+function listWithMore(list: string[]): string {
+  const max = 3;
+  if (list.length > max) return `${list.slice(0, max).join(',')} + ${list.length - max} more...`;
+  return list.length > 0 ? list.join(',') : '<unset>';
+}
+
 const endpointSlices: KindSpec = {
   defaults(o) {
     for (const p of objs(o.ports)) {
@@ -21,12 +28,9 @@ const endpointSlices: KindSpec = {
       ageColumn,
     ],
     cells(o, now) {
-      const ports = objs(o.ports).map((p) => (p.port === undefined || p.port === null ? '<unset>' : String(p.port)));
+      const ports = objs(o.ports).map((p) => (typeof p.port === 'number' ? String(p.port) : (str(p.name) ?? '*')));
       const addresses = objs(o.endpoints).flatMap((e) => arr(e.addresses).map(String));
-      const max = 3;
-      let eps = addresses.length === 0 ? '<none>' : addresses.slice(0, max).join(',');
-      if (addresses.length > max) eps += ` + ${addresses.length - max} more...`;
-      return [meta(o).name ?? '', str(o.addressType) ?? '', ports.length > 0 ? ports.join(',') : '<unset>', eps, since(meta(o).creationTimestamp, now)];
+      return [meta(o).name ?? '', str(o.addressType) ?? '', listWithMore(ports), listWithMore(addresses), since(meta(o).creationTimestamp, now)];
     },
   },
 };

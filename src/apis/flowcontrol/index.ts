@@ -60,7 +60,7 @@ const flowSchemas: KindSpec = {
       return [
         meta(o).name ?? '',
         str(at(o, 'spec.priorityLevelConfiguration.name')) ?? '',
-        String(num(at(o, 'spec.matchingPrecedence')) ?? ''),
+        num(at(o, 'spec.matchingPrecedence')) ?? 0,
         method ?? '<none>',
         since(meta(o).creationTimestamp, now),
         missing ? (str(missing.status) ?? '?') : '?',
@@ -93,11 +93,11 @@ const priorityLevels: KindSpec = {
       const limited = obj(at(o, 'spec.limited'));
       const shares = limited ? (num(limited.nominalConcurrencyShares) ?? num(limited.assuredConcurrencyShares)) : undefined;
       const queuing = obj(at(limited, 'limitResponse.queuing'));
-      const text = (v: unknown): string => (v === undefined ? '<none>' : String(v));
+      const text = (v: unknown): unknown => (v === undefined ? '<none>' : v);
       return [
         meta(o).name ?? '',
         str(at(o, 'spec.type')) ?? '',
-        shares === undefined ? '<none>' : String(shares),
+        limited ? (shares ?? 0) : '<none>',
         text(queuing?.queues),
         text(queuing?.handSize),
         text(queuing?.queueLengthLimit),

@@ -6,11 +6,19 @@ import { ageColumn, column, nameColumn, since } from '../table.js';
 import { arr, at, child, meta, obj, objs, setDefault, str } from '../util.js';
 import { oneOf, selectorString } from '../validation.js';
 
+/** Up to three rule hosts, then `+ N more...` counting the rules beyond three; `*` when none is named. */
 function ingressHosts(o: KubeObject): string {
-  const hosts = objs(at(o, 'spec.rules')).map((r) => str(r.host) ?? '').filter((h) => h !== '');
-  if (hosts.length === 0) return '*';
-  const max = 4;
-  return hosts.length > max ? `${hosts.slice(0, max).join(',')} + ${hosts.length - max} more...` : hosts.join(',');
+  const rules = objs(at(o, 'spec.rules'));
+  const max = 3;
+  const list: string[] = [];
+  let more = false;
+  for (const r of rules) {
+    if (list.length === max) more = true;
+    const host = str(r.host) ?? '';
+    if (!more && host !== '') list.push(host);
+  }
+  if (list.length === 0) return '*';
+  return more ? `${list.join(',')} + ${rules.length - max} more...` : list.join(',');
 }
 
 /** Load balancer addresses (IP, else hostname), sorted and unique as kubectl lists them. */

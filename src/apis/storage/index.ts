@@ -29,7 +29,7 @@ const storageClasses: KindSpec = {
         str(o.provisioner) ?? '',
         str(o.reclaimPolicy) ?? 'Delete',
         str(o.volumeBindingMode) ?? 'Immediate',
-        String(o.allowVolumeExpansion === true),
+        o.allowVolumeExpansion === true,
         since(meta(o).creationTimestamp, now),
       ];
     },
