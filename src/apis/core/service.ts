@@ -14,9 +14,10 @@ function defaults(o: KubeObject): void {
   const spec = child(o, 'spec');
   setDefault(spec, 'type', 'ClusterIP');
   setDefault(spec, 'sessionAffinity', 'None');
-  if (spec.sessionAffinity === 'ClientIP') {
-    const cfg = child(child(spec, 'sessionAffinityConfig'), 'clientIP');
-    setDefault(cfg, 'timeoutSeconds', 10800);
+  // Affinity settings only mean something with ClientIP affinity.
+  if (spec.sessionAffinity === 'None') delete spec.sessionAffinityConfig;
+  if (spec.sessionAffinity === 'ClientIP' && typeof at(spec, 'sessionAffinityConfig.clientIP.timeoutSeconds') !== 'number') {
+    spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
   }
   for (const port of objs(spec.ports)) {
     setDefault(port, 'protocol', 'TCP');
