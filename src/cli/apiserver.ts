@@ -5,11 +5,12 @@ import { relative } from 'node:path';
 import { FlagError, parseFlags, usage, type FlagDefinition } from '../apimachinery/flags.js';
 import { admissionFlagDefinitions } from '../admission/flags.js';
 import { authFlagDefinitions } from '../auth/index.js';
+import { protobufFlagDefinitions } from '../codec/protobuf/index.js';
 import { serverFlagDefinitions } from './flags.js';
 import { PRODUCT_VERSION, startServer } from './server.js';
 import { versionInfo } from '../server/version.js';
 
-export const allFlagDefinitions: FlagDefinition[] = [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions];
+export const allFlagDefinitions: FlagDefinition[] = [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions, ...protobufFlagDefinitions];
 
 function displayPath(p: string): string {
   const rel = relative(process.cwd(), p);

@@ -12,6 +12,8 @@ import { LoopbackClient } from '../client/loopback.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import { ensureSystemNamespaces, startControllers } from '../controllers/index.js';
+import { createProtobufSerializer, storageCodecFromFlags } from '../codec/protobuf/index.js';
+import { SerializerSet } from '../codec/serializer.js';
 import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
 import type { RESTStore } from '../registry/types.js';
@@ -70,7 +72,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const windowMs = flags.number('watch-history-window') ?? 300_000;
   const table: DefaultResourceTable = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: flags.string('runtime-config') ?? '' }), storage, {
     cacherOptions: { historyWindowMs: windowMs },
+    codec: storageCodecFromFlags(flags),
   });
+  // The binary media type of the flavor, after JSON and YAML in negotiation order.
+  const serializers = new SerializerSet();
+  serializers.register(createProtobufSerializer());
   // Admission plugins look objects up with a plain client; controllers write through one
   // that runs admission, as remote clients' writes do.
   const client = new LoopbackClient(table, LOOPBACK_USER);
@@ -106,6 +112,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     admission,
     patchers: defaultPatchers,
     fieldChecker: schemaFieldChecker,
+    serializers,
     nonResource: (method, path) => auth.nonResource(method, path),
     openapi: openapiHandler(() => table.all().map((s) => s.definition)),
     version: versionInfo(PRODUCT_VERSION),

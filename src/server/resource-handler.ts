@@ -95,13 +95,14 @@ export function genericNotFound(): ApiError {
   return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
 }
 
-interface Target404 {
+interface ResolvedStore {
   store: RESTStore;
+  /** The namespace the Store is called with: '' for cluster-scoped resources and cluster-wide lists. */
   namespace: string;
 }
 
 /** Finds the Store for the request and checks scope and verb; throws 404 or 405. */
-export function resolveStore(table: ResourceTable, info: RequestInfo): Target404 {
+export function resolveStore(table: ResourceTable, info: RequestInfo): ResolvedStore {
   const store = table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
   if (!store) throw genericNotFound();
   const def = store.definition;
@@ -120,7 +121,7 @@ export function resolveStore(table: ResourceTable, info: RequestInfo): Target404
     if (!sub || info.collection) throw genericNotFound();
     verbs = sub.verbs;
   }
-  const verb = info.verb === 'watch' && !info.collection ? 'watch' : info.verb;
+  const verb = info.verb;
   const method = storeMethodFor(verb, info);
   if (!verbs.includes(verb) || !method || typeof store[method] !== 'function') {
     throw methodNotSupported({ group: def.group, resource: def.resource }, verb || 'this method');
