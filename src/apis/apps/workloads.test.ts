@@ -133,3 +133,19 @@ describe('replica sets, stateful sets, daemon sets, controller revisions', () =>
     assert.deepEqual(rendered(s.validateUpdate({ ...old, data: { a: 2 } }, old)), ['data: Invalid value: {"a":2}: field is immutable']);
   });
 });
+
+describe('pod templates', () => {
+  it('get the PodSpec defaults but not the Pod-only ones', () => {
+    const d = workload('Deployment', {
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'x:1', resources: { limits: { cpu: '1' } }, ports: [{ containerPort: 80 }] }], hostNetwork: true } },
+    });
+    strategyOf('apps', 'deployments').defaults(d);
+    const spec = (specOf(d).template as { spec: Record<string, unknown> }).spec;
+    assert.equal(spec.enableServiceLinks, undefined);
+    assert.equal(spec.dnsPolicy, 'ClusterFirst');
+    const c = (spec.containers as Record<string, unknown>[])[0];
+    assert.deepEqual(c.resources, { limits: { cpu: '1' } });
+    assert.deepEqual(c.ports, [{ containerPort: 80, protocol: 'TCP' }]);
+    assert.equal(c.imagePullPolicy, 'IfNotPresent');
+  });
+});

@@ -37,7 +37,8 @@ function defaultProbe(probe: unknown): void {
   if (grpc) setDefault(grpc, 'service', '');
 }
 
-function defaultContainer(c: JsonObject, hostNetwork: boolean): void {
+/** Container defaults; `pod` adds those v1 applies to Pods only, not to templates. */
+function defaultContainer(c: JsonObject, pod: boolean, hostNetwork: boolean): void {
   setDefault(c, 'terminationMessagePath', '/dev/termination-log');
   setDefault(c, 'terminationMessagePolicy', 'File');
   if (c.imagePullPolicy === undefined || c.imagePullPolicy === null || c.imagePullPolicy === '') {
@@ -45,12 +46,12 @@ function defaultContainer(c: JsonObject, hostNetwork: boolean): void {
   }
   for (const port of objs(c.ports)) {
     setDefault(port, 'protocol', 'TCP');
-    if (hostNetwork && port.hostPort === undefined) port.hostPort = port.containerPort;
+    if (pod && hostNetwork && port.hostPort === undefined) port.hostPort = port.containerPort;
   }
   const resources = child(c, 'resources');
-  // Limits without requests mean requests equal to the limits.
+  // On Pods, limits without requests mean requests equal to the limits.
   const limits = obj(resources.limits);
-  if (limits) {
+  if (pod && limits) {
     const requests = child(resources, 'requests');
     for (const [k, v] of Object.entries(limits)) if (requests[k] === undefined) requests[k] = v;
   }
@@ -78,14 +79,18 @@ function defaultVolume(v: JsonObject): void {
   for (const f of fieldRefs) if (f) setDefault(f, 'apiVersion', 'v1');
 }
 
-/** The v1 defaults of a PodSpec, as the API applies them on every write. */
-export function defaultPodSpec(spec: JsonObject): void {
+/**
+ * The v1 defaults of a PodSpec, as the API applies them on every write. A Pod's own spec
+ * (`pod`) gets a few more than a template's: service links, requests from limits and host
+ * ports on the host network.
+ */
+export function defaultPodSpec(spec: JsonObject, pod = true): void {
   setDefault(spec, 'restartPolicy', 'Always');
   setDefault(spec, 'dnsPolicy', 'ClusterFirst');
   setDefault(spec, 'terminationGracePeriodSeconds', 30);
   setDefault(spec, 'securityContext', {});
   setDefault(spec, 'schedulerName', 'default-scheduler');
-  setDefault(spec, 'enableServiceLinks', true);
+  if (pod) setDefault(spec, 'enableServiceLinks', true);
   // The deprecated alias mirrors the service account name in v1.
   if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') {
     setDefault(spec, 'serviceAccount', spec.serviceAccountName);
@@ -94,7 +99,7 @@ export function defaultPodSpec(spec: JsonObject): void {
   }
   const hostNetwork = spec.hostNetwork === true;
   for (const c of [...objs(spec.containers), ...objs(spec.initContainers), ...objs(spec.ephemeralContainers)]) {
-    defaultContainer(c, hostNetwork);
+    defaultContainer(c, pod, hostNetwork);
   }
   for (const v of objs(spec.volumes)) defaultVolume(v);
 }
@@ -104,7 +109,7 @@ export function defaultPodTemplate(template: unknown): void {
   const t = obj(template);
   if (!t) return;
   const spec = obj(t.spec);
-  if (spec) defaultPodSpec(spec);
+  if (spec) defaultPodSpec(spec, false);
 }
 
 function validatePorts(ports: unknown, path: string): FieldError[] {
