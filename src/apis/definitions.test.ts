@@ -124,6 +124,16 @@ describe('--runtime-config', () => {
     assert.equal(ssr?.storage, undefined);
   });
 
+  it('prefers the remaining version when the preferred one is disabled', () => {
+    const defs = builtinResourceDefinitions({ runtimeConfig: 'autoscaling/v2=false' });
+    const hpa = defs.filter((d) => d.resource === 'horizontalpodautoscalers');
+    assert.equal(hpa.length, 1);
+    assert.equal(hpa[0].version, 'v1');
+    assert.equal(hpa[0].preferred, true);
+    assert.equal(hpa[0].storage?.version, 'v2');
+    assert.ok(hpa[0].conversion);
+  });
+
   it('switches single resources, after their group-version', () => {
     const s = served('apps/v1=false,apps/v1/deployments=true');
     assert.ok(s.has('apps/v1/deployments'));
