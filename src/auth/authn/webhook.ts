@@ -15,7 +15,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
   private readonly cache = new TtlCache<AuthenticationResult | null>();
 
   constructor(
-    private readonly client: WebhookClient,
+    private readonly client: Pick<WebhookClient, 'post'>,
     private readonly version: 'v1' | 'v1beta1',
     private readonly ttlMs: number,
     private readonly apiAudiences: () => string[],
@@ -26,17 +26,17 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     const spec: Record<string, unknown> = { token };
-    // The server's own audiences are implicit; other audiences are asked for explicitly.
-    const explicit = audiences.length > 0 && audiences.join(',') !== this.apiAudiences().join(',');
-    if (explicit) spec['audiences'] = audiences;
+    if (audiences.length > 0) spec['audiences'] = audiences;
     const answer = await this.client.post({ apiVersion: `${group('authentication')}/${this.version}`, kind: 'TokenReview', spec });
     const status = isPlainObject(answer['status']) ? answer['status'] : {};
     let result: AuthenticationResult | null = null;
     if (status['authenticated'] === true && isPlainObject(status['user']) && typeof status['user']['username'] === 'string' && status['user']['username'] !== '') {
       const u = status['user'];
-      const gotAuds = strings(status['audiences']);
-      const auds = explicit ? (gotAuds.length > 0 ? audiences.filter((a) => gotAuds.includes(a)) : []) : gotAuds.length > 0 ? audiences.filter((a) => gotAuds.includes(a)) : audiences;
-      if (auds.length > 0 || audiences.length === 0) {
+      // An audience-agnostic answer (no audiences) vouches for the server's own audiences only.
+      const answered = strings(status['audiences']);
+      const valid = answered.length > 0 ? answered : this.apiAudiences();
+      const auds = audiences.filter((a) => valid.includes(a));
+      if (audiences.length === 0 || auds.length > 0) {
         const user: AuthenticationResult['user'] = { username: u['username'] as string, groups: strings(u['groups']) };
         if (typeof u['uid'] === 'string' && u['uid']) user.uid = u['uid'];
         if (isPlainObject(u['extra'])) {

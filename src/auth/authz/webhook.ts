@@ -37,7 +37,7 @@ export class WebhookAuthorizer implements Authorizer {
   private readonly cache = new TtlCache<AuthorizationResult>();
 
   constructor(
-    private readonly client: WebhookClient,
+    private readonly client: Pick<WebhookClient, 'post'>,
     private readonly opts: WebhookAuthorizerOptions,
   ) {}
 
