@@ -127,6 +127,12 @@ const PLAIN_HEADERS = new Set([
   'x-request-id',
 ]);
 
+/** The connection a request came on: the HTTP/2 session, or the HTTP/1.1 socket. */
+function connectionOf(req: ServerRequest): object | undefined {
+  const session = (req as { stream?: { session?: object } }).stream?.session;
+  return session ?? (req.socket as object | undefined);
+}
+
 function onlyPlainHeaders(headers: Record<string, unknown>): boolean {
   for (const name of Object.keys(headers)) if (!name.startsWith(':') && !PLAIN_HEADERS.has(name)) return false;
   return true;
@@ -293,7 +299,7 @@ export class ApiServer {
    * for a few seconds.
    */
   private async authenticate(req: ServerRequest): Promise<UserInfo> {
-    const socket = req.socket as object | undefined;
+    const socket = connectionOf(req);
     const cacheable = socket !== undefined && onlyPlainHeaders(req.headers);
     if (cacheable) {
       const hit = this.authCache.get(socket);
