@@ -5,12 +5,16 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { startAuthTestServer, type AuthTestServer, type Identity } from './testing/server.js';
 import { waitFor } from './testing/wait.js';
 
-const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
+const KUBECTL = (process.env['PATH'] ?? '')
+  .split(delimiter)
+  .filter(Boolean)
+  .map((d) => join(d, 'kubectl'))
+  .find((p) => existsSync(p));
 
 interface Run {
   code: number;
