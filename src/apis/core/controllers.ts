@@ -3,7 +3,7 @@ import { invalidField, requiredField, type FieldError } from '../../apimachinery
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
-import { at, child, clone, meta, num, obj, setDefault, str } from '../util.js';
+import { at, child, clone, meta, num, obj, setDefault } from '../util.js';
 import { mapSelectorString, nonNegative, validateLabels } from '../validation.js';
 import { containerImages, containerNames } from '../workload.js';
 import { defaultPodTemplate, validatePodSpec, validatePodTemplate } from './podspec.js';
@@ -107,7 +107,7 @@ export const podTemplates: KindSpec = {
       meta(o).name ?? '',
       containerNames(o, 'template.spec'),
       containerImages(o, 'template.spec'),
-      mapSelectorString(at(o, 'template.metadata.labels')) || str(undefined) || '<none>',
+      mapSelectorString(at(o, 'template.metadata.labels')) || '<none>',
     ],
   },
 };
