@@ -1,8 +1,9 @@
 // Query parameters and option bodies to the typed options the Store takes, validated the
 // way kube-apiserver validates them (ListOptions, CreateOptions, DeleteOptions, ...).
-import { ApiError, badRequest, invalid, forbiddenField, notSupportedField, invalidField, type FieldError } from '../apimachinery/errors.js';
+import { ApiError, badRequest, invalid, notSupportedField, invalidField, type FieldError } from '../apimachinery/errors.js';
 import { isPlainObject } from '../apimachinery/types.js';
 import { metaGroup } from '../naming/index.js';
+import { validateListOptions, validateWatchOptions } from '../registry/index.js';
 import type { DeleteOptions, GetOptions, ListOptions } from '../registry/types.js';
 
 function goBool(name: string, value: string): boolean {
@@ -34,7 +35,7 @@ export function parseGetOptions(query: URLSearchParams): GetOptions {
   return rv ? { resourceVersion: rv } : {};
 }
 
-/** ListOptions from the query, validated as for a list (or a watch when `watch` is set). */
+/** ListOptions from the query, validated as for a list (or a watch when `watch` is set): 400 for malformed values, 422 for invalid combinations. */
 export function parseListOptions(query: URLSearchParams, watch: boolean): ListOptions {
   const opts: ListOptions = {};
   const str = (n: string): string | undefined => {
@@ -52,22 +53,12 @@ export function parseListOptions(query: URLSearchParams, watch: boolean): ListOp
   opts.sendInitialEvents = boolParam(query, 'sendInitialEvents');
   for (const k of Object.keys(opts) as (keyof ListOptions)[]) if (opts[k] === undefined) delete opts[k];
 
-  const errs: FieldError[] = [];
-  if (match !== undefined) {
-    if (opts.resourceVersion === undefined) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-    if (opts.continue !== undefined) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(notSupportedField('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
-    if (match === 'Exact' && opts.resourceVersion === '0') errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
-    if (match === 'Exact' || match === 'NotOlderThan') opts.resourceVersionMatch = match;
-  }
-  if (watch) {
-    if (opts.sendInitialEvents !== undefined) errs.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
-  } else if (opts.sendInitialEvents !== undefined) {
-    errs.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
-  }
-  if (opts.limit !== undefined && opts.limit < 0) errs.push(invalidField('limit', opts.limit, 'must be greater than or equal to 0'));
-  if (errs.length > 0) throw invalidOptions('ListOptions', errs);
-  if (opts.limit === 0) delete opts.limit;
+  // Semantic checks (which combinations are allowed) are the registry's, shared with
+  // in-process callers; the raw value goes through so that they can name it.
+  if (match !== undefined) opts.resourceVersionMatch = match as ListOptions['resourceVersionMatch'];
+  if (watch) validateWatchOptions(opts);
+  else validateListOptions(opts);
+  if (opts.limit !== undefined && opts.limit <= 0) delete opts.limit;
   return opts;
 }
 
