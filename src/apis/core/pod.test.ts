@@ -145,3 +145,25 @@ describe('port names', () => {
     ]);
   });
 });
+
+describe('ephemeral containers', () => {
+  it('change only spec.ephemeralContainers and may only be added', async () => {
+    const { prepareEphemeralContainersUpdate, validateEphemeralContainersUpdate } = await import('./pod.js');
+    const old = defaulted({ containers: [{ name: 'web', image: 'nginx' }] });
+    old.metadata = { ...old.metadata, labels: { a: '1' }, resourceVersion: '5', uid: 'u' };
+    const now: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'default', labels: { a: '2' }, resourceVersion: '5', uid: 'u' },
+      spec: { containers: [], ephemeralContainers: [{ name: 'debug', image: 'busybox' }] },
+    };
+    prepareEphemeralContainersUpdate(now, old);
+    assert.deepEqual(now.metadata?.labels, { a: '1' });
+    assert.deepEqual((now.spec as Record<string, unknown>).containers, (old.spec as Record<string, unknown>).containers);
+    assert.deepEqual((now.spec as Record<string, unknown>).ephemeralContainers, [{ name: 'debug', image: 'busybox' }]);
+    assert.deepEqual(validateEphemeralContainersUpdate(now, old), []);
+    const changed = structuredClone(now);
+    ((changed.spec as Record<string, unknown>).ephemeralContainers as Record<string, unknown>[])[0].image = 'alpine';
+    assert.deepEqual(rendered(validateEphemeralContainersUpdate(changed, now)), ['spec.ephemeralContainers: Forbidden: existing ephemeral containers "debug" may not be changed']);
+  });
+});

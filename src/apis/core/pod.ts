@@ -231,3 +231,38 @@ export const pods: KindSpec = {
     },
   },
 };
+
+/**
+ * The `pods/x/ephemeralcontainers` update: only `spec.ephemeralContainers` changes; the
+ * rest, metadata included, is the stored pod's. Exported for that subresource's handler.
+ */
+export function prepareEphemeralContainersUpdate(o: KubeObject, old: KubeObject): void {
+  const ephemeral = at(o, 'spec.ephemeralContainers');
+  const m = meta(o);
+  const keep = { name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion, uid: m.uid };
+  for (const key of Object.keys(o)) if (key !== 'apiVersion' && key !== 'kind') delete o[key];
+  for (const [key, value] of Object.entries(old)) if (key !== 'apiVersion' && key !== 'kind') o[key] = clone(value);
+  const newMeta = (o.metadata ??= {});
+  for (const [k, v] of Object.entries(keep)) if (v !== undefined) (newMeta as Record<string, unknown>)[k] = v;
+  const spec = obj(o.spec) ?? {};
+  o.spec = spec;
+  if (ephemeral === undefined) delete spec.ephemeralContainers;
+  else spec.ephemeralContainers = clone(ephemeral);
+}
+
+/** Ephemeral containers may be added, never changed or removed. */
+export function validateEphemeralContainersUpdate(o: KubeObject, old: KubeObject): FieldError[] {
+  const now = new Map(objs(at(o, 'spec.ephemeralContainers')).map((c) => [str(c.name) ?? '', c]));
+  const errs: FieldError[] = [];
+  for (const c of objs(at(old, 'spec.ephemeralContainers'))) {
+    const name = str(c.name) ?? '';
+    const current = now.get(name);
+    if (!current) errs.push(forbiddenField('spec.ephemeralContainers', `existing ephemeral containers "${name}" may not be removed`));
+    else if (!deepEqual(current, c)) errs.push(forbiddenField('spec.ephemeralContainers', `existing ephemeral containers "${name}" may not be changed`));
+  }
+  objs(at(o, 'spec.ephemeralContainers')).forEach((c, i) => {
+    if (!str(c.name)) errs.push({ type: 'FieldValueRequired', field: `spec.ephemeralContainers[${i}].name`, detail: 'Required value' });
+    if (!str(c.image)) errs.push({ type: 'FieldValueRequired', field: `spec.ephemeralContainers[${i}].image`, detail: 'Required value' });
+  });
+  return errs;
+}
