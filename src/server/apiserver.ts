@@ -255,10 +255,12 @@ export class ApiServer {
           if (this.inflight.mutating >= (this.config.maxMutatingRequestsInFlight ?? 200)) throw tooManyRequests('Too many requests, please try again later.', 1);
           this.inflight.mutating++;
           mutatingSlot = true;
+          this.metrics.setInflight('mutating', this.inflight.mutating);
         } else {
           if (this.inflight.readOnly >= (this.config.maxRequestsInFlight ?? 400)) throw tooManyRequests('Too many requests, please try again later.', 1);
           this.inflight.readOnly++;
           readOnlySlot = true;
+          this.metrics.setInflight('readOnly', this.inflight.readOnly);
         }
       }
 
@@ -279,11 +281,10 @@ export class ApiServer {
       if (!res.headersSent) {
         setWarnings(res, warnings);
         writeStatus(res, apiErr);
-      }
-      else if (!res.writableEnded) res.end();
+      } else if (!res.writableEnded) res.end();
     } finally {
-      if (mutatingSlot) this.inflight.mutating--;
-      if (readOnlySlot) this.inflight.readOnly--;
+      if (mutatingSlot) this.metrics.setInflight('mutating', --this.inflight.mutating);
+      if (readOnlySlot) this.metrics.setInflight('readOnly', --this.inflight.readOnly);
       res.off('close', onClose);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.observe(info, req.method ?? 'GET', res.statusCode, seconds, query.getAll('dryRun').includes('All'));
