@@ -4,7 +4,7 @@ import type { FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { strategyOf } from '../testing.js';
 import { defaultPullPolicy } from './podspec.js';
-import { podQOSClass } from './pod.js';
+import { podQOSClass, prepareEphemeralContainersUpdate, validateEphemeralContainersUpdate } from './pod.js';
 
 const pods = strategyOf('', 'pods');
 const rendered = (errs: FieldError[]): string[] => errs.map((e) => `${e.field}: ${e.detail}`);
@@ -147,8 +147,7 @@ describe('port names', () => {
 });
 
 describe('ephemeral containers', () => {
-  it('change only spec.ephemeralContainers and may only be added', async () => {
-    const { prepareEphemeralContainersUpdate, validateEphemeralContainersUpdate } = await import('./pod.js');
+  it('change only spec.ephemeralContainers and may only be added', () => {
     const old = defaulted({ containers: [{ name: 'web', image: 'nginx' }] });
     old.metadata = { ...old.metadata, labels: { a: '1' }, resourceVersion: '5', uid: 'u' };
     const now: KubeObject = {
