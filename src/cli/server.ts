@@ -62,6 +62,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   await prepareDataDir(dataDir, compat as Flavor);
   const bindAddress = flags.string('bind-address') ?? '127.0.0.1';
   const pki = await ensurePki(dataDir, bindAddress);
+  if (flags.has('tls-cert-file') !== flags.has('tls-private-key-file')) {
+    throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
+  }
   const certFile = flags.string('tls-cert-file') ?? pki.servingCert;
   const keyFile = flags.string('tls-private-key-file') ?? pki.servingKey;
   const clientCaFile = flags.string('client-ca-file') ?? pki.caCert;
