@@ -16,24 +16,73 @@ export function encodeContinue(token: ContinueToken): string {
   return Buffer.from(JSON.stringify(doc), 'utf8').toString('base64url');
 }
 
-/** Decodes a token; malformed ones are 400 `invalid continue token: ...`. */
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/** Base64url without padding, strictly, with Go's message for the first bad byte. */
+function decodeBase64Url(value: string): string {
+  const text = value.replace(/=+$/, '');
+  if (!BASE64URL.test(text)) {
+    const bad = [...text].findIndex((c) => !/[A-Za-z0-9_-]/.test(c));
+    throw new Error(`illegal base64 data at input byte ${bad}`);
+  }
+  if (text.length % 4 === 1) throw new Error(`illegal base64 data at input byte ${text.length - 1}`);
+  return Buffer.from(text, 'base64url').toString('utf8');
+}
+
+/** Go's quoting of one offending character in a JSON syntax error. */
+function goQuoteChar(c: string): string {
+  if (c === "'") return `'\\''`;
+  if (c === '"') return `'"'`;
+  const code = c.codePointAt(0) ?? 0;
+  if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return `'\\u${code.toString(16).padStart(4, '0')}'`;
+  return `'${c}'`;
+}
+
+/** Parses the token's JSON; syntax errors read as Go's decoder words them, never as the runtime's. */
+function parseTokenJson(text: string): unknown {
+  const trimmed = text.trimStart();
+  if (trimmed === '') throw new Error('unexpected end of JSON input');
+  const first = trimmed[0] ?? '';
+  if (!/[{["\-0-9tfn]/.test(first)) throw new Error(`invalid character ${goQuoteChar(first)} looking for beginning of value`);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Error('unexpected end of JSON input');
+  }
+}
+
+/** Go's path.Clean verdict: a start key must already be in clean form under the prefix. */
+function isCleanKey(start: string): boolean {
+  const key = start.startsWith('/') ? start : `/${start}`;
+  if (key.length > 1 && key.endsWith('/')) return false;
+  return !key.slice(1).split('/').some((s) => s === '' || s === '.' || s === '..');
+}
+
+/** Decodes a token; malformed ones are 400 `invalid continue token: ...` in Kubernetes' words. */
 export function decodeContinue(value: string): ContinueToken {
   const invalid = (detail: string) => badRequest(`invalid continue token: continue key is not valid${detail}`);
+  const version = `${metaGroup()}/v1`;
   let doc: unknown;
   try {
-    doc = JSON.parse(Buffer.from(value.replace(/=+$/, ''), 'base64url').toString('utf8'));
+    doc = parseTokenJson(decodeBase64Url(value));
   } catch (e) {
     throw invalid(`: ${e instanceof Error ? e.message : String(e)}`);
   }
-  if (!isPlainObject(doc)) throw invalid('');
-  if (doc.v !== `${metaGroup()}/v1`) throw invalid(`: server does not recognize this encoded version ${JSON.stringify(doc.v)}`);
-  if (typeof doc.rv !== 'number' || !Number.isSafeInteger(doc.rv) || doc.rv <= 0) {
-    throw invalid(`: incorrect encoded start resourceVersion (version ${metaGroup()}/v1)`);
+  if (!isPlainObject(doc)) {
+    const kind = Array.isArray(doc) ? 'array' : doc === null ? 'null' : typeof doc === 'string' ? 'string' : typeof doc === 'boolean' ? 'bool' : 'number';
+    if (doc !== null) throw invalid(`: json: cannot unmarshal ${kind} into Go value of type storage.continueToken`);
+    doc = {};
   }
-  if (typeof doc.start !== 'string' || doc.start === '') {
-    throw invalid(`: encoded start key empty (version ${metaGroup()}/v1)`);
+  const token = doc as Record<string, unknown>;
+  const v = typeof token.v === 'string' ? token.v : '';
+  if (v !== version) throw invalid(`: server does not recognize this encoded version ${v}`);
+  if (typeof token.rv !== 'number' || !Number.isSafeInteger(token.rv) || token.rv <= 0) {
+    throw invalid(`: incorrect encoded start resourceVersion (version ${version})`);
+  }
+  if (typeof token.start !== 'string' || token.start === '') {
+    throw invalid(`: encoded start key empty (version ${version})`);
   }
   // A token may only move forward inside the resource: no path tricks out of the prefix.
-  if (doc.start.startsWith('/') || doc.start.split('/').some((s) => s === '..' || s === '.')) throw invalid('');
-  return { revision: doc.rv, start: doc.start };
+  if (token.start.startsWith('/') || !isCleanKey(token.start)) throw invalid(`: ${token.start}`);
+  return { revision: token.rv, start: token.start };
 }

@@ -29,6 +29,7 @@ import type { ObjectCodec } from './codec.js';
 import { encodeForStorage, jsonCodec } from './codec.js';
 import { decodeContinue, encodeContinue } from './continue.js';
 import { expiredContinue, expiredList, isCompacted, isKeyExists, isStorageConflict, isStorageNotFound, isTooLarge, parseResourceVersion } from './errors.js';
+import { tracksGeneration } from './generation.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import type { NameValidator } from './objectmeta.js';
 import { dns1123SubdomainName, generateName, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
@@ -132,6 +133,8 @@ export class GenericStore implements RESTStore {
   private readonly servedApiVersion: string;
   private readonly storageApiVersion: string;
   private readonly subresourceHandlers = new Map<string, Partial<RESTStore>>();
+  /** Whether the server sets and raises `metadata.generation` for this kind. */
+  private readonly tracksGeneration: boolean;
 
   constructor(definition: ResourceDefinition, opts: GenericStoreOptions) {
     if (!definition.storage || !definition.strategy) {
@@ -150,6 +153,7 @@ export class GenericStore implements RESTStore {
     this.storageLocation = { group: definition.storage.group, resource: definition.storage.resource };
     this.servedApiVersion = apiVersionOf(definition);
     this.storageApiVersion = apiVersionOf({ group: definition.storage.group, version: definition.storage.version });
+    this.tracksGeneration = tracksGeneration(definition);
   }
 
   /** Lets another module serve a subresource of this resource (`serviceaccounts/token`, `pods/eviction`). */
@@ -481,7 +485,7 @@ export class GenericStore implements RESTStore {
     const m = meta(obj);
     m.uid = randomUUID();
     m.creationTimestamp = rfc3339(this.now());
-    m.generation = 1;
+    if (this.tracksGeneration) m.generation = 1;
     delete m.resourceVersion;
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
@@ -630,10 +634,15 @@ export class GenericStore implements RESTStore {
       delete m.deletionGracePeriodSeconds;
     }
     delete m.selfLink;
+    // A request never sets the generation; the strategy may raise it (a Deployment's
+    // annotations), and a change of the desired state does for kinds that keep one.
+    if (oldMeta.generation === undefined) delete m.generation;
+    else m.generation = oldMeta.generation;
     this.strategy.defaults(obj);
     this.prepareForUpdate(obj, old, subresource);
-    const oldGeneration = oldMeta.generation ?? 0;
-    meta(obj).generation = specPart(obj) !== specPart(old) ? oldGeneration + 1 : oldGeneration;
+    if (this.tracksGeneration && meta(obj).generation === oldMeta.generation && specPart(obj) !== specPart(old)) {
+      meta(obj).generation = (oldMeta.generation ?? 0) + 1;
+    }
     const errs = uniqueErrors([...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)]);
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     if (opts.validate) await opts.validate(obj, old);

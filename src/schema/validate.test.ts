@@ -73,7 +73,8 @@ test('Warn drops unknown fields and reports one warning per field', () => {
   const spec = value.spec as Record<string, unknown>;
   assert.equal('unknown1' in spec, false);
   assert.equal('unknownMeta' in (value.metadata as Record<string, unknown>), false);
-  assert.equal(spec.paused, false);
+  // The last duplicate wins, and `paused: false` is an omitempty zero value Go leaves out.
+  assert.equal('paused' in spec, false);
   const container = ((spec.template as { spec: { containers: Record<string, unknown>[] } }).spec.containers)[0];
   assert.deepEqual(Object.keys(container), ['name', 'image', 'imagePullPolicy']);
   assert.deepEqual(result.errors, []);
@@ -171,4 +172,16 @@ test('duplicates inside maps are reported; kinds outside the catalog only check 
   assert.deepEqual(r.warnings, ['duplicate field "data.a"']);
   const other = checkObject({ spec: { anything: 1 } }, { group: 'example.com', version: 'v1', kind: 'Widget' }, { fieldValidation: 'Warn', duplicateFields: ['spec.x'] });
   assert.deepEqual(other.warnings, ['duplicate field "spec.x"']);
+});
+
+test('omitempty zero values are removed as Go would encode them; pointers and non-omitempty fields stay', () => {
+  const body = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","labels":{},"annotations":{},"finalizers":[],"generateName":"","namespace":null},"data":{},"immutable":false}`;
+  const { value } = decode(body);
+  checkObject(value, { group: '', version: 'v1', kind: 'ConfigMap' }, { fieldValidation: 'Strict' });
+  // `immutable` is a pointer: false is a value there, not an absence.
+  assert.deepEqual(value, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, immutable: false });
+  const pod = decode(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[],"nodeName":"","hostNetwork":false}}`).value;
+  checkObject(pod, { group: '', version: 'v1', kind: 'Pod' }, { fieldValidation: 'Strict' });
+  // `containers` has no omitempty: an empty list is still written.
+  assert.deepEqual(pod.spec, { containers: [] });
 });

@@ -2,7 +2,9 @@
 // does it: wrong types fail the request at every level; unknown and duplicate fields are
 // pruned and reported according to `fieldValidation`; required fields and enum values are
 // returned as field errors for the caller to merge with the strategy's validation.
-// Values with a canonical form (quantities, times, durations) are normalized in place.
+// Values with a canonical form (quantities, times, durations) are normalized in place, and
+// values Go's encoder would leave out (`omitempty` zero values) are removed, so that what is
+// stored and answered is what Kubernetes would write.
 
 import {
   ApiError,
@@ -106,6 +108,34 @@ function fieldsByName(typeId: string): Map<string, FieldDef> {
   return m;
 }
 
+/**
+ * Whether Go's encoder leaves this value out (`omitempty`): nil, and for a non-pointer
+ * field an empty string, list, map, zero number or false. Structs, times, quantities and
+ * int-or-strings are structs in Go and are never left out.
+ */
+function omittedByGo(value: unknown, f: FieldDef): boolean {
+  if (!f.omitEmpty) return false;
+  if (value === null) return true;
+  if (f.pointer) return false;
+  const t = f.type;
+  if ('list' in t) return Array.isArray(value) && value.length === 0;
+  if ('map' in t) return isObject(value) && Object.keys(value).length === 0;
+  const scalar = 'ref' in t ? lookupType(t.ref)?.scalar : t.scalar;
+  switch (scalar) {
+    case 'string':
+    case 'bytes':
+      return value === '';
+    case 'int32':
+    case 'int64':
+    case 'float64':
+      return value === 0;
+    case 'boolean':
+      return value === false;
+    default:
+      return false;
+  }
+}
+
 function join(path: string, name: string): string {
   return path ? `${path}.${name}` : name;
 }
@@ -188,6 +218,10 @@ class Walker {
       for (const [name, f] of fields) {
         if (f.required && !(name in obj)) this.errors.push(requiredField(join(path, name)));
       }
+    }
+    for (const key of Object.keys(obj)) {
+      const f = fields.get(key);
+      if (f && omittedByGo(obj[key], f)) delete obj[key];
     }
   }
 
