@@ -2,6 +2,7 @@
 // event. An error before the first byte is an ordinary HTTP error; after that it is an
 // ERROR event carrying the Status, and the stream ends. The stream also ends when the
 // client goes away, when timeoutSeconds passes, and when the server shuts down.
+import { escapeFieldValue } from '../apimachinery/fields.js';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { negotiateOutput } from '../codec/negotiate.js';
 import { fallbackTableConvertor, parseIncludeObject, partialObjectMetadata, toTable } from '../codec/representation.js';
@@ -17,7 +18,7 @@ export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store:
   if (!r.info.collection) {
     // A watch on one object (`/watch/.../name` or `GET .../name?watch=true`) is a watch of
     // the collection narrowed to that name.
-    const byName = `metadata.name=${r.info.name}`;
+    const byName = `metadata.name=${escapeFieldValue(r.info.name)}`;
     opts.fieldSelector = opts.fieldSelector ? `${opts.fieldSelector},${byName}` : byName;
   }
   const includeObject = choice.representation.as === 'Table' ? parseIncludeObject(r.query.get('includeObject')) : 'Metadata';
