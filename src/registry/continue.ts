@@ -19,33 +19,35 @@ export function encodeContinue(token: ContinueToken): string {
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 /** Base64url without padding, strictly, with Go's message for the first bad byte. */
-function decodeBase64Url(value: string): string {
+function decodeBase64Url(value: string): Buffer {
   const text = value.replace(/=+$/, '');
   if (!BASE64URL.test(text)) {
     const bad = [...text].findIndex((c) => !/[A-Za-z0-9_-]/.test(c));
     throw new Error(`illegal base64 data at input byte ${bad}`);
   }
   if (text.length % 4 === 1) throw new Error(`illegal base64 data at input byte ${text.length - 1}`);
-  return Buffer.from(text, 'base64url').toString('utf8');
+  return Buffer.from(text, 'base64url');
 }
 
-/** Go's quoting of one offending character in a JSON syntax error. */
-function goQuoteChar(c: string): string {
-  if (c === "'") return `'\\''`;
-  if (c === '"') return `'"'`;
-  const code = c.codePointAt(0) ?? 0;
-  if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return `'\\u${code.toString(16).padStart(4, '0')}'`;
-  return `'${c}'`;
+/** Go's quoting of the offending byte of a JSON syntax error (the byte read as a rune). */
+function goQuoteByte(b: number): string {
+  if (b === 0x27) return `'\\''`;
+  if (b === 0x22) return `'"'`;
+  if (b < 0x20 || (b >= 0x7f && b <= 0xa0) || b === 0xad) return `'\\u${b.toString(16).padStart(4, '0')}'`;
+  return `'${String.fromCharCode(b)}'`;
 }
+
+const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const VALUE_START = new Set([...'{["-0123456789tfn'].map((c) => c.charCodeAt(0)));
 
 /** Parses the token's JSON; syntax errors read as Go's decoder words them, never as the runtime's. */
-function parseTokenJson(text: string): unknown {
-  const trimmed = text.trimStart();
-  if (trimmed === '') throw new Error('unexpected end of JSON input');
-  const first = trimmed[0] ?? '';
-  if (!/[{["\-0-9tfn]/.test(first)) throw new Error(`invalid character ${goQuoteChar(first)} looking for beginning of value`);
+function parseTokenJson(bytes: Buffer): unknown {
+  const first = bytes.findIndex((b) => !JSON_WHITESPACE.has(b));
+  if (first < 0) throw new Error('unexpected end of JSON input');
+  const b = bytes[first] ?? 0;
+  if (!VALUE_START.has(b)) throw new Error(`invalid character ${goQuoteByte(b)} looking for beginning of value`);
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     throw new Error('unexpected end of JSON input');
   }

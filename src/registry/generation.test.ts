@@ -1,0 +1,87 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../apimachinery/types.js';
+import { group } from '../naming/index.js';
+import { MemoryStorage } from '../storage/index.js';
+import { tracksGeneration } from './generation.js';
+import type { GenericStore } from './store.js';
+import { buildResourceTable, type DefaultResourceTable } from './table.js';
+import { TEST_GROUP, requestContext, widgetDefinition, widgetStrategy } from './testing.js';
+import type { ResourceDefinition } from './types.js';
+
+/** A built-in kind without a generation (a ConfigMap-like kind in the core group). */
+function configMapDefinition(): ResourceDefinition {
+  const base = widgetDefinition(widgetStrategy({ hasStatus: false, scale: undefined }));
+  return { ...base, group: '', resource: 'configmaps', kind: 'ConfigMap', singularName: 'configmap', storage: { group: '', resource: 'configmaps', version: 'v1' } };
+}
+
+/** A kind whose strategy raises the generation itself when annotations change, as Deployments do. */
+function annotatedWidgets(): ResourceDefinition {
+  return widgetDefinition(
+    widgetStrategy({
+      prepareForUpdate(obj, old) {
+        const now = JSON.stringify(obj.metadata?.annotations ?? {});
+        const before = JSON.stringify(old.metadata?.annotations ?? {});
+        if (now !== before) (obj.metadata ??= {}).generation = (old.metadata?.generation ?? 0) + 1;
+      },
+    }),
+  );
+}
+
+function def(groupName: string, resource: string, kind: string): ResourceDefinition {
+  return { ...configMapDefinition(), group: groupName, resource, kind, storage: { group: groupName, resource, version: 'v1' } };
+}
+
+test('tracksGeneration follows the Kubernetes 1.27 strategies', () => {
+  assert.equal(tracksGeneration(def('', 'configmaps', 'ConfigMap')), false);
+  assert.equal(tracksGeneration(def('', 'pods', 'Pod')), false);
+  assert.equal(tracksGeneration(def('', 'namespaces', 'Namespace')), false);
+  assert.equal(tracksGeneration(def('', 'replicationcontrollers', 'ReplicationController')), true);
+  assert.equal(tracksGeneration(def('apps', 'deployments', 'Deployment')), true);
+  assert.equal(tracksGeneration(def('batch', 'cronjobs', 'CronJob')), true);
+  assert.equal(tracksGeneration(def(group('networking'), 'ingresses', 'Ingress')), true);
+  assert.equal(tracksGeneration(def(group('rbac.authorization'), 'roles', 'Role')), false);
+  // Kinds the schema catalog does not know are custom resources: they keep a generation.
+  assert.equal(tracksGeneration(widgetDefinition()), true);
+});
+
+describe('generation in the Store', () => {
+  let storage: MemoryStorage;
+  let table: DefaultResourceTable;
+  let configMaps: GenericStore;
+  let widgets: GenericStore;
+  const ctx = requestContext();
+
+  before(() => {
+    storage = new MemoryStorage();
+    table = buildResourceTable([configMapDefinition(), annotatedWidgets()], storage, { waitTimeoutMs: 200 });
+    configMaps = table.lookup({ group: '', version: 'v1' }, 'configmaps') as GenericStore;
+    widgets = table.lookup({ group: TEST_GROUP, version: 'v1' }, 'widgets') as GenericStore;
+  });
+
+  after(async () => {
+    await table.stop();
+    await storage.close();
+  });
+
+  test('a kind without a generation gets none on create and none on update', async () => {
+    const created = await configMaps.create(ctx, 'ns', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, spec: { size: 1 } }, { dryRun: false });
+    assert.equal(created.metadata?.generation, undefined);
+    const updated = await configMaps.update(ctx, 'ns', 'c', (cur) => ({ ...(cur as KubeObject), spec: { size: 5 }, metadata: { ...cur?.metadata, generation: 7 } }), { dryRun: false });
+    assert.equal(updated.object.metadata?.generation, undefined, 'a request cannot set the generation');
+  });
+
+  test('a spec change raises the generation by one; a request cannot set it', async () => {
+    const created = await widgets.create(ctx, 'ns', { apiVersion: `${TEST_GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } }, { dryRun: false });
+    assert.equal(created.metadata?.generation, 1);
+    const resized = await widgets.update(ctx, 'ns', 'w', (cur) => ({ ...(cur as KubeObject), spec: { size: 3 }, metadata: { ...cur?.metadata, generation: 9 } }), { dryRun: false });
+    assert.equal(resized.object.metadata?.generation, 2);
+    const labelled = await widgets.update(ctx, 'ns', 'w', (cur) => ({ ...(cur as KubeObject), metadata: { ...cur?.metadata, labels: { a: 'b' } } }), { dryRun: false });
+    assert.equal(labelled.object.metadata?.generation, 2);
+  });
+
+  test("the strategy's own raise is kept (annotations of a Deployment)", async () => {
+    const annotated = await widgets.update(ctx, 'ns', 'w', (cur) => ({ ...(cur as KubeObject), metadata: { ...cur?.metadata, annotations: { x: 'y' } } }), { dryRun: false });
+    assert.equal(annotated.object.metadata?.generation, 3);
+  });
+});
