@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import { FlagError, parseFlags } from '../apimachinery/flags.js';
 import { LoopbackClient } from '../client/loopback.js';
@@ -12,6 +12,15 @@ import { admissionFlagDefinitions, buildAdmissionChain, selectPlugins } from './
 import type { AdmissionAttributes } from './types.js';
 
 const admin = { username: 'admin', groups: ['system:masters'] };
+const tempDirs: string[] = [];
+after(() => {
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'admission-'));
+  tempDirs.push(dir);
+  return dir;
+}
 const client = (): LoopbackClient => new LoopbackClient(basicTable().table, admin);
 
 test('plugin selection: defaults, enabled, disabled, in run order; unknown names and overlaps fail', () => {
@@ -56,7 +65,7 @@ test('the built chain runs NamespaceLifecycle first and reports what it cannot r
 });
 
 test('plugins contributed by other modules run in their place with their configuration', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'admission-'));
+  const dir = tempDir();
   writeFileSync(join(dir, 'quota.yaml'), 'limits: 3\n');
   const file = join(dir, 'admission.yaml');
   writeFileSync(
@@ -86,7 +95,7 @@ test('plugins contributed by other modules run in their place with their configu
 
 test('bad flags and configuration files are flag errors', () => {
   assert.throws(() => buildAdmissionChain(parseFlags(['--enable-admission-plugins=Nope'], admissionFlagDefinitions), { client: client() }), FlagError);
-  const dir = mkdtempSync(join(tmpdir(), 'admission-'));
+  const dir = tempDir();
   const file = join(dir, 'bad.yaml');
   writeFileSync(file, 'apiVersion: v1\nkind: Pod\n');
   assert.throws(() => buildAdmissionChain(parseFlags([`--admission-control-config-file=${file}`], admissionFlagDefinitions), { client: client() }), (e: unknown) => e instanceof FlagError && /expected kind AdmissionConfiguration/.test(e.message));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -44,6 +44,7 @@ test('file references resolve against the kubeconfig directory and tokens are re
     ].join('\n'),
   );
   const config = readKubeconfig(path);
+  rmSync(dir, { recursive: true, force: true });
   assert.equal(config.server, 'https://example:443');
   assert.equal(config.caPem, CA);
   assert.equal(config.token, 'abc.def');
