@@ -4,7 +4,7 @@
 // left the history window, and the end on timeout or abort.
 import { internalError, resourceExpired, tooLargeResourceVersion } from '../apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
-import type { Cacher, Item, StorageEvent } from '../storage/interface.js';
+import type { CacheEvent, Cacher, Item, StorageEvent } from '../storage/interface.js';
 import { isTooLarge, isTooOld } from './errors.js';
 
 export interface WatchStreamOptions {
@@ -62,6 +62,8 @@ async function* run(o: WatchStreamOptions): AsyncGenerator<WatchEvent> {
         }, o.timeoutSeconds * 1000)
       : undefined;
   let last = o.start;
+  const preTimeout = o.bookmarks ? preTimeoutMark(o.timeoutSeconds) : undefined;
+  const events = o.cacher.watch(o.prefix, o.start, controller.signal, { bookmarks: o.bookmarks })[Symbol.asyncIterator]();
   try {
     for (const item of o.initial) {
       const obj = o.decode(item);
@@ -69,8 +71,20 @@ async function* run(o: WatchStreamOptions): AsyncGenerator<WatchEvent> {
       yield { type: 'ADDED', object: o.toExternal(obj, item.modRevision) };
     }
     try {
-      for await (const ev of o.cacher.watch(o.prefix, o.start, controller.signal, { bookmarks: o.bookmarks })) {
-        if (controller.signal.aborted) break;
+      let pending: Promise<IteratorResult<CacheEvent>> | undefined;
+      for (;;) {
+        pending ??= events.next();
+        const next = preTimeout && !preTimeout.fired ? await Promise.race([pending, preTimeout.due]) : await pending;
+        if (next === PRE_TIMEOUT) {
+          // Nothing is queued for this watcher (its next event is still awaited), so every
+          // change up to the cache's revision has been sent: the client may resume there.
+          last = Math.max(last, o.cacher.revision());
+          yield { type: 'BOOKMARK', object: o.bookmark(last) };
+          continue;
+        }
+        pending = undefined;
+        if (next.done || controller.signal.aborted) break;
+        const ev = next.value;
         if (ev.type === 'bookmark') {
           last = Math.max(last, ev.revision);
           if (o.bookmarks) yield { type: 'BOOKMARK', object: o.bookmark(ev.revision) };
@@ -97,7 +111,36 @@ async function* run(o: WatchStreamOptions): AsyncGenerator<WatchEvent> {
     if (o.bookmarks && (timedOut || !o.signal.aborted)) yield { type: 'BOOKMARK', object: o.bookmark(last) };
   } finally {
     if (timer) clearTimeout(timer);
+    preTimeout?.cancel();
     o.signal.removeEventListener('abort', abort);
     controller.abort();
+    void events.return?.(undefined).catch(() => undefined);
   }
+}
+
+const PRE_TIMEOUT = Symbol('pre-timeout bookmark');
+
+/** Kubernetes gives a watch that asked for bookmarks one 2 seconds before its timeout, so the client can resume. */
+const PRE_TIMEOUT_LEAD_MS = 2000;
+
+interface PreTimeoutMark {
+  due: Promise<typeof PRE_TIMEOUT>;
+  fired: boolean;
+  cancel(): void;
+}
+
+function preTimeoutMark(timeoutSeconds: number | undefined): PreTimeoutMark | undefined {
+  if (timeoutSeconds === undefined || timeoutSeconds * 1000 <= PRE_TIMEOUT_LEAD_MS) return undefined;
+  let handle: NodeJS.Timeout | undefined;
+  const mark: PreTimeoutMark = {
+    fired: false,
+    due: new Promise((resolve) => {
+      handle = setTimeout(() => {
+        mark.fired = true;
+        resolve(PRE_TIMEOUT);
+      }, timeoutSeconds * 1000 - PRE_TIMEOUT_LEAD_MS);
+    }),
+    cancel: () => clearTimeout(handle),
+  };
+  return mark;
 }
