@@ -22,6 +22,11 @@ test('a token round-trips', () => {
   assert.deepEqual(decodeContinue(encodeContinue({ revision: 42, start: 'ns/a\u0000' })), { revision: 42, start: 'ns/a\u0000' });
 });
 
+test('a negative revision continues at the latest one', () => {
+  const v = `${metaGroup()}/v1`;
+  assert.deepEqual(decodeContinue(b64(`{"v":"${v}","rv":-1,"start":"ns/a"}`)), { revision: -1, start: 'ns/a' });
+});
+
 test("malformed tokens are 400 in Kubernetes' words, not the runtime's", () => {
   const prefix = 'invalid continue token: continue key is not valid';
   assert.equal(message('garbage'), `${prefix}: invalid character '\\u0081' looking for beginning of value`);

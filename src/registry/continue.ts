@@ -5,7 +5,11 @@ import { badRequest } from '../apimachinery/errors.js';
 import { isPlainObject } from '../apimachinery/types.js';
 import { metaGroup } from '../naming/index.js';
 
+/** The revision of a token that continues at the latest revision. */
+export const LATEST_REVISION = -1;
+
 export interface ContinueToken {
+  /** The snapshot revision, or LATEST_REVISION. */
   revision: number;
   /** The first key of the next page, relative to the resource prefix. */
   start: string;
@@ -78,7 +82,9 @@ export function decodeContinue(value: string): ContinueToken {
   const token = doc as Record<string, unknown>;
   const v = typeof token.v === 'string' ? token.v : '';
   if (v !== version) throw invalid(`: server does not recognize this encoded version ${v}`);
-  if (typeof token.rv !== 'number' || !Number.isSafeInteger(token.rv) || token.rv <= 0) {
+  // A negative revision continues at the latest one: the token a 410 for an expired
+  // continue hands out so a client may finish the list, knowingly inconsistent.
+  if (typeof token.rv !== 'number' || !Number.isSafeInteger(token.rv) || token.rv === 0) {
     throw invalid(`: incorrect encoded start resourceVersion (version ${version})`);
   }
   if (typeof token.start !== 'string' || token.start === '') {
@@ -86,5 +92,5 @@ export function decodeContinue(value: string): ContinueToken {
   }
   // A token may only move forward inside the resource: no path tricks out of the prefix.
   if (token.start.startsWith('/') || !isCleanKey(token.start)) throw invalid(`: ${token.start}`);
-  return { revision: token.rv, start: token.start };
+  return { revision: token.rv < 0 ? LATEST_REVISION : token.rv, start: token.start };
 }

@@ -1,6 +1,7 @@
 // Storage errors as the registry sees them, and the registry's own Kubernetes messages.
 import type { FieldError } from '../apimachinery/errors.js';
 import { invalid, resourceExpired } from '../apimachinery/errors.js';
+import { LATEST_REVISION, encodeContinue } from './continue.js';
 import {
   CompactedError,
   ConflictError,
@@ -43,8 +44,15 @@ export function expiredList() {
   return resourceExpired(EXPIRED_LIST_MESSAGE);
 }
 
-export function expiredContinue() {
-  return resourceExpired(INCONSISTENT_CONTINUE_MESSAGE);
+/**
+ * 410 for a continue token whose snapshot was compacted. Like Kubernetes, the Status
+ * carries in `metadata.continue` a token that goes on from the same key at the latest
+ * revision.
+ */
+export function expiredContinue(start: string) {
+  const err = resourceExpired(INCONSISTENT_CONTINUE_MESSAGE);
+  Object.assign(err.status.metadata, { continue: encodeContinue({ revision: LATEST_REVISION, start }) });
+  return err;
 }
 
 /** Resource versions are decimal revisions; anything else is 422, as Kubernetes' versioner answers. */

@@ -483,6 +483,27 @@ describe('GenericStore list', () => {
     );
     await rejects(widgets.list(ctx, '', { resourceVersion: old, resourceVersionMatch: 'Exact' }), 410, 'Expired', 'The resourceVersion for the provided list is too old.');
   });
+
+  test('the 410 for an expired continue token carries a token that finishes the list at the latest revision', async () => {
+    const all = (await widgets.list(ctx, '', {})).items.map((w) => w.metadata?.name);
+    const first = await widgets.list(ctx, '', { limit: 1 });
+    await widgets.create(ctx, 'a', widget('compact-again'), noDry);
+    await widgets.delete(ctx, 'a', 'compact-again', noDry);
+    await storage.compact(await storage.revision());
+    let token = '';
+    try {
+      await widgets.list(ctx, '', { limit: 1, continue: first.metadata.continue });
+      assert.fail('expected 410');
+    } catch (e) {
+      assert.ok(isApiError(e));
+      assert.equal(e.code, 410);
+      token = (e.status.metadata as { continue?: string }).continue ?? '';
+    }
+    assert.notEqual(token, '');
+    const rest = await widgets.list(ctx, '', { continue: token });
+    assert.equal(rest.metadata.resourceVersion, String(await storage.revision()));
+    assert.deepEqual([first.items[0]?.metadata?.name, ...rest.items.map((w) => w.metadata?.name)], all);
+  });
 });
 
 describe('GenericStore watch', () => {

@@ -27,7 +27,7 @@ import { metaGroup } from '../naming/index.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ObjectCodec } from './codec.js';
 import { encodeForStorage, jsonCodec } from './codec.js';
-import { decodeContinue, encodeContinue } from './continue.js';
+import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
 import { expiredContinue, expiredList, isCompacted, isKeyExists, isStorageConflict, isStorageNotFound, isTooLarge, parseResourceVersion } from './errors.js';
 import { tracksGeneration } from './generation.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
@@ -270,7 +270,8 @@ export class GenericStore implements RESTStore {
       if (rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
       const token = decodeContinue(opts.continue);
       const startKey = resourcePrefix(this.storageLocation) + token.start;
-      return this.listFromStorage(prefix, token.revision, startKey, limit, filter, true);
+      const revision = token.revision === LATEST_REVISION ? await this.waitForFresh() : token.revision;
+      return this.listFromStorage(prefix, revision, startKey, limit, filter, true);
     }
     if (match === 'Exact' || (match === undefined && limit > 0 && rv !== '' && rv !== '0')) {
       const revision = parseResourceVersion(rv, this.groupKind, '');
@@ -338,7 +339,7 @@ export class GenericStore implements RESTStore {
       try {
         page = await this.storage.list(prefix, { atRevision: revision, startKey: key, limit: limit > 0 ? limit : undefined });
       } catch (e) {
-        if (isCompacted(e)) throw continuing ? expiredContinue() : expiredList();
+        if (isCompacted(e)) throw continuing ? expiredContinue(key.slice(resourcePrefix(this.storageLocation).length)) : expiredList();
         throw e;
       }
       let full = false;
