@@ -11,43 +11,89 @@ export class EncodeError extends Error {}
 type JsonObject = Record<string, unknown>;
 
 const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
-const textEncoder = new TextEncoder();
 
 export function encodeMessage(w: Writer, plan: MessagePlan, obj: JsonObject): void {
-  const fields = plan.fields;
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i];
+  (plan.encoder ??= compileEncoder(plan))(w, obj);
+}
+
+/** Writes a tag known when the encoder is compiled. */
+function tagCode(tag: number): string {
+  return tag < 0x80 ? `w.byte(${tag});` : `w.uvarint(${tag});`;
+}
+
+/**
+ * Compiles a plan into straight-line code: one block per field in number order, property
+ * names and tags as constants. Common shapes (strings, integers, booleans, structs, lists of
+ * those) are written inline; the rest calls the general helpers below.
+ */
+function compileEncoder(plan: MessagePlan): (w: Writer, obj: JsonObject) => void {
+  const lines: string[] = ['let v, s;'];
+  plan.fields.forEach((f, i) => {
+    const key = JSON.stringify(f.name);
+    const F = `F[${i}]`;
+    const T = tagCode(f.tag);
+    const sub = `P[${i}]`;
     if (f.inline) {
-      // An embedded struct: its fields sit beside the parent's in JSON.
-      w.uvarint(f.tag);
-      const start = w.beginLength();
-      encodeMessage(w, f.value.message!, obj);
-      w.endLength(start);
-      continue;
+      lines.push(`${T} s = w.beginLength(); E(w, ${sub}, o); w.endLength(s);`);
+      return;
     }
-    const v = obj[f.name];
-    switch (f.shape) {
-      case Shape.Single:
-        if (v === undefined || v === null) {
-          if (!f.pointer) writeZero(w, f);
-        } else writeValue(w, f.tag, f.value, v, f);
-        break;
-      case Shape.List:
-        if (v !== undefined && v !== null) writeList(w, f, v);
-        break;
-      case Shape.WrappedList:
-        if (v !== undefined && v !== null) {
-          w.uvarint(f.tag);
-          const start = w.beginLength();
-          writeItems(w, v, f);
-          w.endLength(start);
-        }
-        break;
-      case Shape.Map:
-        if (v !== undefined && v !== null) writeMap(w, f, v);
-        break;
+    lines.push(`v = o[${key}];`);
+    const k = f.value.kind;
+    if (f.shape === Shape.Single) {
+      if (k === Kind.String || k === Kind.Bool || k === Kind.Int32 || k === Kind.Int64) {
+        const test =
+          k === Kind.String ? `typeof v === 'string'` : k === Kind.Bool ? `typeof v === 'boolean'` : `typeof v === 'number' && Number.isInteger(v)`;
+        const write = k === Kind.String ? `w.string(v);` : k === Kind.Bool ? `w.byte(v ? 1 : 0);` : `w.svarint(v);`;
+        const expected = k === Kind.String ? 'string' : k === Kind.Bool ? 'boolean' : 'integer';
+        const zero = f.pointer ? '' : `${T} w.byte(0);`;
+        lines.push(`if (${test}) { ${T} ${write} } else if (v == null) { ${zero} } else H.fail(${F}, '${expected}', v);`);
+      } else if (k === Kind.Message) {
+        const zero = f.pointer ? '' : `${T} s = w.beginLength(); E(w, ${sub}, EMPTY); w.endLength(s);`;
+        lines.push(
+          `if (v == null) { ${zero} } else { if (typeof v !== 'object' || Array.isArray(v)) H.fail(${F}, 'object', v); ${T} s = w.beginLength(); E(w, ${sub}, v); w.endLength(s); }`,
+        );
+      } else {
+        const zero = f.pointer ? '' : `H.writeZero(w, ${F});`;
+        const writer =
+          k === Kind.Time || k === Kind.MicroTime
+            ? `H.writeTime(w, ${f.tag}, v, ${F})`
+            : k === Kind.Quantity
+              ? `H.writeQuantity(w, ${f.tag}, v, ${F})`
+              : k === Kind.IntOrString
+                ? `H.writeIntOrString(w, ${f.tag}, v, ${F})`
+                : k === Kind.Raw
+                  ? `H.writeRaw(w, ${f.tag}, v)`
+                  : `H.writeValue(w, ${f.tag}, ${F}.value, v, ${F})`;
+        lines.push(`if (v == null) { ${zero} } else ${writer};`);
+      }
+    } else if (f.shape === Shape.List && !f.packed && (k === Kind.Message || k === Kind.String)) {
+      const item =
+        k === Kind.Message
+          ? `if (x !== null && (typeof x !== 'object' || Array.isArray(x))) H.fail(${F}, 'object', x); ${T} s = w.beginLength(); E(w, ${sub}, x ?? EMPTY); w.endLength(s);`
+          : `if (typeof x === 'string') { ${T} w.string(x); } else if (x === null) { ${T} w.byte(0); } else H.fail(${F}, 'string', x);`;
+      lines.push(`if (v != null) { if (!Array.isArray(v)) H.fail(${F}, 'array', v); for (let j = 0; j < v.length; j++) { const x = v[j]; ${item} } }`);
+    } else if (f.shape === Shape.List) {
+      lines.push(`if (v != null) H.writeList(w, ${F}, v);`);
+    } else if (f.shape === Shape.WrappedList) {
+      lines.push(`if (v != null) { ${T} s = w.beginLength(); H.writeItems(w, v, ${F}); w.endLength(s); }`);
+    } else {
+      lines.push(`if (v != null) H.writeMap(w, ${F}, v);`);
     }
-  }
+  });
+  const factory = new Function('F', 'P', 'E', 'H', 'EMPTY', `return function encode_${safeName(plan.id)}(w, o) {\n${lines.join('\n')}\n};`) as (
+    ...args: unknown[]
+  ) => (w: Writer, obj: JsonObject) => void;
+  return factory(
+    plan.fields,
+    plan.fields.map((f) => f.value.message),
+    encodeMessage,
+    { fail, writeZero, writeValue, writeList, writeItems, writeMap, writeTime, writeQuantity, writeIntOrString, writeRaw },
+    EMPTY,
+  );
+}
+
+function safeName(id: string): string {
+  return id.replace(/[^A-Za-z0-9]/g, '_');
 }
 
 function fail(f: FieldPlan, expected: string, v: unknown): never {
@@ -132,65 +178,15 @@ function writeValue(w: Writer, tag: number, vp: ValuePlan, v: unknown, f: FieldP
       return;
     }
     case Kind.Time:
-    case Kind.MicroTime: {
-      if (typeof v !== 'string') fail(f, 'time string', v);
-      let ts;
-      try {
-        ts = parseTime(v);
-      } catch (e) {
-        throw new EncodeError(`field ${f.name}: ${(e as Error).message}`);
-      }
-      w.uvarint(tag);
-      if (ts.seconds === ZERO_TIME_SECONDS && ts.nanos === 0) {
-        w.byte(0);
-        return;
-      }
-      const start = w.beginLength();
-      w.byte(0x08);
-      w.svarint(ts.seconds);
-      w.byte(0x10);
-      w.svarint(ts.nanos);
-      w.endLength(start);
+    case Kind.MicroTime:
+      writeTime(w, tag, v, f);
       return;
-    }
-    case Kind.Quantity: {
-      const text = typeof v === 'number' ? String(v) : v;
-      if (typeof text !== 'string') fail(f, 'quantity', v);
-      let q;
-      try {
-        q = quantityString(text);
-      } catch (e) {
-        throw new EncodeError(`field ${f.name}: ${(e as Error).message}`);
-      }
-      w.uvarint(tag);
-      const start = w.beginLength();
-      w.byte(0x0a);
-      w.string(q);
-      w.endLength(start);
+    case Kind.Quantity:
+      writeQuantity(w, tag, v, f);
       return;
-    }
-    case Kind.IntOrString: {
-      w.uvarint(tag);
-      const start = w.beginLength();
-      if (typeof v === 'number') {
-        if (!Number.isInteger(v)) fail(f, 'integer or string', v);
-        w.byte(0x08);
-        w.byte(0);
-        w.byte(0x10);
-        w.svarint(v);
-        w.byte(0x1a);
-        w.byte(0);
-      } else if (typeof v === 'string') {
-        w.byte(0x08);
-        w.byte(1);
-        w.byte(0x10);
-        w.byte(0);
-        w.byte(0x1a);
-        w.string(v);
-      } else fail(f, 'integer or string', v);
-      w.endLength(start);
+    case Kind.IntOrString:
+      writeIntOrString(w, tag, v, f);
       return;
-    }
     case Kind.Duration: {
       if (typeof v !== 'string') fail(f, 'duration string', v);
       let nanos;
@@ -206,16 +202,9 @@ function writeValue(w: Writer, tag: number, vp: ValuePlan, v: unknown, f: FieldP
       w.endLength(start);
       return;
     }
-    case Kind.Raw: {
-      w.uvarint(tag);
-      const start = w.beginLength();
-      if (v !== null && v !== undefined) {
-        w.byte(0x0a);
-        w.bytes(v instanceof Uint8Array ? v : textEncoder.encode(JSON.stringify(v)));
-      }
-      w.endLength(start);
+    case Kind.Raw:
+      writeRaw(w, tag, v);
       return;
-    }
     case Kind.SchemaOrBool: {
       w.uvarint(tag);
       const start = w.beginLength();
@@ -245,6 +234,78 @@ function writeValue(w: Writer, tag: number, vp: ValuePlan, v: unknown, f: FieldP
       return;
     }
   }
+}
+
+function writeTime(w: Writer, tag: number, v: unknown, f: FieldPlan): void {
+  if (typeof v !== 'string') fail(f, 'time string', v);
+  let ts;
+  try {
+    ts = parseTime(v);
+  } catch (e) {
+    throw new EncodeError(`field ${f.name}: ${(e as Error).message}`);
+  }
+  w.uvarint(tag);
+  if (ts.seconds === ZERO_TIME_SECONDS && ts.nanos === 0) {
+    // Go's zero time is an empty message.
+    w.byte(0);
+    return;
+  }
+  const start = w.beginLength();
+  w.byte(0x08);
+  w.svarint(ts.seconds);
+  w.byte(0x10);
+  w.svarint(ts.nanos);
+  w.endLength(start);
+}
+
+function writeQuantity(w: Writer, tag: number, v: unknown, f: FieldPlan): void {
+  const text = typeof v === 'number' ? String(v) : v;
+  if (typeof text !== 'string') fail(f, 'quantity', v);
+  let q;
+  try {
+    q = quantityString(text);
+  } catch (e) {
+    throw new EncodeError(`field ${f.name}: ${(e as Error).message}`);
+  }
+  w.uvarint(tag);
+  const start = w.beginLength();
+  w.byte(0x0a);
+  w.string(q);
+  w.endLength(start);
+}
+
+function writeIntOrString(w: Writer, tag: number, v: unknown, f: FieldPlan): void {
+  w.uvarint(tag);
+  const start = w.beginLength();
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) fail(f, 'integer or string', v);
+    w.byte(0x08);
+    w.byte(0);
+    w.byte(0x10);
+    w.svarint(v);
+    w.byte(0x1a);
+    w.byte(0);
+  } else if (typeof v === 'string') {
+    w.byte(0x08);
+    w.byte(1);
+    w.byte(0x10);
+    w.byte(0);
+    w.byte(0x1a);
+    w.string(v);
+  } else fail(f, 'integer or string', v);
+  w.endLength(start);
+}
+
+/** A raw extension's content: bytes as given, or the value's JSON text (same wire form as a string). */
+function writeRaw(w: Writer, tag: number, v: unknown): void {
+  w.uvarint(tag);
+  const start = w.beginLength();
+  if (v !== null && v !== undefined) {
+    w.byte(0x0a);
+    if (v instanceof Uint8Array) w.bytes(v);
+    else w.string(JSON.stringify(v));
+  }
+  w.endLength(start);
 }
 
 function zeroOf(vp: ValuePlan): unknown {
@@ -322,7 +383,11 @@ function sortedKeys(obj: JsonObject): string[] {
   const keys = Object.keys(obj);
   if (keys.length < 2) return keys;
   keys.sort();
-  if (keys.some((k) => /[\ud800-\uffff]/.test(k))) keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  for (const k of keys) {
+    for (let i = 0; i < k.length; i++) {
+      if (k.charCodeAt(i) >= 0xd800) return keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    }
+  }
   return keys;
 }
 

@@ -4,7 +4,7 @@
 import { ApiError, badRequest } from '../../apimachinery/errors.js';
 import { apiVersionOf, parseApiVersion, type GroupVersionKind, type KubeObject } from '../../apimachinery/types.js';
 import { typeIdForKind } from '../../schema/index.js';
-import { protobufMediaTypes } from '../../naming/index.js';
+import { flavor, protobufMediaTypes } from '../../naming/index.js';
 import { decodeMessage, resetDepth } from './decode.js';
 import { EncodeError, encodeMessage } from './encode.js';
 import { messagePlan, type MessagePlan } from './plan.js';
@@ -34,9 +34,27 @@ function notMarshalable(gvk: GroupVersionKind, known: boolean): ApiError {
   return new ApiError(406, 'NotAcceptable', `object ${type} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`);
 }
 
+// Plans by served `apiVersion` and kind, for the flavor they were looked up in.
+const planCache = new Map<string, MessagePlan | null>();
+let planCacheFlavor = flavor();
+
+function planForTypeMeta(apiVersion: string, kind: string): MessagePlan | undefined {
+  if (planCacheFlavor !== flavor()) {
+    planCache.clear();
+    planCacheFlavor = flavor();
+  }
+  const key = `${apiVersion} ${kind}`;
+  let plan = planCache.get(key);
+  if (plan === undefined) {
+    const id = typeIdForKind({ ...parseApiVersion(apiVersion), kind });
+    plan = (id === undefined ? undefined : messagePlan(id)) ?? null;
+    planCache.set(key, plan);
+  }
+  return plan ?? undefined;
+}
+
 function planFor(gvk: GroupVersionKind): MessagePlan | undefined {
-  const id = typeIdForKind(gvk);
-  return id === undefined ? undefined : messagePlan(id);
+  return planForTypeMeta(apiVersionOf(gvk), gvk.kind);
 }
 
 /** Whether a kind has a binary form (every built-in kind but Table; no custom resource). */
@@ -48,7 +66,7 @@ export function canEncode(gvk: GroupVersionKind): boolean {
  * Encodes an object in the binary envelope. `gvk` (served group names) defaults to the
  * object's own `apiVersion` and `kind`. Throws ApiError 406 for kinds without a binary form.
  */
-export function encodeObject(obj: KubeObject, gvk: GroupVersionKind = gvkOf(obj)): Uint8Array {
+export function encodeObject(obj: KubeObject, gvk?: GroupVersionKind): Uint8Array {
   const w = writer;
   w.reset();
   writeEnvelope(w, obj, gvk);
@@ -58,17 +76,30 @@ export function encodeObject(obj: KubeObject, gvk: GroupVersionKind = gvkOf(obj)
 }
 
 /** Writes prefix and `Unknown` at the writer's position (watch frames embed it). */
-export function writeEnvelope(w: Writer, obj: KubeObject, gvk: GroupVersionKind): void {
-  const plan = planFor(gvk);
-  if (!plan?.marshalable) throw notMarshalable(gvk, plan !== undefined);
+export function writeEnvelope(w: Writer, obj: KubeObject, gvk?: GroupVersionKind): void {
+  let plan: MessagePlan | undefined;
+  let apiVersion: string;
+  let kind: string;
+  if (gvk === undefined) {
+    // The object's own type: looked up by its type fields without building a GVK.
+    apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+    kind = typeof obj.kind === 'string' ? obj.kind : '';
+    plan = planForTypeMeta(apiVersion, kind);
+    if (!plan?.marshalable) throw notMarshalable(gvkOf(obj), plan !== undefined);
+  } else {
+    apiVersion = apiVersionOf(gvk);
+    kind = gvk.kind;
+    plan = planFor(gvk);
+    if (!plan?.marshalable) throw notMarshalable(gvk, plan !== undefined);
+  }
   w.ensure(4);
   for (const b of PROTOBUF_PREFIX) w.byte(b);
   w.byte(0x0a);
   const typeMeta = w.beginLength();
   w.byte(0x0a);
-  w.string(apiVersionOf(gvk));
+  w.string(apiVersion);
   w.byte(0x12);
-  w.string(gvk.kind);
+  w.string(kind);
   w.endLength(typeMeta);
   w.byte(0x12);
   const raw = w.beginLength();
@@ -76,7 +107,7 @@ export function writeEnvelope(w: Writer, obj: KubeObject, gvk: GroupVersionKind)
     encodeMessage(w, plan, obj as Record<string, unknown>);
   } catch (e) {
     if (e instanceof EncodeError) {
-      throw new ApiError(500, 'InternalError', `unable to encode ${gvk.kind} in the binary form: ${e.message}`);
+      throw new ApiError(500, 'InternalError', `unable to encode ${kind} in the binary form: ${e.message}`);
     }
     throw e;
   }

@@ -3,7 +3,7 @@
 import { servedFieldName, lookupType } from '../../schema/index.js';
 import type { FieldDef, ScalarType, TypeRef } from '../../schema/index.js';
 import { flavor, type Flavor } from '../../naming/index.js';
-import { WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT } from './wire.js';
+import { WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, type Reader, type Writer } from './wire.js';
 
 /** How one value is written on the wire. */
 export const enum Kind {
@@ -80,6 +80,9 @@ export interface MessagePlan {
   /** Declaration order: the order of keys in JSON. */
   declared: FieldPlan[];
   byNumber: (FieldPlan | undefined)[];
+  /** The compiled encoder and decoder, made on first use (see encode.ts, decode.ts). */
+  encoder?: (w: Writer, obj: Record<string, unknown>) => void;
+  decoder?: (r: Reader, end: number) => Record<string, unknown>;
 }
 
 const SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';

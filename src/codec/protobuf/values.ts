@@ -12,8 +12,22 @@ export interface Timestamp {
 
 const CANONICAL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
 
+// Times repeat across objects (creation, transition, start times): remember parsed ones.
+const timeCache = new Map<string, Timestamp>();
+const TIME_CACHE_LIMIT = 4096;
+
 /** Parses an RFC 3339 time as Go's time.Parse does; throws on malformed text. */
 export function parseTime(text: string): Timestamp {
+  let ts = timeCache.get(text);
+  if (ts === undefined) {
+    ts = parseTimeUncached(text);
+    if (timeCache.size >= TIME_CACHE_LIMIT) timeCache.clear();
+    timeCache.set(text, ts);
+  }
+  return ts;
+}
+
+function parseTimeUncached(text: string): Timestamp {
   const m = CANONICAL_TIME.exec(text);
   if (!m) throw new Error(`parsing time ${JSON.stringify(text)} as "2006-01-02T15:04:05Z07:00": cannot parse`);
   const year = Number(m[1]);

@@ -21,20 +21,13 @@ export function encodeWatchEvent(event: { type: string; object: KubeObject }, gv
   const object = w.beginLength();
   w.byte(0x0a);
   const raw = w.beginLength();
-  writeEnvelope(w, event.object, gvk ?? gvkOf(event.object));
+  writeEnvelope(w, event.object, gvk);
   w.endLength(raw);
   w.endLength(object);
   w.buf.writeUInt32BE(w.pos - 4, 0);
   const out = w.finish();
   if (w.buf.length > WRITER_KEEP_BYTES) writer = new Writer();
   return out;
-}
-
-function gvkOf(obj: KubeObject): GroupVersionKind {
-  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
-  const slash = apiVersion.indexOf('/');
-  const kind = typeof obj.kind === 'string' ? obj.kind : '';
-  return slash < 0 ? { group: '', version: apiVersion, kind } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind };
 }
 
 /** Reads one frame's `WatchEvent` message (without the length prefix). */

@@ -38,9 +38,10 @@ export class Writer {
     this.buf = next;
   }
 
+  /** A copy of what was written (small results come from Node's buffer pool). */
   finish(): Uint8Array {
-    const out = new Uint8Array(this.pos);
-    out.set(this.buf.subarray(0, this.pos));
+    const out = Buffer.allocUnsafe(this.pos);
+    this.buf.copy(out, 0, 0, this.pos);
     return out;
   }
 
