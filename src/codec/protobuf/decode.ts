@@ -19,55 +19,149 @@ export function resetDepth(): void {
 
 export function decodeMessage(r: Reader, end: number, plan: MessagePlan): JsonObject {
   if (++depth > MAX_DEPTH) throw new WireError(`the object nesting depth exceeds the limit of ${MAX_DEPTH}`);
-  const slots: unknown[] = new Array(plan.declared.length);
-  const outerEnd = r.end;
-  r.end = end;
-  const byNumber = plan.byNumber;
-  while (r.pos < end) {
-    const tag = r.uvarint();
-    const num = tag >>> 3;
-    const wt = tag & 7;
-    const f = byNumber[num];
-    if (f === undefined) {
-      r.skip(wt);
-      continue;
-    }
+  const out = (plan.decoder ??= compileDecoder(plan))(r, end);
+  depth--;
+  return out;
+}
+
+/** The wire type a field's occurrences use when not packed. */
+function elementWireType(kind: Kind): number {
+  return kind === Kind.Double ? WIRE_FIXED64 : isVarint(kind) ? WIRE_VARINT : WIRE_BYTES;
+}
+
+/** The read expression of one value of a field, in generated code. */
+function readCode(f: FieldPlan, i: number): string {
+  switch (f.value.kind) {
+    case Kind.String:
+      return 'r.string()';
+    case Kind.Bool:
+      return 'r.bool()';
+    case Kind.Int32:
+      return 'r.int32()';
+    case Kind.Int64:
+      return 'r.int64()';
+    case Kind.Double:
+      return 'r.double()';
+    case Kind.Message:
+      return `D(r, r.lengthEnd(), P[${i}])`;
+    default:
+      return `H.readValue(r, F[${i}].value)`;
+  }
+}
+
+/** The JSON of an absent non-pointer field, in generated code. */
+function zeroCode(f: FieldPlan, i: number): string {
+  switch (f.value.kind) {
+    case Kind.String:
+      return "''";
+    case Kind.Bool:
+      return 'false';
+    case Kind.Int32:
+    case Kind.Int64:
+    case Kind.Double:
+    case Kind.IntOrString:
+      return '0';
+    case Kind.Quantity:
+      return "'0'";
+    case Kind.Duration:
+      return "'0s'";
+    case Kind.Message:
+      return `H.empty(P[${i}])`;
+    default:
+      return 'null';
+  }
+}
+
+/**
+ * Compiles a plan into a decoder: a switch over the tags it knows, one local per field,
+ * then the object built in declaration order with upstream's rules for absent and zero
+ * values written out per field.
+ */
+function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObject {
+  const index = new Map(plan.declared.map((f, i) => [f, i]));
+  const cases: string[] = [];
+  for (const f of plan.fields) {
+    const i = index.get(f)!;
+    const local = `f${i}`;
+    const read = readCode(f, i);
     switch (f.shape) {
       case Shape.Single:
-        if (wt !== f.wireType) throw wrongWireType(wt, f);
-        slots[f.index] = readValue(r, f.value);
+        cases.push(`case ${f.tag}: ${local} = ${read}; break;`);
         break;
       case Shape.List: {
-        let list = slots[f.index] as unknown[] | undefined;
-        if (list === undefined) slots[f.index] = list = [];
-        const elementWire = f.value.kind === Kind.Double ? WIRE_FIXED64 : isVarint(f.value.kind) ? WIRE_VARINT : WIRE_BYTES;
-        if (wt === elementWire) list.push(readValue(r, f.value));
-        else if (wt === WIRE_BYTES && elementWire !== WIRE_BYTES) {
-          // Packed run of numbers (accepted whatever the declaration says, as proto readers do).
-          const runEnd = r.lengthEnd();
-          while (r.pos < runEnd) list.push(readValue(r, f.value));
-        } else throw wrongWireType(wt, f);
+        const wt = elementWireType(f.value.kind);
+        cases.push(`case ${(f.number << 3) | wt}: (${local} ??= []).push(${read}); break;`);
+        if (wt !== WIRE_BYTES) {
+          cases.push(`case ${(f.number << 3) | WIRE_BYTES}: { const e = r.lengthEnd(); const l = (${local} ??= []); while (r.pos < e) l.push(${read}); break; }`);
+        }
         break;
       }
-      case Shape.WrappedList: {
-        if (wt !== WIRE_BYTES) throw wrongWireType(wt, f);
-        let list = slots[f.index] as unknown[] | undefined;
-        if (list === undefined) slots[f.index] = list = [];
-        readItems(r, list);
+      case Shape.WrappedList:
+        cases.push(`case ${f.tag}: H.readItems(r, ${local} ??= []); break;`);
         break;
-      }
-      case Shape.Map: {
-        if (wt !== WIRE_BYTES) throw wrongWireType(wt, f);
-        let map = slots[f.index] as JsonObject | undefined;
-        if (map === undefined) slots[f.index] = map = {};
-        readEntry(r, f.value, map);
+      case Shape.Map:
+        cases.push(`case ${f.tag}: H.readEntry(r, F[${i}].value, ${local} ??= {}); break;`);
         break;
-      }
     }
   }
-  r.end = outerEnd;
-  depth--;
-  return assemble(plan, slots);
+  const build: string[] = [];
+  plan.declared.forEach((f, i) => {
+    const local = `f${i}`;
+    const key = JSON.stringify(f.name);
+    if (f.inline) {
+      build.push(`{ const sub = ${local} ?? H.empty(P[${i}]); for (const k in sub) o[k] = sub[k]; }`);
+      return;
+    }
+    const absent = f.omitEmpty ? '' : `o[${key}] = null;`;
+    if (f.shape !== Shape.Single) {
+      const present = f.omitEmpty ? `if (!H.isEmpty(${local})) o[${key}] = ${local};` : `o[${key}] = ${local};`;
+      build.push(`if (${local} === undefined) { ${absent} } else { ${present} }`);
+      return;
+    }
+    const k = f.value.kind;
+    if (f.pointer || k === Kind.Bytes) {
+      const present = f.omitEmpty && !f.pointer ? `if (${local} !== '') o[${key}] = ${local};` : `o[${key}] = ${local};`;
+      build.push(`if (${local} === undefined) { ${absent} } else { ${present} }`);
+      return;
+    }
+    const zero = k === Kind.String ? "''" : k === Kind.Bool ? 'false' : k === Kind.Int32 || k === Kind.Int64 || k === Kind.Double ? '0' : undefined;
+    if (zero !== undefined && f.omitEmpty) build.push(`if (${local} !== undefined && ${local} !== ${zero}) o[${key}] = ${local};`);
+    else build.push(`o[${key}] = ${local} !== undefined ? ${local} : ${zeroCode(f, i)};`);
+  });
+  const locals = plan.declared.map((_, i) => `f${i}`).join(', ');
+  const body = [
+    locals ? `let ${locals};` : '',
+    'const outer = r.end;',
+    'r.end = end;',
+    'while (r.pos < end) {',
+    '  const tag = r.uvarint();',
+    '  switch (tag) {',
+    ...cases.map((c) => `    ${c}`),
+    '    default: H.other(r, tag, PLAN);',
+    '  }',
+    '}',
+    'r.end = outer;',
+    'const o = {};',
+    ...build,
+    'return o;',
+  ].join('\n');
+  const factory = new Function('F', 'P', 'D', 'H', 'PLAN', `return function decode_${plan.id.replace(/[^A-Za-z0-9]/g, '_')}(r, end) {\n${body}\n};`) as (
+    ...args: unknown[]
+  ) => (r: Reader, end: number) => JsonObject;
+  return factory(
+    plan.declared,
+    plan.declared.map((f) => f.value.message),
+    decodeMessage,
+    { readValue, readItems, readEntry, empty: emptyMessage, isEmpty: isEmptyCollection, other: otherField },
+    plan,
+  );
+}
+
+/** A tag the compiled switch does not list: an unknown field (skipped) or a known one sent with the wrong wire type. */
+function otherField(r: Reader, tag: number, plan: MessagePlan): void {
+  const f = plan.byNumber[tag >>> 3];
+  if (f !== undefined) throw wrongWireType(tag & 7, f);
+  r.skip(tag & 7);
 }
 
 function isVarint(kind: Kind): boolean {
@@ -80,59 +174,15 @@ function wrongWireType(wt: number, f: FieldPlan): WireError {
 
 /** An empty message read as the struct it stands for (all fields at their zero). */
 export function emptyMessage(plan: MessagePlan): JsonObject {
-  return assemble(plan, []);
+  return (plan.decoder ??= compileDecoder(plan))(EMPTY_READER, 0);
 }
 
-function assemble(plan: MessagePlan, slots: unknown[]): JsonObject {
-  const out: JsonObject = {};
-  const declared = plan.declared;
-  for (let i = 0; i < declared.length; i++) {
-    const f = declared[i];
-    let v = slots[i];
-    if (f.inline) {
-      const sub = (v ?? emptyMessage(f.value.message!)) as JsonObject;
-      for (const k in sub) out[k] = sub[k];
-      continue;
-    }
-    if (f.shape !== Shape.Single) {
-      if (v === undefined) {
-        if (!f.omitEmpty) out[f.name] = null;
-      } else if (!(f.omitEmpty && isEmptyCollection(v))) out[f.name] = v;
-      continue;
-    }
-    if (v === undefined) {
-      if (f.pointer || f.value.kind === Kind.Bytes) {
-        if (!f.omitEmpty) out[f.name] = null;
-        continue;
-      }
-      v = zeroJson(f.value);
-    }
-    if (f.omitEmpty && !f.pointer && isZeroScalar(f.value.kind, v)) continue;
-    out[f.name] = v;
-  }
-  return out;
-}
+const EMPTY_READER = new Reader(new Uint8Array(0));
 
 function isEmptyCollection(v: unknown): boolean {
   if (Array.isArray(v)) return v.length === 0;
   for (const _ in v as JsonObject) return false;
   return true;
-}
-
-function isZeroScalar(kind: Kind, v: unknown): boolean {
-  switch (kind) {
-    case Kind.String:
-    case Kind.Bytes:
-      return v === '';
-    case Kind.Bool:
-      return v === false;
-    case Kind.Int32:
-    case Kind.Int64:
-    case Kind.Double:
-      return v === 0;
-    default:
-      return false;
-  }
 }
 
 /** The JSON of a Go zero value of a non-pointer field. */
