@@ -228,6 +228,8 @@ export class ApiServer {
     const onClose = (): void => requestAbort.abort();
     res.on('close', onClose);
     res.setHeader('Audit-Id', randomUUID());
+    // As kube-apiserver: API answers are per user and must not be cached on the way.
+    res.setHeader('Cache-Control', 'no-cache, private');
     let info: RequestInfo | undefined;
     let query = new URLSearchParams();
     const warnings: string[] = [];

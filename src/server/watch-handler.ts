@@ -69,7 +69,6 @@ export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store:
 
   res.statusCode = 200;
   res.setHeader('Content-Type', choice.contentType);
-  res.setHeader('Cache-Control', 'no-cache, private');
   setWarnings(res, r.warnings);
   res.flushHeaders?.();
   const write = async (chunk: Uint8Array): Promise<void> => {
