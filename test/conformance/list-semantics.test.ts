@@ -1,0 +1,114 @@
+// The resourceVersion / resourceVersionMatch table of list, paging with continue tokens and
+// remainingItemCount, and selector errors, checked over HTTPS as a client sees them.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Server, meta, serverUnavailable } from './harness.js';
+
+const skip = serverUnavailable();
+const CM = '/api/v1/namespaces/default/configmaps';
+
+describe('list semantics', { skip }, () => {
+  let server: Server;
+  let rv = '';
+  let oldRv = '';
+
+  before(async () => {
+    server = await Server.start(['--compat', 'kubernetes', '--storage-backend', 'memory']);
+    oldRv = String(meta(await server.expect(200, 'GET', CM)).resourceVersion);
+    for (const name of ['a', 'b', 'c', 'd', 'e']) {
+      await server.expect(201, 'POST', CM, { body: { metadata: { name, labels: { tier: name < 'c' ? 'front' : 'back' } } } });
+    }
+    rv = String(meta(await server.expect(200, 'GET', CM)).resourceVersion);
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  const names = (list: Record<string, unknown>) => (list.items as Record<string, unknown>[]).map((i) => meta(i).name);
+
+  test('no limit: unset, 0 and a non-zero version all answer the whole list', async () => {
+    for (const q of ['', '?resourceVersion=0', `?resourceVersion=${rv}`, `?resourceVersion=${oldRv}`]) {
+      const list = await server.expect(200, 'GET', `${CM}${q}`);
+      assert.deepEqual(names(list), ['a', 'b', 'c', 'd', 'e'], q);
+      assert.equal(meta(list).continue, undefined);
+    }
+  });
+
+  test('limit with a non-zero version is an exact read at that version', async () => {
+    const list = await server.expect(200, 'GET', `${CM}?limit=2&resourceVersion=${oldRv}`);
+    assert.equal(meta(list).resourceVersion, oldRv);
+    assert.deepEqual(names(list), []);
+  });
+
+  test('paging: same snapshot on every page, remainingItemCount, empty continue at the end', async () => {
+    const first = await server.expect(200, 'GET', `${CM}?limit=2`);
+    assert.deepEqual(names(first), ['a', 'b']);
+    assert.equal(meta(first).remainingItemCount, 3);
+    // A change after the snapshot is not shown on later pages.
+    await server.expect(201, 'POST', CM, { body: { metadata: { name: 'bb' } } });
+    const second = await server.expect(200, 'GET', `${CM}?limit=2&continue=${String(meta(first).continue)}`);
+    assert.deepEqual(names(second), ['c', 'd']);
+    assert.equal(meta(second).resourceVersion, meta(first).resourceVersion);
+    const third = await server.expect(200, 'GET', `${CM}?limit=2&continue=${String(meta(second).continue)}&resourceVersion=0`);
+    assert.deepEqual(names(third), ['e']);
+    assert.equal(meta(third).continue, undefined);
+    assert.equal(meta(third).remainingItemCount, undefined);
+    await server.expect(200, 'DELETE', `${CM}/bb`);
+  });
+
+  test('a selector leaves remainingItemCount out', async () => {
+    const list = await server.expect(200, 'GET', `${CM}?limit=1&labelSelector=tier%3Dback`);
+    assert.deepEqual(names(list), ['c']);
+    assert.notEqual(meta(list).continue, undefined);
+    assert.equal(meta(list).remainingItemCount, undefined);
+  });
+
+  test('continue with a non-zero resourceVersion is 400', async () => {
+    const first = await server.expect(200, 'GET', `${CM}?limit=2`);
+    const body = await server.expect(400, 'GET', `${CM}?limit=2&continue=${String(meta(first).continue)}&resourceVersion=${rv}`);
+    assert.equal(body.message, 'specifying resource version is not allowed when using continue');
+  });
+
+  test('invalid resourceVersionMatch combinations are 422 on ListOptions', async () => {
+    const cases: [string, string][] = [
+      ['?resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+      ['?resourceVersionMatch=NotOlderThan', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+      ['?resourceVersionMatch=Exact&resourceVersion=0', 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+    ];
+    for (const [q, detail] of cases) {
+      const body = await server.expect(422, 'GET', `${CM}${q}`);
+      assert.equal(body.message, `ListOptions.meta.k8s.io "" is invalid: ${detail}`, q);
+      assert.equal(body.reason, 'Invalid');
+    }
+  });
+
+  test('Exact and NotOlderThan with a valid version', async () => {
+    const exact = await server.expect(200, 'GET', `${CM}?resourceVersionMatch=Exact&resourceVersion=${oldRv}`);
+    assert.equal(meta(exact).resourceVersion, oldRv);
+    const notOlder = await server.expect(200, 'GET', `${CM}?resourceVersionMatch=NotOlderThan&resourceVersion=${oldRv}`);
+    assert.ok(Number(meta(notOlder).resourceVersion) >= Number(rv));
+  });
+
+  test('a version from the future is 504 with Retry-After and the too-large cause', async () => {
+    const reply = await server.request('GET', `${CM}?resourceVersion=99999999&resourceVersionMatch=NotOlderThan`);
+    assert.equal(reply.status, 504);
+    assert.equal(reply.headers['retry-after'], '1');
+    assert.match(String(reply.json?.message), /^Timeout: Too large resource version: 99999999, current: \d+$/);
+    assert.deepEqual((reply.json?.details as Record<string, unknown>).causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+  });
+
+  test('malformed continue tokens are 400 without runtime text', async () => {
+    const body = await server.expect(400, 'GET', `${CM}?limit=1&continue=garbage`);
+    assert.equal(body.message, "invalid continue token: continue key is not valid: invalid character '\\u0081' looking for beginning of value");
+  });
+
+  test('selectors: grammar errors and unknown fields are 400', async () => {
+    const bad = await server.expect(400, 'GET', `${CM}?labelSelector=${encodeURIComponent('a in (b')}`);
+    assert.equal(bad.message, "unable to parse requirement: found '', expected: ',' or ')'");
+    const unknown = await server.expect(400, 'GET', `${CM}?fieldSelector=${encodeURIComponent('spec.x=1')}`);
+    assert.equal(unknown.message, '"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"');
+    const byName = await server.expect(200, 'GET', `${CM}?fieldSelector=${encodeURIComponent('metadata.name!=a')}&labelSelector=${encodeURIComponent('tier in (front)')}`);
+    assert.deepEqual(names(byName), ['b']);
+  });
+});

@@ -1,0 +1,58 @@
+// Server-owned metadata as Kubernetes 1.27 writes it: `generation` only on kinds that keep
+// one, raised by spec changes (and a Deployment's annotations); omitempty zero values
+// (an emptied label map) are not written back.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Server, meta, serverUnavailable } from './harness.js';
+
+const skip = serverUnavailable();
+const CM = '/api/v1/namespaces/default/configmaps';
+const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
+const MERGE = 'application/merge-patch+json';
+
+const deployment = {
+  metadata: { name: 'web' },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } },
+  },
+};
+
+describe('server-owned metadata', { skip }, () => {
+  let server: Server;
+
+  before(async () => {
+    server = await Server.start(['--compat', 'kubernetes', '--storage-backend', 'memory']);
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('a ConfigMap has no generation, before and after updates', async () => {
+    const created = await server.expect(201, 'POST', CM, { body: { metadata: { name: 'plain' }, data: { a: '1' } } });
+    assert.equal('generation' in meta(created), false);
+    const patched = await server.expect(200, 'PATCH', `${CM}/plain`, { body: { data: { a: '2' } }, contentType: MERGE });
+    assert.equal('generation' in meta(patched), false);
+  });
+
+  test('a Deployment starts at generation 1; spec and annotation changes raise it, labels do not', async () => {
+    const created = await server.expect(201, 'POST', DEPLOY, { body: deployment });
+    assert.equal(meta(created).generation, 1);
+    const scaled = await server.expect(200, 'PATCH', `${DEPLOY}/web`, { body: { spec: { replicas: 2 } }, contentType: MERGE });
+    assert.equal(meta(scaled).generation, 2);
+    const labelled = await server.expect(200, 'PATCH', `${DEPLOY}/web`, { body: { metadata: { labels: { x: 'y' } } }, contentType: MERGE });
+    assert.equal(meta(labelled).generation, 2);
+    const annotated = await server.expect(200, 'PATCH', `${DEPLOY}/web`, { body: { metadata: { annotations: { x: 'y' } } }, contentType: MERGE });
+    assert.equal(meta(annotated).generation, 3);
+  });
+
+  test('removing the last label leaves no empty label map behind', async () => {
+    await server.expect(200, 'PATCH', `${CM}/plain`, { body: { metadata: { labels: { k: 'v' } } }, contentType: MERGE });
+    const unlabelled = await server.expect(200, 'PATCH', `${CM}/plain`, { body: { metadata: { labels: { k: null } } }, contentType: MERGE });
+    assert.equal('labels' in meta(unlabelled), false);
+    const read = await server.expect(200, 'GET', `${CM}/plain`);
+    assert.equal('labels' in meta(read), false);
+  });
+});
