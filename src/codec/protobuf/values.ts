@@ -61,9 +61,17 @@ function isoSeconds(seconds: number): string {
   return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}`;
 }
 
+const formattedTimes = new Map<number, string>();
+
 /** metav1.Time in JSON: UTC, whole seconds (the binary form's nanoseconds are not kept). */
 export function formatTime(seconds: number): string {
-  return `${isoSeconds(seconds)}Z`;
+  let out = formattedTimes.get(seconds);
+  if (out === undefined) {
+    out = `${isoSeconds(seconds)}Z`;
+    if (formattedTimes.size >= TIME_CACHE_LIMIT) formattedTimes.clear();
+    formattedTimes.set(seconds, out);
+  }
+  return out;
 }
 
 /** metav1.MicroTime in JSON: UTC with six fraction digits. */

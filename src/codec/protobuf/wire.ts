@@ -169,6 +169,9 @@ export class Reader {
   /** Where the message being read ends; nested reads narrow it and restore it. */
   end: number;
 
+  /** The same bytes as a Buffer, for its native text decoding. */
+  private readonly text: Buffer;
+
   constructor(
     readonly buf: Uint8Array,
     start = 0,
@@ -176,6 +179,7 @@ export class Reader {
   ) {
     this.pos = start;
     this.end = end;
+    this.text = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
   /** Reads a length prefix; returns where that content ends, leaving `pos` at its start. */
@@ -273,8 +277,14 @@ export class Reader {
     const end = start + len;
     if (len > this.end - start) throw new WireError('unexpected EOF');
     this.pos = end;
-    return utf8(this.buf, start, end);
+    // ASCII (nearly every API string) converts without UTF-8 decoding and without garbage.
+    const buf = this.buf;
+    for (let i = start; i < end; i++) {
+      if (buf[i] >= 0x80) return this.text.toString('utf8', start, end);
+    }
+    return this.text.toString('latin1', start, end);
   }
+
 
   bytes(): Uint8Array {
     const start = this.length();
@@ -315,18 +325,7 @@ export class Reader {
   }
 }
 
-const decoder = new TextDecoder('utf-8');
-
-/** UTF-8 text of a byte range; short ASCII runs are decoded without leaving JavaScript. */
+/** UTF-8 text of a byte range. */
 export function utf8(buf: Uint8Array, start: number, end: number): string {
-  if (end - start < 24) {
-    let s = '';
-    for (let i = start; i < end; i++) {
-      const c = buf[i];
-      if (c >= 0x80) return decoder.decode(buf.subarray(start, end));
-      s += String.fromCharCode(c);
-    }
-    return s;
-  }
-  return decoder.decode(buf.subarray(start, end));
+  return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('utf8', start, end);
 }
