@@ -33,6 +33,11 @@ describe('negotiateOutput', () => {
     assert.equal(skipped.representation.as, 'Object');
   });
 
+  it('answers in the alias a client asked for', () => {
+    assert.equal(negotiateOutput('text/yaml', set, 'object').contentType, 'text/yaml');
+    assert.equal(negotiateOutput(`text/yaml;as=Table;v=v1;g=${metaGroup()}`, set, 'list').contentType, `text/yaml;as=Table;v=v1;g=${metaGroup()}`);
+  });
+
   it('answers 406 when nothing listed is supported, and refuses YAML for watch', () => {
     for (const [accept, target] of [['application/xml', 'object'], ['application/json;as=Table;v=v9;g=x', 'list'], ['application/yaml', 'watch']] as const) {
       assert.throws(() => negotiateOutput(accept, set, target), (e: unknown) => isApiError(e) && e.code === 406);

@@ -60,14 +60,17 @@ function tryEntry(mt: MediaType, set: SerializerSet, target: Target, opts: Negot
   else serializer = set.byMediaType(mt.type);
   if (!serializer) return undefined;
   if (target === 'watch' && !serializer.streaming) return undefined;
+  // A client reads the answer by its Content-Type: answer in the name it asked for (an
+  // alias such as the other flavor's binary media type), not only in the canonical one.
+  const base = serializer.aliases.includes(mt.type) ? mt.type : serializer.mediaType;
   const as = mt.params.as;
-  if (as === undefined) return plain(serializer);
+  if (as === undefined) return { serializer, representation: { as: 'Object' }, contentType: base };
   if (mt.params.g !== metaGroup()) return undefined;
   const version = mt.params.v;
   if (version !== 'v1' && version !== 'v1beta1') return undefined;
   if (!allowedAs[target].includes(as)) return undefined;
   if (as === 'Table' && opts.tableSupported === false) return undefined;
-  const contentType = formatMediaType(serializer.mediaType, [
+  const contentType = formatMediaType(base, [
     ['as', as],
     ['v', version],
     ['g', metaGroup()],

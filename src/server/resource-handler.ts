@@ -446,7 +446,8 @@ export class ResourceHandler {
       // A kind without a binary form (a custom resource) falls back to JSON, as if the
       // client's next Accept entry had been chosen.
       if (serializer === json) throw err;
-      contentType = isStatus ? json.mediaType : contentType.replace(serializer.mediaType, json.mediaType);
+      const params = contentType.indexOf(';');
+      contentType = isStatus || params < 0 ? json.mediaType : json.mediaType + contentType.slice(params);
       serializer = json;
       bytes = json.encode(out, { pretty: r.pretty });
     }
