@@ -68,7 +68,8 @@ export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store:
   };
 
   res.statusCode = 200;
-  res.setHeader('Content-Type', choice.contentType);
+  // As Kubernetes labels watch streams: JSON plain, other formats with `stream=watch`.
+  res.setHeader('Content-Type', choice.serializer.mediaType === 'application/json' ? choice.contentType : `${choice.contentType};stream=watch`);
   setWarnings(res, r.warnings);
   res.flushHeaders?.();
   const write = async (chunk: Uint8Array): Promise<void> => {
