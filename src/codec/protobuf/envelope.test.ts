@@ -168,3 +168,15 @@ test('deeply nested schemas are bounded', () => {
   };
   rejects(() => decodeObject(encodeObject(crd)), 400, /nesting depth exceeds the limit of 100/);
 });
+
+test('served kinds missing from the catalog use the version with the same message', () => {
+  const review = {
+    apiVersion: `${group('authentication')}/v1`,
+    kind: 'SelfSubjectReview',
+    metadata: { creationTimestamp: null },
+    status: { userInfo: { username: 'admin', groups: ['system:masters'] } },
+  };
+  assert.deepEqual(decodeObject(encodeObject(review)), review);
+  const token = { apiVersion: `${group('authentication')}/v1beta1`, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: { token: 't' }, status: { user: {} } };
+  assert.deepEqual(decodeObject(encodeObject(token)), token);
+});

@@ -7,6 +7,7 @@ import { typeIdForKind } from '../../schema/index.js';
 import { flavor, protobufMediaTypes } from '../../naming/index.js';
 import { decodeMessage, resetDepth } from './decode.js';
 import { EncodeError, encodeMessage } from './encode.js';
+import { gapTypeId } from './catalog-gaps.js';
 import { messagePlan, type MessagePlan } from './plan.js';
 import { Reader, WireError, Writer, utf8 } from './wire.js';
 
@@ -46,7 +47,8 @@ function planForTypeMeta(apiVersion: string, kind: string): MessagePlan | undefi
   const key = `${apiVersion} ${kind}`;
   let plan = planCache.get(key);
   if (plan === undefined) {
-    const id = typeIdForKind({ ...parseApiVersion(apiVersion), kind });
+    const gvk = { ...parseApiVersion(apiVersion), kind };
+    const id = typeIdForKind(gvk) ?? gapTypeId(gvk);
     plan = (id === undefined ? undefined : messagePlan(id)) ?? null;
     planCache.set(key, plan);
   }
