@@ -405,9 +405,12 @@ describe('GenericStore list', () => {
     assert.equal(exactPage.metadata.resourceVersion, before.metadata.resourceVersion);
     const rest = await widgets.list(ctx, 'a', { limit: 100, continue: exactPage.metadata.continue });
     assert.deepEqual(names(rest), names(before).slice(2));
-    // limit with resourceVersion=0 or NotOlderThan: served from the cache, at its current revision.
+    // limit with resourceVersion=0: the whole list from the cache at its current revision (the
+    // 1.27 watch cache does not page); with NotOlderThan a version: paged.
     const anyPage = await widgets.list(ctx, 'a', { resourceVersion: '0', limit: 2 });
-    assert.equal(anyPage.items.length, 2);
+    assert.ok(anyPage.items.length > 2);
+    assert.equal(anyPage.metadata.continue, undefined);
+    assert.equal(anyPage.metadata.remainingItemCount, undefined);
     assert.ok(Number(anyPage.metadata.resourceVersion) > Number(before.metadata.resourceVersion));
     const notOlder = await widgets.list(ctx, 'a', { resourceVersion: before.metadata.resourceVersion, resourceVersionMatch: 'NotOlderThan', limit: 2 });
     assert.ok(Number(notOlder.metadata.resourceVersion) > Number(before.metadata.resourceVersion));

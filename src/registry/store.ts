@@ -286,7 +286,9 @@ export class GenericStore implements RESTStore {
       if (revision > 0) await this.waitForRevision(revision);
     }
     const snapshot = this.cacher.list({ prefix });
-    return this.pageFromSnapshot(snapshot.items, snapshot.revision, limit, filter);
+    // `resourceVersion=0` is answered whole from the watch cache, as Kubernetes 1.27's
+    // cache does: it does not page, so the limit is not applied.
+    return this.pageFromSnapshot(snapshot.items, snapshot.revision, rv === '0' ? 0 : limit, filter);
   }
 
   private listOf(items: KubeObject[], revision: number, cont: string, remaining: number | undefined): KubeList {

@@ -35,6 +35,13 @@ describe('list semantics', { skip }, () => {
     }
   });
 
+  test('limit with resourceVersion=0 is answered whole from the cache, without a continue token', async () => {
+    const list = await server.expect(200, 'GET', `${CM}?limit=2&resourceVersion=0`);
+    assert.deepEqual(names(list), ['a', 'b', 'c', 'd', 'e']);
+    assert.equal(meta(list).continue, undefined);
+    assert.equal(meta(list).remainingItemCount, undefined);
+  });
+
   test('limit with a non-zero version is an exact read at that version', async () => {
     const list = await server.expect(200, 'GET', `${CM}?limit=2&resourceVersion=${oldRv}`);
     assert.equal(meta(list).resourceVersion, oldRv);
