@@ -19,6 +19,7 @@ import { buildResourceTable, type DefaultResourceTable } from '../registry/index
 import type { RESTStore } from '../registry/types.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
+import { componentStatusStore } from '../server/componentstatus.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { schemaFieldChecker } from '../server/field-checker.js';
 import { defaultPatchers } from '../server/patchers.js';
@@ -73,7 +74,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (backend !== 'sqlite' && backend !== 'memory') throw new Error(`--storage-backend: must be sqlite or memory, not "${backend}"`);
   const storage: Storage = await createStorage({ backend, dataDir });
   const windowMs = flags.number('watch-history-window') ?? 300_000;
-  const table: DefaultResourceTable = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: flags.string('runtime-config') ?? '' }), storage, {
+  const definitions = builtinResourceDefinitions({ runtimeConfig: flags.string('runtime-config') ?? '' });
+  const table: DefaultResourceTable = buildResourceTable(definitions, storage, {
     cacherOptions: { historyWindowMs: windowMs },
     codec: storageCodecFromFlags(flags),
   });
@@ -143,6 +145,29 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     server.health.add(['livez'], withGracePeriod(h, () => startedAt + grace));
   }
 
+  let controllers: { stop(): Promise<void> } | undefined;
+  const componentStatuses = definitions.find((d) => d.group === '' && d.resource === 'componentstatuses');
+  if (componentStatuses) {
+    table.add(
+      componentStatusStore(componentStatuses, [
+        {
+          name: 'controller-manager',
+          check: async () => {
+            if (!controllers) throw new Error('the controllers have not started');
+            return 'ok';
+          },
+        },
+        {
+          name: 'storage-0',
+          check: async () => {
+            await storage.revision();
+            return '{"health":"true","reason":""}';
+          },
+        },
+      ]),
+    );
+  }
+
   const bound = await server.listen(port, bindAddress);
   externalAddress = `https://${hostForClients.includes(':') ? `[${hostForClients}]` : hostForClients}:${bound}`;
 
@@ -166,7 +191,6 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     onError: (err) => log(`compaction failed: ${err instanceof Error ? err.message : String(err)}`),
   });
 
-  let controllers: { stop(): Promise<void> } | undefined;
   const started = (async () => {
     const [namespaces, rbac, ctrl] = hooks as [PostStartHook, PostStartHook, PostStartHook];
     try {

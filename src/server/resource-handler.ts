@@ -21,7 +21,7 @@ import {
 } from '../codec/representation.js';
 import type { SerializerSet } from '../codec/serializer.js';
 import { group as namingGroup, metaGroup } from '../naming/index.js';
-import type { RESTStore, RequestContext, ResourceTable, ValidateObjectFunc } from '../registry/types.js';
+import type { RESTStore, RequestContext, ResourceTable, TableConvertor, ValidateObjectFunc } from '../registry/types.js';
 import { readBody } from './body.js';
 import { headerValue, setWarnings, writeBody, type ServerRequest, type ServerResponse } from './http.js';
 import {
@@ -421,7 +421,7 @@ export class ResourceHandler {
     if (value.kind !== 'Status') {
       if (rep.as === 'Table') {
         const includeObject = parseIncludeObject(r.query.get('includeObject'));
-        const convertor = store.definition.strategy?.table ?? fallbackTableConvertor;
+        const convertor = tableConvertorOf(store);
         const items = isList ? (value as KubeList).items : [value as KubeObject];
         const listMeta = isList ? (value as KubeList).metadata : { resourceVersion: (value as KubeObject).metadata?.resourceVersion };
         out = toTable(items, listMeta, convertor, { version: rep.version, includeObject, withColumns: true, now: this.deps.now?.() ?? new Date() });
@@ -464,6 +464,19 @@ function checkName(obj: KubeObject, name: string, namespace: string): void {
   if (namespace && typeof objNamespace === 'string' && objNamespace !== '' && objNamespace !== namespace) {
     throw badRequest(`the namespace of the object (${objNamespace}) does not match the namespace on the request (${namespace})`);
   }
+}
+
+/**
+ * A virtual resource without a Strategy may still print its own columns by carrying a
+ * `tableConvertor` (an extension of RESTStore local to the server).
+ */
+export interface TablePrinting {
+  tableConvertor?: TableConvertor;
+}
+
+/** The columns of a resource: its Strategy's, a virtual store's own, or Name and Created At. */
+export function tableConvertorOf(store: RESTStore): TableConvertor {
+  return store.definition.strategy?.table ?? (store as RESTStore & TablePrinting).tableConvertor ?? fallbackTableConvertor;
 }
 
 /** The options object admission plugins and webhooks see, from the query. */

@@ -5,12 +5,12 @@
 import { escapeFieldValue } from '../apimachinery/fields.js';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { negotiateOutput } from '../codec/negotiate.js';
-import { fallbackTableConvertor, parseIncludeObject, partialObjectMetadata, toTable } from '../codec/representation.js';
+import { parseIncludeObject, partialObjectMetadata, toTable } from '../codec/representation.js';
 import { watchFramer } from '../codec/watch-frame.js';
 import type { RESTStore, RequestContext } from '../registry/types.js';
 import { headerValue, setWarnings, toApiError } from './http.js';
 import { parseListOptions } from './options.js';
-import type { ResourceHandlerDeps, ResourceRequest } from './resource-handler.js';
+import { tableConvertorOf, type ResourceHandlerDeps, type ResourceRequest } from './resource-handler.js';
 
 export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string, deps: ResourceHandlerDeps): Promise<void> {
   const choice = negotiateOutput(headerValue(r.req, 'accept'), deps.serializers, 'watch');
@@ -48,7 +48,7 @@ export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store:
 
   const res = r.res;
   const framer = watchFramer(choice.serializer);
-  const convertor = store.definition.strategy?.table ?? fallbackTableConvertor;
+  const convertor = tableConvertorOf(store);
   let firstTable = true;
   const transform = (ev: WatchEvent): unknown => {
     const rep = choice.representation;
