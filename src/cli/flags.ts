@@ -11,7 +11,7 @@ export const serverFlagDefinitions: FlagDefinition[] = [
   { name: 'secure-port', type: 'int', default: 6443, usage: 'The port on which to serve HTTPS with authentication and authorization (0 picks a free port).' },
   { name: 'tls-cert-file', type: 'string', usage: 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). Defaults to one generated in the data directory.' },
   { name: 'tls-private-key-file', type: 'string', usage: 'File containing the default x509 private key matching --tls-cert-file.' },
-  { name: 'compat', type: 'string', default: 'orch', usage: 'Naming flavor: orch (the product identifiers) or kubernetes (the stock k8s.io identifiers).' },
+  { name: 'compat', type: 'string', default: 'orch', usage: 'Naming flavor: orch (the product identifiers) or kubernetes (the stock Kubernetes identifiers).' },
   { name: 'runtime-config', type: 'string', default: '', usage: 'A set of key=value pairs that enable or disable built-in APIs: <group>/<version>[=true|false], <group>/<version>/<resource>[=true|false].' },
   { name: 'shutdown-delay-duration', type: 'duration', default: 0, usage: 'Time to delay the termination. During that time /readyz fails while the server keeps serving.' },
   { name: 'livez-grace-period', type: 'duration', default: 0, usage: 'The time from start during which /livez assumes that unfinished post-start hooks will complete successfully.' },

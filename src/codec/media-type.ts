@@ -56,7 +56,7 @@ function splitOutsideQuotes(text: string, sep: string): string[] {
   return out;
 }
 
-/** `application/json;as=Table;g=meta.k8s.io;v=v1` from a type and parameters, in the given order. */
+/** `application/json;as=Table;g=meta.<domain>;v=v1` from a type and parameters, in the given order. */
 export function formatMediaType(type: string, params: [string, string][] = []): string {
   return [type, ...params.map(([k, v]) => `${k}=${v}`)].join(';');
 }
