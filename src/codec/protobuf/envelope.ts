@@ -71,6 +71,8 @@ export function canEncode(gvk: GroupVersionKind): boolean {
 export function encodeObject(obj: KubeObject, gvk?: GroupVersionKind): Uint8Array {
   const w = writer;
   w.reset();
+  // Lists: reserve room for their items at once rather than doubling up to it.
+  if (Array.isArray(obj.items)) w.ensure(obj.items.length * 2048);
   writeEnvelope(w, obj, gvk);
   const out = w.finish();
   if (w.buf.length > WRITER_KEEP_BYTES) writer = new Writer();
