@@ -1,6 +1,6 @@
 // The binary envelope codec against JSON on a realistic Pod (as a server stores it: defaulted,
 // with status and managed fields) and on a 10,000-item PodList, encode and decode, in the
-// same run. Each figure is the median of its rounds.
+// same run. Rounds interleave the contenders; each figure is the median of its rounds.
 //   npm run bench:codec [-- <milliseconds per measurement> [<rounds>]]
 
 import type { KubeList, KubeObject } from '../src/apimachinery/types.js';
@@ -111,23 +111,28 @@ function podList(n: number): KubeList {
   return { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '200000' }, items: Array.from({ length: n }, (_, i) => pod(i)) };
 }
 
-/** Milliseconds per call: the median over rounds of a timed loop. */
-function perOp(fn: () => unknown): number {
-  for (let i = 0; i < 3; i++) fn();
-  const results: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    let runs = 0;
-    const start = performance.now();
-    let elapsed = 0;
-    while (elapsed < minMs) {
-      fn();
-      runs++;
-      elapsed = performance.now() - start;
-    }
-    results.push(elapsed / runs);
+/** Milliseconds per call of one timed loop. */
+function timeLoop(fn: () => unknown): number {
+  let runs = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < minMs) {
+    fn();
+    runs++;
+    elapsed = performance.now() - start;
   }
-  results.sort((a, b) => a - b);
-  return results[Math.floor(results.length / 2)];
+  return elapsed / runs;
+}
+
+/**
+ * Milliseconds per call of each function: the rounds interleave the functions, so that a
+ * machine busy with other work slows all of them alike; each figure is a median.
+ */
+function perOp(fns: (() => unknown)[]): number[] {
+  for (const fn of fns) for (let i = 0; i < 3; i++) fn();
+  const results: number[][] = fns.map(() => []);
+  for (let r = 0; r < rounds; r++) fns.forEach((fn, i) => results[i].push(timeLoop(fn)));
+  return results.map((rs) => rs.sort((a, b) => a - b)[Math.floor(rs.length / 2)]);
 }
 
 function report(label: string, bytes: number, ms: number, baselineMs?: number): void {
@@ -142,15 +147,19 @@ function compare(title: string, obj: KubeObject | KubeList): void {
   const jsonBytes = textEncoder.encode(json);
   const binary = encodeObject(obj as KubeObject);
   console.log(`${title}: JSON ${jsonBytes.length} bytes, binary ${binary.length} bytes`);
-  const jsonEncode = perOp(() => JSON.stringify(obj));
-  const jsonEncodeBytes = perOp(() => textEncoder.encode(JSON.stringify(obj)));
-  const binEncode = perOp(() => encodeObject(obj as KubeObject));
+  const [jsonEncode, jsonEncodeBytes, binEncode] = perOp([
+    () => JSON.stringify(obj),
+    () => textEncoder.encode(JSON.stringify(obj)),
+    () => encodeObject(obj as KubeObject),
+  ]);
   report('encode JSON.stringify', jsonBytes.length, jsonEncode);
   report('encode JSON.stringify + UTF-8', jsonBytes.length, jsonEncodeBytes);
   report('encode binary', binary.length, binEncode, jsonEncode);
-  const jsonDecode = perOp(() => JSON.parse(json));
-  const jsonDecodeBytes = perOp(() => JSON.parse(textDecoder.decode(jsonBytes)));
-  const binDecode = perOp(() => decodeObject(binary));
+  const [jsonDecode, jsonDecodeBytes, binDecode] = perOp([
+    () => JSON.parse(json),
+    () => JSON.parse(textDecoder.decode(jsonBytes)),
+    () => decodeObject(binary),
+  ]);
   report('decode JSON.parse', jsonBytes.length, jsonDecode);
   report('decode UTF-8 + JSON.parse', jsonBytes.length, jsonDecodeBytes);
   report('decode binary', binary.length, binDecode, jsonDecode);
