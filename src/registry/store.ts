@@ -458,7 +458,8 @@ export class GenericStore implements RESTStore {
       const prepared = await this.prepareCreate(clone(internal), opts);
       const key = this.key(prepared.metadata?.namespace ?? '', this.nameOf(prepared));
       if (opts.dryRun) {
-        if ((await this.storage.get(key)).item) throw alreadyExists(this.qualified, this.nameOf(prepared));
+        const existing = (await this.storage.get(key)).item;
+        if (existing) throw this.alreadyExistsAs(existing, this.nameOf(prepared));
         return this.dryRunExternal(prepared);
       }
       try {
@@ -466,9 +467,19 @@ export class GenericStore implements RESTStore {
         return this.itemToExternal(item);
       } catch (e) {
         if (!isKeyExists(e)) throw e;
-        if (!generated || attempt + 1 >= MAX_NAME_GENERATION_ATTEMPTS) throw alreadyExists(this.qualified, this.nameOf(prepared));
+        if (!generated || attempt + 1 >= MAX_NAME_GENERATION_ATTEMPTS) {
+          const existing = (await this.storage.get(key)).item;
+          throw existing ? this.alreadyExistsAs(existing, this.nameOf(prepared)) : alreadyExists(this.qualified, this.nameOf(prepared));
+        }
       }
     }
+  }
+
+  /** 409 for a name in use; Kubernetes says so differently while the holder is being deleted. */
+  private alreadyExistsAs(existing: Item, name: string): ApiError {
+    const err = alreadyExists(this.qualified, name);
+    if (!this.decode(existing).metadata?.deletionTimestamp) return err;
+    return new ApiError(err.code, err.reason, `object is being deleted: ${err.status.message ?? ''}`, err.status.details);
   }
 
   /** Namespace from the request path; the body may repeat it but not contradict it. */

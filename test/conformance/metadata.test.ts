@@ -55,4 +55,14 @@ describe('server-owned metadata', { skip }, () => {
     const read = await server.expect(200, 'GET', `${CM}/plain`);
     assert.equal('labels' in meta(read), false);
   });
+
+  test('re-creating a namespace that is still terminating is 409 "object is being deleted"', async () => {
+    await server.expect(201, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ending' } } });
+    await server.expect(201, 'POST', '/api/v1/namespaces/ending/configmaps', { body: { metadata: { name: 'held', finalizers: ['example.com/hold'] } } });
+    await server.expect(200, 'DELETE', '/api/v1/namespaces/ending');
+    const again = await server.expect(409, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ending' } } });
+    assert.equal(again.message, 'object is being deleted: namespaces "ending" already exists');
+    assert.equal(again.reason, 'AlreadyExists');
+    await server.expect(200, 'PATCH', '/api/v1/namespaces/ending/configmaps/held', { body: { metadata: { finalizers: null } }, contentType: MERGE });
+  });
 });
