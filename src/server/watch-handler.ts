@@ -16,8 +16,8 @@ export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store:
   const choice = negotiateOutput(headerValue(r.req, 'accept'), deps.serializers, 'watch');
   const opts = parseListOptions(r.query, true);
   if (!r.info.collection) {
-    // A watch on one object (`/watch/.../name` or `GET .../name?watch=true`) is a watch of
-    // the collection narrowed to that name.
+    // A watch on one object (the legacy `/watch/.../name` path) is a watch of the
+    // collection narrowed to that name.
     const byName = `metadata.name=${escapeFieldValue(r.info.name)}`;
     opts.fieldSelector = opts.fieldSelector ? `${opts.fieldSelector},${byName}` : byName;
   }
