@@ -378,14 +378,23 @@ function writeItems(w: Writer, v: unknown, f: FieldPlan): void {
   }
 }
 
-/** Map keys in byte order, as upstream sorts them (UTF-16 order differs only past U+D7FF). */
+/**
+ * Map keys in byte order, as upstream sorts them. UTF-16 order agrees with it except where
+ * two keys first differ in a surrogate against a character at or above U+E000.
+ */
 function sortedKeys(obj: JsonObject): string[] {
   const keys = Object.keys(obj);
   if (keys.length < 2) return keys;
-  keys.sort();
-  for (const k of keys) {
-    for (let i = 0; i < k.length; i++) {
-      if (k.charCodeAt(i) >= 0xd800) return keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1] < keys[i];
+  if (!sorted) keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const a = keys[i - 1];
+    const b = keys[i];
+    let j = 0;
+    while (j < a.length && a.charCodeAt(j) === b.charCodeAt(j)) j++;
+    if (j < a.length && a.charCodeAt(j) >= 0xd800 && b.charCodeAt(j) >= 0xd800) {
+      return keys.sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
     }
   }
   return keys;

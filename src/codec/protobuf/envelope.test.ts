@@ -180,3 +180,11 @@ test('served kinds missing from the catalog use the version with the same messag
   const token = { apiVersion: `${group('authentication')}/v1beta1`, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: { token: 't' }, status: { user: {} } };
   assert.deepEqual(decodeObject(encodeObject(token)), token);
 });
+
+test('map keys sort by their UTF-8 bytes, as upstream sorts them', () => {
+  // In UTF-16 the emoji (surrogate 0xD83D) sorts before U+FF21; in UTF-8 bytes
+  // (F0 9F 98 80 against EF BC A1) it sorts after.
+  const bytes = encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { '\u{1F600}': 'emoji', '\uFF21': 'wide', a: 'ascii' } });
+  const text = Buffer.from(bytes).toString('utf8');
+  assert.ok(text.indexOf('ascii') < text.indexOf('wide') && text.indexOf('wide') < text.indexOf('emoji'), text);
+});
