@@ -94,8 +94,8 @@ describe('GenericStore', () => {
     await rejects(
       widgets.create(ctx, 'ns1', { ...widget('rv'), metadata: { name: 'rv', resourceVersion: '5' } }, noDry),
       500,
-      'InternalError',
-      'Internal error occurred: resourceVersion should not be set on objects to be created',
+      '',
+      'resourceVersion should not be set on objects to be created',
     );
     await rejects(
       widgets.create(ctx, 'ns1', { ...widget('b'), metadata: { name: 'b', namespace: 'other' } }, noDry),

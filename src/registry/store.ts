@@ -10,7 +10,6 @@ import {
   badRequest,
   conflict,
   forbiddenField,
-  internalError,
   invalid,
   invalidField,
   notFound,
@@ -448,8 +447,11 @@ export class GenericStore implements RESTStore {
     const internal = this.toInternal(obj);
     const m = meta(internal);
     if (m.resourceVersion) {
-      // Kubernetes' storage refuses this before writing, as an internal error.
-      throw internalError(new Error('resourceVersion should not be set on objects to be created'));
+      // Kubernetes' storage refuses this before writing with a plain error, which reaches the
+      // client as a 500 with the bare text and no reason.
+      const err = new ApiError(500, '', 'resourceVersion should not be set on objects to be created');
+      delete err.status.reason;
+      throw err;
     }
     this.applyRequestNamespace(m, namespace);
     const generated = !m.name && !!m.generateName;

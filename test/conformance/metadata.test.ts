@@ -65,4 +65,12 @@ describe('server-owned metadata', { skip }, () => {
     assert.equal(again.reason, 'AlreadyExists');
     await server.expect(200, 'PATCH', '/api/v1/namespaces/ending/configmaps/held', { body: { metadata: { finalizers: null } }, contentType: MERGE });
   });
+
+  test('a create carrying a resourceVersion is a 500 with the bare storage text and no reason', async () => {
+    const reply = await server.request('POST', CM, { body: { metadata: { name: 'with-rv', resourceVersion: '5' } } });
+    assert.equal(reply.status, 500);
+    assert.equal(reply.json?.message, 'resourceVersion should not be set on objects to be created');
+    assert.equal('reason' in (reply.json ?? {}), false);
+    assert.equal('details' in (reply.json ?? {}), false);
+  });
 });
