@@ -10,18 +10,15 @@ type JsonObject = Record<string, unknown>;
 
 /** Nesting bound for messages (recursive schemas, envelopes inside raw fields). */
 const MAX_DEPTH = 100;
-let depth = 0;
+const depth = { n: 0 };
 
 /** Called before each top-level decode; a decode that threw may have left the count high. */
 export function resetDepth(): void {
-  depth = 0;
+  depth.n = 0;
 }
 
 export function decodeMessage(r: Reader, end: number, plan: MessagePlan): JsonObject {
-  if (++depth > MAX_DEPTH) throw new WireError(`the object nesting depth exceeds the limit of ${MAX_DEPTH}`);
-  const out = (plan.decoder ??= compileDecoder(plan))(r, end);
-  depth--;
-  return out;
+  return (plan.decoder ??= compileDecoder(plan))(r, end);
 }
 
 /** The wire type a field's occurrences use when not packed. */
@@ -43,7 +40,8 @@ function readCode(f: FieldPlan, i: number): string {
     case Kind.Double:
       return 'r.double()';
     case Kind.Message:
-      return `D(r, r.lengthEnd(), P[${i}])`;
+      // The sub-message's own compiled decoder, looked up on first use (types can recurse).
+      return `(C${i} || (C${i} = H.compiled(P[${i}])))(r, r.lengthEnd())`;
     default:
       return `H.readValue(r, F[${i}].value)`;
   }
@@ -130,6 +128,7 @@ function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObje
   });
   const locals = plan.declared.map((_, i) => `f${i}`).join(', ');
   const body = [
+    'if (++DEPTH.n > MAX_DEPTH) H.tooDeep();',
     locals ? `let ${locals};` : '',
     'const outer = r.end;',
     'r.end = end;',
@@ -141,20 +140,35 @@ function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObje
     '  }',
     '}',
     'r.end = outer;',
+    'DEPTH.n--;',
     'const o = {};',
     ...build,
     'return o;',
   ].join('\n');
-  const factory = new Function('F', 'P', 'D', 'H', 'PLAN', `return function decode_${plan.id.replace(/[^A-Za-z0-9]/g, '_')}(r, end) {\n${body}\n};`) as (
+  const subs = plan.declared.map((_, i) => `C${i}`).join(', ');
+  const factory = new Function(
+    'F',
+    'P',
+    'H',
+    'PLAN',
+    'DEPTH',
+    'MAX_DEPTH',
+    `let ${subs || '_'};\nreturn function decode_${plan.id.replace(/[^A-Za-z0-9]/g, '_')}(r, end) {\n${body}\n};`,
+  ) as (
     ...args: unknown[]
   ) => (r: Reader, end: number) => JsonObject;
   return factory(
     plan.declared,
     plan.declared.map((f) => f.value.message),
-    decodeMessage,
-    { readValue, readItems, readEntry, empty: emptyMessage, isEmpty: isEmptyCollection, other: otherField },
+    { compiled: (p: MessagePlan) => (p.decoder ??= compileDecoder(p)), tooDeep, readValue, readItems, readEntry, empty: emptyMessage, isEmpty: isEmptyCollection, other: otherField },
     plan,
+    depth,
+    MAX_DEPTH,
   );
+}
+
+function tooDeep(): never {
+  throw new WireError(`the object nesting depth exceeds the limit of ${MAX_DEPTH}`);
 }
 
 /** A tag the compiled switch does not list: an unknown field (skipped) or a known one sent with the wrong wire type. */

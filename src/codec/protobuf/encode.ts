@@ -32,9 +32,10 @@ function compileEncoder(plan: MessagePlan): (w: Writer, obj: JsonObject) => void
     const key = JSON.stringify(f.name);
     const F = `F[${i}]`;
     const T = tagCode(f.tag);
-    const sub = `P[${i}]`;
+    // The sub-message's own compiled encoder, looked up on first use (types can recurse).
+    const call = (arg: string): string => `(C${i} || (C${i} = H.compiled(P[${i}])))(w, ${arg});`;
     if (f.inline) {
-      lines.push(`${T} s = w.beginLength(); E(w, ${sub}, o); w.endLength(s);`);
+      lines.push(`${T} s = w.beginLength(); ${call('o')} w.endLength(s);`);
       return;
     }
     lines.push(`v = o[${key}];`);
@@ -48,9 +49,9 @@ function compileEncoder(plan: MessagePlan): (w: Writer, obj: JsonObject) => void
         const zero = f.pointer ? '' : `${T} w.byte(0);`;
         lines.push(`if (${test}) { ${T} ${write} } else if (v == null) { ${zero} } else H.fail(${F}, '${expected}', v);`);
       } else if (k === Kind.Message) {
-        const zero = f.pointer ? '' : `${T} s = w.beginLength(); E(w, ${sub}, EMPTY); w.endLength(s);`;
+        const zero = f.pointer ? '' : `${T} s = w.beginLength(); ${call('EMPTY')} w.endLength(s);`;
         lines.push(
-          `if (v == null) { ${zero} } else { if (typeof v !== 'object' || Array.isArray(v)) H.fail(${F}, 'object', v); ${T} s = w.beginLength(); E(w, ${sub}, v); w.endLength(s); }`,
+          `if (v == null) { ${zero} } else { if (typeof v !== 'object' || Array.isArray(v)) H.fail(${F}, 'object', v); ${T} s = w.beginLength(); ${call('v')} w.endLength(s); }`,
         );
       } else {
         const zero = f.pointer ? '' : `H.writeZero(w, ${F});`;
@@ -69,7 +70,7 @@ function compileEncoder(plan: MessagePlan): (w: Writer, obj: JsonObject) => void
     } else if (f.shape === Shape.List && !f.packed && (k === Kind.Message || k === Kind.String)) {
       const item =
         k === Kind.Message
-          ? `if (x !== null && (typeof x !== 'object' || Array.isArray(x))) H.fail(${F}, 'object', x); ${T} s = w.beginLength(); E(w, ${sub}, x ?? EMPTY); w.endLength(s);`
+          ? `if (x !== null && (typeof x !== 'object' || Array.isArray(x))) H.fail(${F}, 'object', x); ${T} s = w.beginLength(); ${call('x ?? EMPTY')} w.endLength(s);`
           : `if (typeof x === 'string') { ${T} w.string(x); } else if (x === null) { ${T} w.byte(0); } else H.fail(${F}, 'string', x);`;
       lines.push(`if (v != null) { if (!Array.isArray(v)) H.fail(${F}, 'array', v); for (let j = 0; j < v.length; j++) { const x = v[j]; ${item} } }`);
     } else if (f.shape === Shape.List) {
@@ -80,14 +81,14 @@ function compileEncoder(plan: MessagePlan): (w: Writer, obj: JsonObject) => void
       lines.push(`if (v != null) H.writeMap(w, ${F}, v);`);
     }
   });
-  const factory = new Function('F', 'P', 'E', 'H', 'EMPTY', `return function encode_${safeName(plan.id)}(w, o) {\n${lines.join('\n')}\n};`) as (
+  const subs = plan.fields.map((_, i) => `C${i}`).join(', ');
+  const factory = new Function('F', 'P', 'H', 'EMPTY', `let ${subs || '_'};\nreturn function encode_${safeName(plan.id)}(w, o) {\n${lines.join('\n')}\n};`) as (
     ...args: unknown[]
   ) => (w: Writer, obj: JsonObject) => void;
   return factory(
     plan.fields,
     plan.fields.map((f) => f.value.message),
-    encodeMessage,
-    { fail, writeZero, writeValue, writeList, writeItems, writeMap, writeTime, writeQuantity, writeIntOrString, writeRaw },
+    { compiled: (p: MessagePlan) => (p.encoder ??= compileEncoder(p)), fail, writeZero, writeValue, writeList, writeItems, writeMap, writeTime, writeQuantity, writeIntOrString, writeRaw },
     EMPTY,
   );
 }
