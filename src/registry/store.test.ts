@@ -462,14 +462,14 @@ describe('GenericStore list', () => {
 
   test('invalid combinations of the list options', async () => {
     const msg = (detail: string) => `ListOptions.meta.orch.io "" is invalid: ${detail}`;
-    await rejects(widgets.list(ctx, '', { resourceVersionMatch: 'Exact' }), 422, 'Invalid', msg('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'));
-    await rejects(widgets.list(ctx, '', { resourceVersionMatch: 'NotOlderThan' }), 422, 'Invalid');
-    await rejects(widgets.list(ctx, '', { resourceVersion: '0', resourceVersionMatch: 'Exact' }), 422, 'Invalid', msg('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    await rejects(widgets.list(ctx, '', { resourceVersionMatch: 'Exact' }), 400, 'BadRequest', msg('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    await rejects(widgets.list(ctx, '', { resourceVersionMatch: 'NotOlderThan' }), 400, 'BadRequest');
+    await rejects(widgets.list(ctx, '', { resourceVersion: '0', resourceVersionMatch: 'Exact' }), 400, 'BadRequest', msg('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
     const first = await widgets.list(ctx, '', { limit: 2 });
     await rejects(widgets.list(ctx, '', { limit: 2, continue: first.metadata.continue, resourceVersion: '5' }), 400, 'BadRequest', 'specifying resource version is not allowed when using continue');
-    await rejects(widgets.list(ctx, '', { continue: first.metadata.continue, resourceVersion: '5', resourceVersionMatch: 'Exact' }), 422, 'Invalid', /resourceVersionMatch is forbidden when continue is provided/);
+    await rejects(widgets.list(ctx, '', { continue: first.metadata.continue, resourceVersion: '5', resourceVersionMatch: 'Exact' }), 400, 'BadRequest', /resourceVersionMatch is forbidden when continue is provided/);
     await rejects(widgets.list(ctx, '', { continue: 'garbage!' }), 400, 'BadRequest', /^invalid continue token: continue key is not valid/);
-    await rejects(widgets.list(ctx, '', { sendInitialEvents: true }), 422, 'Invalid', /sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list/);
+    await rejects(widgets.list(ctx, '', { sendInitialEvents: true }), 400, 'BadRequest', /sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list/);
   });
 
   test('compacted revisions: expired continue tokens and exact lists are 410', async () => {
@@ -606,7 +606,7 @@ describe('GenericStore watch', () => {
   });
 
   test('invalid watch options are rejected before the stream starts', async () => {
-    await rejects(widgets.watch(ctx, 'w', { resourceVersionMatch: 'NotOlderThan', resourceVersion: '1' }), 422, 'Invalid', /resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided/);
+    await rejects(widgets.watch(ctx, 'w', { resourceVersionMatch: 'NotOlderThan', resourceVersion: '1' }), 400, 'BadRequest', /resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided/);
     await rejects(widgets.watch(ctx, 'w', { labelSelector: '!' }), 400, 'BadRequest');
   });
 });

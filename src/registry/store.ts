@@ -842,10 +842,14 @@ export class GenericStore implements RESTStore {
 }
 
 // ---------------------------------------------------------------------------------------
-// List and watch option validation (422 ListOptions, as Kubernetes' ValidateListOptions)
+// List and watch option validation. The checks and messages are Kubernetes'
+// ValidateListOptions; the code is 400 Bad Request, as the specification's error table
+// requires for invalid resourceVersion/resourceVersionMatch combinations (Kubernetes itself
+// answers 422 Invalid with the same text).
 
 function listOptionsInvalid(errs: FieldError[]): ApiError {
-  return invalid({ group: metaGroup(), kind: 'ListOptions' }, '', errs);
+  const { message, details } = invalid({ group: metaGroup(), kind: 'ListOptions' }, '', errs).status;
+  return new ApiError(400, 'BadRequest', message ?? 'invalid list options', details);
 }
 
 export function validateListOptions(opts: ListOptions): void {

@@ -246,9 +246,9 @@ describe('routing and errors', () => {
     assert.equal(ct.status, 415);
   });
 
-  it('validates list options like Kubernetes', async () => {
+  it('rejects invalid list option combinations with 400 and Kubernetes\' message', async () => {
     const r = await t.request('GET', `${CM}?resourceVersionMatch=Exact`);
-    assert.equal(r.status, 422);
+    assert.equal(r.status, 400);
     assert.match(String(r.json().message), /resourceVersionMatch is forbidden unless resourceVersion is provided/);
     const l = await t.request('GET', `${CM}?limit=abc`);
     assert.equal(l.status, 400);
