@@ -277,14 +277,8 @@ export class Reader {
     const end = start + len;
     if (len > this.end - start) throw new WireError('unexpected EOF');
     this.pos = end;
-    // ASCII (nearly every API string) converts without UTF-8 decoding and without garbage.
-    const buf = this.buf;
-    for (let i = start; i < end; i++) {
-      if (buf[i] >= 0x80) return this.text.toString('utf8', start, end);
-    }
-    return this.text.toString('latin1', start, end);
+    return utf8Text(this.text, start, end);
   }
-
 
   bytes(): Uint8Array {
     const start = this.length();
@@ -325,7 +319,18 @@ export class Reader {
   }
 }
 
+type Slicer = (this: Buffer, start: number, end: number) => string;
+/**
+ * Node's own UTF-8 slicer, without the argument handling of `toString` (which costs as much
+ * as the decoding for the short strings objects are made of). Falls back where missing.
+ */
+const utf8Slice = (Buffer.prototype as unknown as { utf8Slice?: Slicer }).utf8Slice;
+
+function utf8Text(buf: Buffer, start: number, end: number): string {
+  return utf8Slice ? utf8Slice.call(buf, start, end) : buf.toString('utf8', start, end);
+}
+
 /** UTF-8 text of a byte range. */
 export function utf8(buf: Uint8Array, start: number, end: number): string {
-  return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('utf8', start, end);
+  return utf8Text(Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength), start, end);
 }
