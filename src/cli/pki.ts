@@ -7,8 +7,12 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { x509 } from '../auth/x509-lib.js';
+import type { x509 as X509Lib } from '../auth/x509-lib.js';
 import { shortWord } from '../naming/index.js';
+
+// The X.509 library is loaded only when something must be issued: on later starts the
+// files exist and it would cost a noticeable part of start-up for nothing.
+type X509 = typeof X509Lib;
 
 type KeyPair = { publicKey: webcrypto.CryptoKey; privateKey: webcrypto.CryptoKey };
 
@@ -61,11 +65,11 @@ function dn(cn: string, orgs: string[] = []): string {
 }
 
 interface CA {
-  cert: x509.X509Certificate;
+  cert: InstanceType<X509['X509Certificate']>;
   key: webcrypto.CryptoKey;
 }
 
-async function loadOrCreateCA(p: PkiPaths): Promise<CA> {
+async function loadOrCreateCA(x509: X509, p: PkiPaths): Promise<CA> {
   if (existsSync(p.caCert) && existsSync(p.caKey)) {
     const cert = new x509.X509Certificate(await readFile(p.caCert, 'utf8'));
     return { cert, key: await importEcKey(await readFile(p.caKey, 'utf8')) };
@@ -96,10 +100,10 @@ function randomSerial(): string {
   return Buffer.from(b).toString('hex');
 }
 
-async function issue(ca: CA, certPath: string, keyPath: string, cn: string, opts: { orgs?: string[]; server?: boolean; hosts?: string[] }): Promise<void> {
+async function issue(x509: X509, ca: CA, certPath: string, keyPath: string, cn: string, opts: { orgs?: string[]; server?: boolean; hosts?: string[] }): Promise<void> {
   const keys = (await webcrypto.subtle.generateKey(ecdsa, true, ['sign', 'verify'])) as KeyPair;
   const now = Date.now();
-  const extensions: x509.Extension[] = [
+  const extensions: InstanceType<X509['Extension']>[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
     new x509.ExtendedKeyUsageExtension([opts.server ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
@@ -151,9 +155,10 @@ export async function ensurePki(dataDir: string, bindAddress: string): Promise<P
   const needAdmin = await needsIssue(p.adminCert, p.adminKey);
   const needSa = !existsSync(p.serviceAccountKey);
   if (!existsSync(p.caCert) || needServing || needAdmin) {
-    const ca = await loadOrCreateCA(p);
-    if (needServing) await issue(ca, p.servingCert, p.servingKey, `${shortWord()}-apiserver`, { server: true, hosts });
-    if (needAdmin) await issue(ca, p.adminCert, p.adminKey, 'admin', { orgs: ['system:masters'] });
+    const { x509 } = await import('../auth/x509-lib.js');
+    const ca = await loadOrCreateCA(x509, p);
+    if (needServing) await issue(x509, ca, p.servingCert, p.servingKey, `${shortWord()}-apiserver`, { server: true, hosts });
+    if (needAdmin) await issue(x509, ca, p.adminCert, p.adminKey, 'admin', { orgs: ['system:masters'] });
   }
   if (needSa) {
     const keys = (await webcrypto.subtle.generateKey(

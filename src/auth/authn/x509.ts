@@ -1,8 +1,8 @@
 // Client certificate authentication: the TLS listener asks for a certificate without
 // verifying it, so the chain is verified here against the configured CA bundle(s).
 import { X509Certificate } from 'node:crypto';
-import { x509 } from '../x509-lib.js';
 import { unauthorized } from '../../apimachinery/errors.js';
+import { certificateSubject } from './x509-subject.js';
 import type { AuthenticationRequest, AuthenticationResult, Authenticator } from '../types.js';
 
 const OID_CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
@@ -61,11 +61,7 @@ export function verifyClientChain(chain: Uint8Array[], roots: X509Certificate[],
 
 /** The subject's common name and organizations of a certificate. */
 export function subjectOf(cert: X509Certificate): { commonName: string; organizations: string[] } {
-  const parsed = new x509.X509Certificate(cert.raw);
-  return {
-    commonName: parsed.subjectName.getField('CN')[0] ?? '',
-    organizations: parsed.subjectName.getField('O'),
-  };
+  return certificateSubject(cert.raw);
 }
 
 /** CN to user, O to groups. A chain that does not verify is rejected (401), never trusted. */
