@@ -141,7 +141,7 @@ function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObje
     '}',
     'r.end = outer;',
     'DEPTH.n--;',
-    'const o = {};',
+    'const o = new Out();',
     ...build,
     'return o;',
   ].join('\n');
@@ -153,7 +153,9 @@ function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObje
     'PLAN',
     'DEPTH',
     'MAX_DEPTH',
-    `let ${subs || '_'};\nreturn function decode_${plan.id.replace(/[^A-Za-z0-9]/g, '_')}(r, end) {\n${body}\n};`,
+    // Objects made by a constructor get room for all their properties in place (V8 sizes
+    // them from the first few made); with Object.prototype they are plain objects.
+    `let ${subs || '_'};\nfunction Out() {}\nOut.prototype = Object.prototype;\nreturn function decode_${plan.id.replace(/[^A-Za-z0-9]/g, '_')}(r, end) {\n${body}\n};`,
   ) as (
     ...args: unknown[]
   ) => (r: Reader, end: number) => JsonObject;
