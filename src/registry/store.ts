@@ -28,6 +28,7 @@ import type { ObjectCodec } from './codec.js';
 import { encodeForStorage, jsonCodec } from './codec.js';
 import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
 import { expiredContinue, expiredList, isCompacted, isKeyExists, isStorageConflict, isStorageNotFound, isTooLarge, parseResourceVersion } from './errors.js';
+import { fillGoEncodedZeroValues } from '../schema/index.js';
 import { tracksGeneration } from './generation.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import type { NameValidator } from './objectmeta.js';
@@ -134,6 +135,7 @@ export class GenericStore implements RESTStore {
   private readonly subresourceHandlers = new Map<string, Partial<RESTStore>>();
   /** Whether the server sets and raises `metadata.generation` for this kind. */
   private readonly tracksGeneration: boolean;
+  private readonly storageKind: { group: string; version: string; kind: string };
 
   constructor(definition: ResourceDefinition, opts: GenericStoreOptions) {
     if (!definition.storage || !definition.strategy) {
@@ -153,6 +155,7 @@ export class GenericStore implements RESTStore {
     this.servedApiVersion = apiVersionOf(definition);
     this.storageApiVersion = apiVersionOf({ group: definition.storage.group, version: definition.storage.version });
     this.tracksGeneration = tracksGeneration(definition);
+    this.storageKind = { group: definition.storage.group, version: definition.storage.version, kind: definition.kind };
   }
 
   /** Lets another module serve a subresource of this resource (`serviceaccounts/token`, `pods/eviction`). */
@@ -509,6 +512,7 @@ export class GenericStore implements RESTStore {
     this.strategy.defaults(obj);
     this.strategy.prepareForCreate(obj);
     this.afterPrepareForCreate(obj);
+    this.fillGoZeroValues(obj);
     const errs = uniqueErrors([
       ...validateObjectMeta(meta(obj), this.definition.namespaced, this.validateName),
       ...this.strategy.validate(obj),
@@ -516,6 +520,11 @@ export class GenericStore implements RESTStore {
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     if (opts.validate) await opts.validate(obj, undefined);
     return obj;
+  }
+
+  /** The empty structs and null times Kubernetes' Go encoding writes, so objects read as there. */
+  private fillGoZeroValues(obj: KubeObject): void {
+    fillGoEncodedZeroValues(obj, this.storageKind);
   }
 
   /** Kind-specific additions after the strategy prepared a new object (namespaces). */
@@ -656,6 +665,7 @@ export class GenericStore implements RESTStore {
     else m.generation = oldMeta.generation;
     this.strategy.defaults(obj);
     this.prepareForUpdate(obj, old, subresource);
+    this.fillGoZeroValues(obj);
     if (this.tracksGeneration && meta(obj).generation === oldMeta.generation && specPart(obj) !== specPart(old)) {
       meta(obj).generation = (oldMeta.generation ?? 0) + 1;
     }

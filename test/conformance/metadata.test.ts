@@ -73,4 +73,13 @@ describe('server-owned metadata', { skip }, () => {
     assert.equal('reason' in (reply.json ?? {}), false);
     assert.equal('details' in (reply.json ?? {}), false);
   });
+
+  test('objects read as Go writes them: empty structs as {} and a template creationTimestamp as null', async () => {
+    const read = await server.expect(200, 'GET', `${DEPLOY}/web`);
+    const spec = read.spec as Record<string, Record<string, Record<string, unknown>>>;
+    assert.equal(spec.template?.metadata?.creationTimestamp, null);
+    assert.ok('creationTimestamp' in (spec.template?.metadata ?? {}));
+    assert.deepEqual((spec.template?.spec?.containers as Record<string, unknown>[])[0]?.resources, {});
+    assert.ok('status' in read);
+  });
 });
