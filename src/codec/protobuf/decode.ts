@@ -76,10 +76,9 @@ function zeroCode(f: FieldPlan, i: number): string {
  * values written out per field.
  */
 function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObject {
-  const index = new Map(plan.declared.map((f, i) => [f, i]));
   const cases: string[] = [];
   for (const f of plan.fields) {
-    const i = index.get(f)!;
+    const i = f.index;
     const local = `f${i}`;
     const read = readCode(f, i);
     switch (f.shape) {
@@ -310,7 +309,9 @@ function readEntry(r: Reader, vp: ValuePlan, into: JsonObject): void {
   }
   r.end = outerEnd;
   if (value === undefined) value = vp.wrappedList || vp.kind === Kind.Bytes ? null : zeroJson(vp);
-  into[key] = value;
+  // A plain assignment of `__proto__` would set the prototype, not a key (a valid ConfigMap key).
+  if (key === '__proto__') Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+  else into[key] = value;
 }
 
 /** The messages with special JSON forms, each read from its own small message. */

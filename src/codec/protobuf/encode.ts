@@ -406,7 +406,8 @@ function writeMap(w: Writer, f: FieldPlan, v: unknown): void {
   const obj = v as JsonObject;
   const vp = f.value;
   for (const key of sortedKeys(obj)) {
-    const x = obj[key];
+    // Read own values only: `obj['__proto__']` would be the prototype.
+    const x = key === '__proto__' ? Object.getOwnPropertyDescriptor(obj, key)?.value : obj[key];
     w.uvarint(f.tag);
     const start = w.beginLength();
     w.byte(0x0a);

@@ -188,3 +188,11 @@ test('map keys sort by their UTF-8 bytes, as upstream sorts them', () => {
   const text = Buffer.from(bytes).toString('utf8');
   assert.ok(text.indexOf('ascii') < text.indexOf('wide') && text.indexOf('wide') < text.indexOf('emoji'), text);
 });
+
+test('a map key named __proto__ is an ordinary key both ways', () => {
+  const cm = JSON.parse('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","creationTimestamp":null},"data":{"__proto__":"x","a":"b"}}') as Record<string, unknown>;
+  const back = decodeObject(encodeObject(cm));
+  assert.deepEqual(Object.keys(back.data as object), ['__proto__', 'a']);
+  assert.equal(Object.getPrototypeOf(back.data), Object.prototype);
+  assert.deepEqual(back, cm);
+});

@@ -58,7 +58,7 @@ export interface FieldPlan {
   /** JSON name as served (empty for an inline struct). */
   name: string;
   number: number;
-  /** Position in declaration order: index into the decoder's value slots. */
+  /** Position in declaration order (the compiled decoder's local for the field). */
   index: number;
   shape: Shape;
   value: ValuePlan;
