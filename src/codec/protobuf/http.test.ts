@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import { after, before, test } from 'node:test';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { protobufMediaType, setFlavor } from '../../naming/index.js';
+import { metaGroup, protobufMediaType, setFlavor } from '../../naming/index.js';
 import { SerializerSet } from '../serializer.js';
 import { startTestServer, type TestServer } from '../../server/testing.js';
 import { createProtobufSerializer, decodeObject, encodeObject, WatchFrameReader } from './index.js';
@@ -151,3 +151,21 @@ function watch(path: string, accept: string) {
     },
   };
 }
+
+test('metadata-only lists come in the binary form; tables only in JSON', async () => {
+  const pom = await send('GET', '/api/v1/namespaces/own/configmaps', {
+    Accept: `${protobufMediaType()};as=PartialObjectMetadataList;g=${metaGroup()};v=v1,application/json`,
+  });
+  assert.equal(pom.status, 200);
+  const list = read(pom) as KubeObject & { items: KubeObject[] };
+  assert.equal(list.kind, 'PartialObjectMetadataList');
+  assert.ok(list.items.length > 0 && list.items.every((i) => i.metadata?.namespace === 'own' && i.data === undefined));
+  // Upstream serves tables only as JSON or YAML: a binary table is refused or answered in JSON.
+  const table = await send('GET', '/api/v1/namespaces/own/configmaps', { Accept: `${protobufMediaType()};as=Table;g=${metaGroup()};v=v1` });
+  if (table.status === 406) assert.equal(read(table).reason, 'NotAcceptable');
+  else {
+    assert.equal(table.status, 200);
+    assert.ok(table.contentType.startsWith('application/json'), table.contentType);
+    assert.equal(read(table).kind, 'Table');
+  }
+});
