@@ -38,9 +38,12 @@ export class Writer {
     this.buf = next;
   }
 
-  /** A copy of what was written (small results come from Node's buffer pool). */
+  /**
+   * A copy of what was written, in memory of its own: stored values live long, and a slice
+   * of Node's shared buffer pool would keep the whole pool alive.
+   */
   finish(): Uint8Array {
-    const out = Buffer.allocUnsafe(this.pos);
+    const out = Buffer.allocUnsafeSlow(this.pos);
     this.buf.copy(out, 0, 0, this.pos);
     return out;
   }
