@@ -42,8 +42,14 @@ function readCode(f: FieldPlan, i: number): string {
     case Kind.Message:
       // The sub-message's own compiled decoder, looked up on first use (types can recurse).
       return `(C${i} || (C${i} = H.compiled(P[${i}])))(r, r.lengthEnd())`;
-    default:
+    case Kind.Time:
+      return 'H.readTimestamp(r, false)';
+    case Kind.MicroTime:
+      return 'H.readTimestamp(r, true)';
+    case Kind.Bytes:
       return `H.readValue(r, F[${i}].value)`;
+    default:
+      return `H.readWrapper(r, F[${i}].value)`;
   }
 }
 
@@ -97,7 +103,11 @@ function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObje
         cases.push(`case ${f.tag}: H.readItems(r, ${local} ??= []); break;`);
         break;
       case Shape.Map:
-        cases.push(`case ${f.tag}: H.readEntry(r, F[${i}].value, ${local} ??= {}); break;`);
+        cases.push(
+          f.value.kind === Kind.String && !f.value.wrappedList
+            ? `case ${f.tag}: H.readStringEntry(r, ${local} ??= {}); break;`
+            : `case ${f.tag}: H.readEntry(r, F[${i}].value, ${local} ??= {}); break;`,
+        );
         break;
     }
   }
@@ -161,7 +171,7 @@ function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObje
   return factory(
     plan.declared,
     plan.declared.map((f) => f.value.message),
-    { compiled: (p: MessagePlan) => (p.decoder ??= compileDecoder(p)), tooDeep, readValue, readItems, readEntry, empty: emptyMessage, isEmpty: isEmptyCollection, other: otherField },
+    { compiled: (p: MessagePlan) => (p.decoder ??= compileDecoder(p)), tooDeep, readValue, readTimestamp, readWrapper, readStringEntry, readItems, readEntry, empty: emptyMessage, isEmpty: isEmptyCollection, other: otherField },
     plan,
     depth,
     MAX_DEPTH,
@@ -284,6 +294,25 @@ function readItems(r: Reader, into: unknown[]): void {
     else r.skip(tag & 7);
   }
   r.end = outerEnd;
+}
+
+/** An entry of a `map<string, string>` (labels, annotations, data): the common case. */
+function readStringEntry(r: Reader, into: JsonObject): void {
+  const end = r.lengthEnd();
+  const outerEnd = r.end;
+  r.end = end;
+  let key = '';
+  let value = '';
+  while (r.pos < end) {
+    const tag = r.uvarint();
+    if (tag === 0x0a) key = r.string();
+    else if (tag === 0x12) value = r.string();
+    else if (tag >>> 3 === 2) throw new WireError(`proto: wrong wireType = ${tag & 7} for field value`);
+    else r.skip(tag & 7);
+  }
+  r.end = outerEnd;
+  if (key === '__proto__') Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+  else into[key] = value;
 }
 
 function readEntry(r: Reader, vp: ValuePlan, into: JsonObject): void {
