@@ -28,7 +28,7 @@ import type { ObjectCodec } from './codec.js';
 import { encodeForStorage, jsonCodec } from './codec.js';
 import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
 import { expiredContinue, expiredList, isCompacted, isKeyExists, isStorageConflict, isStorageNotFound, isTooLarge, parseResourceVersion } from './errors.js';
-import { fillGoEncodedZeroValues } from '../schema/index.js';
+import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
 import { tracksGeneration } from './generation.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import type { NameValidator } from './objectmeta.js';
@@ -518,13 +518,25 @@ export class GenericStore implements RESTStore {
       ...this.strategy.validate(obj),
     ]);
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
+    this.fillGoZeroValues(obj, { scalars: true });
     if (opts.validate) await opts.validate(obj, undefined);
     return obj;
   }
 
-  /** The empty structs and null times Kubernetes' Go encoding writes, so objects read as there. */
-  private fillGoZeroValues(obj: KubeObject): void {
-    fillGoEncodedZeroValues(obj, this.storageKind);
+  /**
+   * The empty structs and null times Kubernetes' Go encoding writes, so objects read as
+   * there. The zero values of absent non-omitempty scalars come after validation, which
+   * therefore still tells an absent required field from an empty one.
+   */
+  private fillGoZeroValues(obj: KubeObject, opts: FillOptions = {}): void {
+    fillGoEncodedZeroValues(obj, this.storageKind, opts);
+  }
+
+  /** A copy as it will be stored, to compare with the stored old object. */
+  private withScalarZeros(obj: KubeObject): KubeObject {
+    const copy = clone(obj);
+    this.fillGoZeroValues(copy, { scalars: true });
+    return copy;
   }
 
   /** Kind-specific additions after the strategy prepared a new object (namespaces). */
@@ -666,11 +678,12 @@ export class GenericStore implements RESTStore {
     this.strategy.defaults(obj);
     this.prepareForUpdate(obj, old, subresource);
     this.fillGoZeroValues(obj);
-    if (this.tracksGeneration && meta(obj).generation === oldMeta.generation && specPart(obj) !== specPart(old)) {
+    if (this.tracksGeneration && meta(obj).generation === oldMeta.generation && specPart(this.withScalarZeros(obj)) !== specPart(old)) {
       meta(obj).generation = (oldMeta.generation ?? 0) + 1;
     }
     const errs = uniqueErrors([...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)]);
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
+    this.fillGoZeroValues(obj, { scalars: true });
     if (opts.validate) await opts.validate(obj, old);
     return obj;
   }

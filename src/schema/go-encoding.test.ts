@@ -35,3 +35,21 @@ test('list and map items are filled; kinds outside the catalog are left alone', 
   fillGoEncodedZeroValues(custom, { group: 'example.com', version: 'v1', kind: 'Widget' });
   assert.deepEqual(custom, { spec: {} });
 });
+
+test('with scalars, absent non-omitempty strings, numbers and booleans get their zero value', () => {
+  const event: Record<string, unknown> = { metadata: { name: 'e' }, involvedObject: { kind: 'Pod' }, reason: 'R' };
+  fillGoEncodedZeroValues(event, { group: '', version: 'v1', kind: 'Event' }, { scalars: true });
+  assert.equal(event.reportingComponent, '');
+  assert.equal(event.reportingInstance, '');
+  assert.deepEqual(event.source, {});
+  assert.equal(event.eventTime, null);
+  // omitempty fields stay absent.
+  assert.equal('count' in event, false);
+  const rs: Record<string, unknown> = { metadata: { name: 'r' }, spec: { selector: { matchLabels: { a: 'b' } } } };
+  fillGoEncodedZeroValues(rs, { group: 'apps', version: 'v1', kind: 'ReplicaSet' }, { scalars: true });
+  assert.deepEqual(rs.status, { replicas: 0 });
+  // Without the option, scalars are left absent.
+  const plain: Record<string, unknown> = { metadata: { name: 'e' } };
+  fillGoEncodedZeroValues(plain, { group: '', version: 'v1', kind: 'Event' });
+  assert.equal('reportingComponent' in plain, false);
+});

@@ -5,7 +5,7 @@ export { getCatalog, typeIdForKind, lookupType, jsonFields, servedFieldName } fr
 export { checkObject, type CheckOptions, type CheckResult, type FieldValidation } from './validate.js';
 export { createFieldChecker, type FieldCheckerOptions } from './field-checker.js';
 export { parseQuantity, formatQuantity, canonicalQuantity, type Quantity } from './quantity.js';
-export { fillGoEncodedZeroValues } from './go-encoding.js';
+export { fillGoEncodedZeroValues, type FillOptions } from './go-encoding.js';
 export { normalizeTime, normalizeMicroTime, normalizeDuration, parseGoDuration, formatGoDuration } from './go-values.js';
 export { parseJsonWithDuplicates } from '../codec/strict-json.js';
 export {

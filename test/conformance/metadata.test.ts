@@ -82,4 +82,15 @@ describe('server-owned metadata', { skip }, () => {
     assert.deepEqual((spec.template?.spec?.containers as Record<string, unknown>[])[0]?.resources, {});
     assert.ok('status' in read);
   });
+
+  test('fields without omitempty are written with their zero value, as on a Kubernetes Event', async () => {
+    const event = await server.expect(201, 'POST', '/api/v1/namespaces/default/events', {
+      body: { metadata: { name: 'e1' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'R', message: 'm', type: 'Normal' },
+    });
+    assert.equal(event.reportingComponent, '');
+    assert.equal(event.reportingInstance, '');
+    assert.deepEqual(event.source, {});
+    assert.equal(event.eventTime, null);
+    assert.equal('count' in event, false);
+  });
 });
