@@ -17,8 +17,9 @@ export function resetDepth(): void {
   depth.n = 0;
 }
 
-export function decodeMessage(r: Reader, end: number, plan: MessagePlan): JsonObject {
-  return (plan.decoder ??= compileDecoder(plan))(r, end);
+/** Decodes a message; its fields are added to `into` when given (the envelope's type fields go first). */
+export function decodeMessage(r: Reader, end: number, plan: MessagePlan, into?: JsonObject): JsonObject {
+  return (plan.decoder ??= compileDecoder(plan))(r, end, into);
 }
 
 /** The wire type a field's occurrences use when not packed. */
@@ -81,7 +82,7 @@ function zeroCode(f: FieldPlan, i: number): string {
  * then the object built in declaration order with upstream's rules for absent and zero
  * values written out per field.
  */
-function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObject {
+function compileDecoder(plan: MessagePlan): (r: Reader, end: number, into?: JsonObject) => JsonObject {
   const cases: string[] = [];
   for (const f of plan.fields) {
     const i = f.index;
@@ -150,7 +151,7 @@ function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObje
     '}',
     'r.end = outer;',
     'DEPTH.n--;',
-    'const o = new Out();',
+    'const o = into === undefined ? new Out() : into;',
     ...build,
     'return o;',
   ].join('\n');
@@ -164,10 +165,10 @@ function compileDecoder(plan: MessagePlan): (r: Reader, end: number) => JsonObje
     'MAX_DEPTH',
     // Objects made by a constructor get room for all their properties in place (V8 sizes
     // them from the first few made); with Object.prototype they are plain objects.
-    `let ${subs || '_'};\nfunction Out() {}\nOut.prototype = Object.prototype;\nreturn function decode_${plan.id.replace(/[^A-Za-z0-9]/g, '_')}(r, end) {\n${body}\n};`,
+    `let ${subs || '_'};\nfunction Out() {}\nOut.prototype = Object.prototype;\nreturn function decode_${plan.id.replace(/[^A-Za-z0-9]/g, '_')}(r, end, into) {\n${body}\n};`,
   ) as (
     ...args: unknown[]
-  ) => (r: Reader, end: number) => JsonObject;
+  ) => (r: Reader, end: number, into?: JsonObject) => JsonObject;
   return factory(
     plan.declared,
     plan.declared.map((f) => f.value.message),

@@ -221,6 +221,5 @@ function decodeEnvelope(bytes: Uint8Array, defaults: GroupVersionKind | undefine
   const plan = planFor(gvk);
   if (!plan?.marshalable) throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}"`);
   const r = new Reader(bytes, u.rawStart, u.rawEnd);
-  const fields = decodeMessage(r, u.rawEnd, plan);
-  return { kind, apiVersion, ...fields };
+  return decodeMessage(r, u.rawEnd, plan, { kind, apiVersion }) as KubeObject;
 }

@@ -82,7 +82,7 @@ export interface MessagePlan {
   byNumber: (FieldPlan | undefined)[];
   /** The compiled encoder and decoder, made on first use (see encode.ts, decode.ts). */
   encoder?: (w: Writer, obj: Record<string, unknown>) => void;
-  decoder?: (r: Reader, end: number) => Record<string, unknown>;
+  decoder?: (r: Reader, end: number, into?: Record<string, unknown>) => Record<string, unknown>;
 }
 
 const SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';

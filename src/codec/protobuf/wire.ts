@@ -173,7 +173,7 @@ export class Reader {
   end: number;
 
   /** The same bytes as a Buffer, for its native text decoding. */
-  private readonly text: Buffer;
+  private readonly text: SlicingBuffer;
 
   constructor(
     readonly buf: Uint8Array,
@@ -182,7 +182,7 @@ export class Reader {
   ) {
     this.pos = start;
     this.end = end;
-    this.text = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.text = (Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength)) as SlicingBuffer;
   }
 
   /** Reads a length prefix; returns where that content ends, leaving `pos` at its start. */
@@ -280,7 +280,7 @@ export class Reader {
     const end = start + len;
     if (len > this.end - start) throw new WireError('unexpected EOF');
     this.pos = end;
-    return utf8Text(this.text, start, end);
+    return HAS_UTF8_SLICE ? this.text.utf8Slice(start, end) : this.text.toString('utf8', start, end);
   }
 
   bytes(): Uint8Array {
@@ -322,15 +322,15 @@ export class Reader {
   }
 }
 
-type Slicer = (this: Buffer, start: number, end: number) => string;
 /**
- * Node's own UTF-8 slicer, without the argument handling of `toString` (which costs as much
- * as the decoding for the short strings objects are made of). Falls back where missing.
+ * Node's own UTF-8 slicer, called without the argument handling of `toString` (which costs
+ * as much as the decoding for the short strings objects are made of). Checked once.
  */
-const utf8Slice = (Buffer.prototype as unknown as { utf8Slice?: Slicer }).utf8Slice;
+type SlicingBuffer = Buffer & { utf8Slice(start: number, end: number): string };
+const HAS_UTF8_SLICE = typeof (Buffer.prototype as Partial<SlicingBuffer>).utf8Slice === 'function';
 
 function utf8Text(buf: Buffer, start: number, end: number): string {
-  return utf8Slice ? utf8Slice.call(buf, start, end) : buf.toString('utf8', start, end);
+  return HAS_UTF8_SLICE ? (buf as SlicingBuffer).utf8Slice(start, end) : buf.toString('utf8', start, end);
 }
 
 /** UTF-8 text of a byte range. */
