@@ -142,8 +142,12 @@ function compileDecoder(plan: MessagePlan): (r: Reader, end: number, into?: Json
     locals ? `let ${locals};` : '',
     'const outer = r.end;',
     'r.end = end;',
+    'const buf = r.buf;',
     'while (r.pos < end) {',
-    '  const tag = r.uvarint();',
+    // One-byte tags (field numbers below 16) are read in place.
+    '  let tag = buf[r.pos];',
+    '  if (tag < 0x80) r.pos++;',
+    '  else tag = r.uvarint();',
     '  switch (tag) {',
     ...cases.map((c) => `    ${c}`),
     '    default: H.other(r, tag, PLAN);',
