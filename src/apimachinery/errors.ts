@@ -20,7 +20,8 @@ export interface StatusDetails {
 export interface Status {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never> | { resourceVersion?: string };
+  /** ListMeta: a 410 for an expired continue token carries a token that finishes the list. */
+  metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
   status: 'Success' | 'Failure';
   message?: string;
   reason?: string;
@@ -178,12 +179,11 @@ export function notAcceptable(accepted: string[]): ApiError {
   return new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
 }
 
-export function unsupportedMediaType(contentType: string, accepted: string[]): ApiError {
+export function unsupportedMediaType(accepted: string[]): ApiError {
   return new ApiError(
     415,
     'UnsupportedMediaType',
     `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-    { causes: [{ reason: 'UnexpectedServerResponse', message: contentType }] },
   );
 }
 

@@ -100,7 +100,7 @@ export function negotiateInput(contentType: string | undefined, set: SerializerS
   if (!contentType || contentType.trim() === '') return set.all()[0]!;
   const mt = parseMediaType(contentType);
   const s = mt ? set.byMediaType(mt.type) : undefined;
-  if (!s) throw unsupportedMediaType(contentType, set.mediaTypes());
+  if (!s) throw unsupportedMediaType(set.mediaTypes());
   return s;
 }
 
@@ -109,5 +109,5 @@ export function negotiatePatchType(contentType: string | undefined): PatchType {
   const mt = contentType ? parseMediaType(contentType) : undefined;
   const t = mt?.type ?? '';
   if ((PATCH_TYPES as readonly string[]).includes(t)) return t as PatchType;
-  throw unsupportedMediaType(contentType ?? '', [...PATCH_TYPES]);
+  throw unsupportedMediaType([...PATCH_TYPES]);
 }

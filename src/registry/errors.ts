@@ -51,7 +51,7 @@ export function expiredList() {
  */
 export function expiredContinue(start: string) {
   const err = resourceExpired(INCONSISTENT_CONTINUE_MESSAGE);
-  Object.assign(err.status.metadata, { continue: encodeContinue({ revision: LATEST_REVISION, start }) });
+  err.status.metadata.continue = encodeContinue({ revision: LATEST_REVISION, start });
   return err;
 }
 

@@ -331,7 +331,7 @@ export class ResourceHandler {
     const patchType = negotiatePatchType(contentType);
     const patchers = this.deps.patchers;
     const supported = ['application/json-patch+json', 'application/merge-patch+json', ...(patchers.strategic ? ['application/strategic-merge-patch+json'] : [])];
-    if (!supported.includes(patchType)) throw unsupportedMediaType(contentType ?? '', supported);
+    if (!supported.includes(patchType)) throw unsupportedMediaType(supported);
     const dryRun = dryRunFromQuery(r.query, 'PatchOptions');
     const level = parseFieldValidation(r.query, 'PatchOptions');
     const raw = await readBody(r.req, this.deps.maxBodyBytes);
