@@ -38,6 +38,8 @@ export interface KindSpec {
   fields?: Record<string, (obj: KubeObject) => string>;
   table?: TableConvertor;
   scale?: ScaleAccess;
+  /** Graceful deletion (pods): the grace period a first delete gives the object. */
+  gracefulDeletePeriod?: Strategy['gracefulDeletePeriod'];
 }
 
 export interface StrategyShape {
@@ -106,5 +108,6 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
     table: spec.table ?? defaultTableConvertor,
   };
   if (spec.scale) strategy.scale = spec.scale;
+  if (spec.gracefulDeletePeriod) strategy.gracefulDeletePeriod = spec.gracefulDeletePeriod;
   return strategy;
 }

@@ -7,6 +7,7 @@ import { invalid, invalidField, notFound } from '../apimachinery/errors.js';
 import { isQualifiedName } from '../apimachinery/labels.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { namespaceFinalizer } from '../naming/index.js';
+import type { DeletePlan } from './graceful.js';
 import { dns1123LabelName } from './objectmeta.js';
 import type { GenericStoreOptions } from './store.js';
 import { GenericStore } from './store.js';
@@ -107,7 +108,7 @@ export class NamespaceStore extends GenericStore {
   protected override async deleteOutcome(
     current: KubeObject,
     opts: DeleteOptions,
-  ): Promise<{ kind: 'remove' } | { kind: 'unchanged' } | { kind: 'update'; object: KubeObject }> {
+  ): Promise<DeletePlan> {
     const m = current.metadata ?? {};
     if (!m.deletionTimestamp) {
       if (specFinalizers(current).length === 0 && (m.finalizers ?? []).length === 0) return { kind: 'remove' };

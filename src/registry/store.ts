@@ -30,6 +30,7 @@ import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
 import { expiredContinue, expiredList, isCompacted, isKeyExists, isStorageConflict, isStorageNotFound, isTooLarge, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
 import { tracksGeneration } from './generation.js';
+import { markDeleting, planDelete, type DeletePlan } from './graceful.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import type { NameValidator } from './objectmeta.js';
 import { dns1123SubdomainName, generateName, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
@@ -770,6 +771,19 @@ export class GenericStore implements RESTStore {
           const written = await this.storage.update(key, encodeForStorage(this.codec, outcome.object), item.modRevision);
           return { object: this.itemToExternal(written), deleted: false };
         }
+        if (outcome.kind === 'updateThenRemove') {
+          // Marked first, then removed: watchers see the deletion timestamp before the object goes.
+          if (opts.dryRun) return { object: this.toExternal(outcome.object, item.modRevision), deleted: true };
+          const written = await this.storage.update(key, encodeForStorage(this.codec, outcome.object), item.modRevision);
+          try {
+            await this.storage.delete(key, written.modRevision);
+          } catch (e) {
+            // Someone else finished the deletion in between: that is what was asked.
+            if (isStorageNotFound(e)) return { object: this.itemToExternal(written), deleted: true };
+            throw e;
+          }
+          return { object: this.itemToExternal(written), deleted: true };
+        }
         if (opts.dryRun) return { object: this.toExternal(current, item.modRevision), deleted: true };
         await this.storage.delete(key, item.modRevision);
         return { object: this.toExternal(current, item.modRevision), deleted: true };
@@ -801,23 +815,12 @@ export class GenericStore implements RESTStore {
    * What a delete does to `current`: remove it, mark it as being deleted (finalizers hold
    * it), or nothing (already marked).
    */
-  protected async deleteOutcome(
-    current: KubeObject,
-    _opts: DeleteOptions,
-  ): Promise<{ kind: 'remove' } | { kind: 'unchanged' } | { kind: 'update'; object: KubeObject }> {
-    const m = current.metadata ?? {};
-    if ((m.finalizers ?? []).length === 0) return { kind: 'remove' };
-    if (m.deletionTimestamp) return { kind: 'unchanged' };
-    return { kind: 'update', object: this.markDeleting(current) };
+  protected async deleteOutcome(current: KubeObject, opts: DeleteOptions): Promise<DeletePlan> {
+    return planDelete(this.strategy, current, opts, this.now());
   }
 
   protected markDeleting(current: KubeObject): KubeObject {
-    const next = clone(current);
-    const m = meta(next);
-    if ((m.generation ?? 0) > 0) m.generation = (m.generation ?? 0) + 1;
-    m.deletionTimestamp = rfc3339(this.now());
-    m.deletionGracePeriodSeconds = 0;
-    return next;
+    return markDeleting(current, this.now());
   }
 
   async deleteCollection(ctx: RequestContext, namespace: string, opts: DeleteOptions, listOpts: ListOptions): Promise<KubeList> {
@@ -896,8 +899,9 @@ export function validateDeleteOptions(opts: DeleteOptions): void {
   if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
     errs.push(notSupportedField('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']));
   }
-  if (opts.gracePeriodSeconds !== undefined && (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)) {
-    errs.push(invalidField('gracePeriodSeconds', opts.gracePeriodSeconds, 'must be greater than or equal to 0'));
+  // A negative grace period is not an error: the delete path reads it as one second.
+  if (opts.gracePeriodSeconds !== undefined && !Number.isInteger(opts.gracePeriodSeconds)) {
+    errs.push(invalidField('gracePeriodSeconds', opts.gracePeriodSeconds, 'must be an integer'));
   }
   if (errs.length > 0) throw invalid({ group: metaGroup(), kind: 'DeleteOptions' }, '', errs);
 }

@@ -49,6 +49,12 @@ export interface Strategy {
   table: TableConvertor;
   /** Present on kinds with a `scale` subresource: where replicas and selector live. */
   scale?: ScaleAccess;
+  /**
+   * Present on kinds deleted gracefully (pods; Kubernetes' CheckGracefulDelete): the grace
+   * period in seconds a first delete gives `obj`, from the options (a negative
+   * `gracePeriodSeconds` already reads 1) and the object. 0 removes it at once.
+   */
+  gracefulDeletePeriod?(obj: KubeObject, opts: DeleteOptions): number;
 }
 
 export interface ScaleAccess {

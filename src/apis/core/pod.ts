@@ -173,6 +173,19 @@ function readinessGates(o: KubeObject): string {
 
 const none = (v: string | undefined): string => (v ? v : '<none>');
 
+/**
+ * How long a deleted pod stays for its kubelet to stop it: the asked grace period, else the
+ * pod's own; at once when no node runs it or it has finished.
+ */
+export function podGracePeriod(o: KubeObject, opts: { gracePeriodSeconds?: number }): number {
+  const own = at(o, 'spec.terminationGracePeriodSeconds');
+  let period = opts.gracePeriodSeconds ?? (typeof own === 'number' ? own : 0);
+  if (!str(at(o, 'spec.nodeName'))) period = 0;
+  const phase = at(o, 'status.phase');
+  if (phase === 'Succeeded' || phase === 'Failed') period = 0;
+  return period < 0 ? 1 : period;
+}
+
 export const pods: KindSpec = {
   defaults(o) {
     const spec = obj(o.spec);
@@ -193,6 +206,7 @@ export const pods: KindSpec = {
     return validatePodSpec(o.spec, 'spec');
   },
   validateUpdate: validatePodUpdate,
+  gracefulDeletePeriod: podGracePeriod,
   fields: {
     'spec.nodeName': (o) => str(at(o, 'spec.nodeName')) ?? '',
     'spec.restartPolicy': (o) => str(at(o, 'spec.restartPolicy')) ?? '',
