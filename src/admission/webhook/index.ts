@@ -1,0 +1,140 @@
+// Dynamic admission webhooks: the MutatingAdmissionWebhook and ValidatingAdmissionWebhook
+// plugins, fed by informers over the webhook configuration kinds.
+//
+//   const plugins = webhookPlugins({ client, informers, resources });   // [mutating, validating]
+//
+// or, for buildAdmissionChain's `plugins` map, `webhookPluginFactories({ resources })`.
+import type { Registry } from 'prom-client';
+import { apiVersionOf, type GroupVersionResource } from '../../apimachinery/types.js';
+import type { ApiClient } from '../../client/types.js';
+import { SharedInformerFactory } from '../../controllers/informer-factory.js';
+import type { ResourceDefinition, ResourceTable } from '../../registry/types.js';
+import type { AdmissionPlugin } from '../types.js';
+import { webhookCaller, type ServiceResolver } from './client.js';
+import { MutatingAdmissionWebhook, ValidatingAdmissionWebhook, type VersionConverter } from './dispatch.js';
+import { WebhookMatcher, type EquivalentResource } from './matcher.js';
+import { webhookMetrics } from './metrics.js';
+import { InformerServiceResolver, mutatingConfigurations, namespaceLabelsLookup, validatingConfigurations, WebhookSource, type InformerFor } from './sources.js';
+
+export type { AuditAnnotationLevel, AuditedAdmissionAttributes } from './audit.js';
+export type { ServiceResolver } from './client.js';
+export { MutatingAdmissionWebhook, ValidatingAdmissionWebhook } from './dispatch.js';
+export { ruleMatches } from './rules.js';
+
+export interface WebhookPluginDeps {
+  /** A privileged client: the plugins list and watch configurations, namespaces, services and endpoints. */
+  client: ApiClient;
+  /** Informers shared with the rest of the server; the plugins run their own when absent. */
+  informers?: SharedInformerFactory;
+  /** The served resources: `matchPolicy: Equivalent` and conversions between versions need it. */
+  resources?: ResourceTable;
+  /** Where the webhook metrics are registered (prom-client's default registry when absent). */
+  metricsRegistry?: Registry;
+  /** How long a request waits for the first list of configurations before 403 (default 10 s). */
+  readyTimeoutMs?: number;
+  /** Replaces the informer-based resolution of service references (tests, other networks). */
+  serviceResolver?: ServiceResolver;
+}
+
+export type WebhookAdmissionPlugin = AdmissionPlugin & { stop(): Promise<void> };
+
+function storageKey(d: ResourceDefinition): string {
+  return d.storage ? `${d.storage.group}/${d.storage.resource}` : `${d.group}/${d.resource}`;
+}
+
+/** Other served versions of a resource are those stored under the same key space. */
+function tableEquivalents(table: ResourceTable): (r: GroupVersionResource, subresource: string) => EquivalentResource[] {
+  return (r, subresource) => {
+    const def = table.lookup({ group: r.group, version: r.version }, r.resource)?.definition;
+    if (!def) return [];
+    const key = storageKey(def);
+    const out: EquivalentResource[] = [];
+    for (const d of table.all().map((s) => s.definition)) {
+      if (storageKey(d) !== key) continue;
+      const sub = subresource ? d.subresources.find((s) => s.name === subresource) : undefined;
+      if (subresource && !sub) continue;
+      out.push({
+        resource: { group: d.group, version: d.version, resource: d.resource },
+        kind: sub ? { group: sub.group ?? d.group, version: sub.version ?? d.version, kind: sub.kind } : { group: d.group, version: d.version, kind: d.kind },
+      });
+    }
+    return out;
+  };
+}
+
+/** Through the storage version, as every served version converts. */
+function tableConverter(table: ResourceTable | undefined): VersionConverter {
+  return (obj, from, to, toKind) => {
+    const fromDef = table?.lookup({ group: from.group, version: from.version }, from.resource)?.definition;
+    const toDef = table?.lookup({ group: to.group, version: to.version }, to.resource)?.definition;
+    let out = obj;
+    if (fromDef?.conversion) out = fromDef.conversion.toStorage(out);
+    if (toDef?.conversion) out = toDef.conversion.fromStorage(out);
+    out.apiVersion = apiVersionOf(toKind);
+    out.kind = toKind.kind;
+    return out;
+  };
+}
+
+/** The two webhook plugins, mutating first, sharing their informers, connections and metrics. */
+export function webhookPlugins(deps: WebhookPluginDeps): WebhookAdmissionPlugin[] {
+  const own = deps.informers ? undefined : new SharedInformerFactory(deps.client);
+  const factory = deps.informers ?? own!;
+  const informerFor: InformerFor = (r) => factory.informerFor(r);
+  own?.start();
+
+  const mutatingInformer = informerFor(mutatingConfigurations());
+  const validatingInformer = informerFor(validatingConfigurations());
+  mutatingInformer.start();
+  validatingInformer.start();
+  const mutating = new WebhookSource(mutatingInformer, 'mutating');
+  const validating = new WebhookSource(validatingInformer, 'validating');
+
+  const matcher = new WebhookMatcher({
+    namespaceLabels: namespaceLabelsLookup(informerFor, deps.client),
+    equivalents: deps.resources ? tableEquivalents(deps.resources) : undefined,
+  });
+  const caller = webhookCaller(deps.serviceResolver ?? new InformerServiceResolver(informerFor));
+  const metrics = webhookMetrics(deps.metricsRegistry);
+  const convert = tableConverter(deps.resources);
+  const readyMs = deps.readyTimeoutMs ?? 10_000;
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      caller.close();
+      await own?.stop();
+    })();
+    return stopping;
+  };
+  const common = { matcher, caller, metrics, convert };
+  const m = new MutatingAdmissionWebhook({ ...common, webhooks: () => mutating.webhooks(), ready: () => mutating.ready(readyMs) });
+  const v = new ValidatingAdmissionWebhook({ ...common, webhooks: () => validating.webhooks(), ready: () => validating.ready(readyMs) });
+  return [Object.assign(m, { stop }), Object.assign(v, { stop })];
+}
+
+/** Plugin context as buildAdmissionChain hands it to a factory. */
+interface PluginContext {
+  client: ApiClient;
+  informers?: SharedInformerFactory;
+}
+
+/**
+ * Factories by plugin name for `buildAdmissionChain`'s `plugins` map. Both plugins built for
+ * one client share one set of informers and connections.
+ */
+export function webhookPluginFactories(extra: Omit<WebhookPluginDeps, 'client' | 'informers'> = {}): Record<string, (ctx: PluginContext) => WebhookAdmissionPlugin> {
+  const built = new WeakMap<ApiClient, WebhookAdmissionPlugin[]>();
+  const pair = (ctx: PluginContext): WebhookAdmissionPlugin[] => {
+    let plugins = built.get(ctx.client);
+    if (!plugins) {
+      plugins = webhookPlugins({ ...extra, client: ctx.client, informers: ctx.informers });
+      built.set(ctx.client, plugins);
+    }
+    return plugins;
+  };
+  return {
+    MutatingAdmissionWebhook: (ctx) => pair(ctx)[0]!,
+    ValidatingAdmissionWebhook: (ctx) => pair(ctx)[1]!,
+  };
+}
