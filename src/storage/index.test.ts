@@ -21,6 +21,6 @@ it('creates the configured backend', async () => {
 
 it('explains the backends it cannot create', async () => {
   await assert.rejects(createStorage({ backend: 'sqlite' }), (err: unknown) => err instanceof StorageError && /data directory/.test(err.message));
-  await assert.rejects(createStorage({ backend: 'etcd' }), /etcd storage backend is not available yet/);
+  await assert.rejects(createStorage({ backend: 'etcd' }), /etcd storage backend needs at least one etcd server URL/);
   await assert.rejects(createStorage(JSON.parse('{"backend":"redis"}')), /unknown storage backend "redis"/);
 });

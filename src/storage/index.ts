@@ -18,10 +18,12 @@
 import { StorageError, type Storage } from './interface.js';
 import { MemoryStorage } from './memory.js';
 import { SqliteStorage } from './sqlite.js';
+import { EtcdStorage } from './etcd.js';
 
 export * from './interface.js';
 export { MemoryStorage, type MemoryStorageOptions } from './memory.js';
 export { SqliteStorage, defaultDatabaseFile, type SqliteStorageOptions } from './sqlite.js';
+export { EtcdStorage, type EtcdStorageOptions } from './etcd.js';
 export { WatchCache, createCacher, type CacherOptions } from './cacher.js';
 export { startCompactor, type CompactorOptions } from './compactor.js';
 export type { ProgressReporting } from './watch-hub.js';
@@ -35,6 +37,10 @@ export interface CreateStorageOptions {
   watchBufferSize?: number;
   /** `sqlite`: how long to wait for the database lock at start. */
   busyTimeoutMs?: number;
+  /** `etcd`: the members' client URLs (--etcd-servers). */
+  etcdServers?: string[];
+  /** `etcd`: prepended to every key, which already begins with `/registry` (--etcd-prefix). */
+  etcdPrefix?: string;
 }
 
 export async function createStorage(opts: CreateStorageOptions): Promise<Storage> {
@@ -52,7 +58,14 @@ export async function createStorage(opts: CreateStorageOptions): Promise<Storage
         ...(opts.busyTimeoutMs !== undefined ? { busyTimeoutMs: opts.busyTimeoutMs } : {}),
       });
     case 'etcd':
-      throw new StorageError('the etcd storage backend is not available yet; use memory or sqlite');
+      if (opts.etcdServers === undefined || opts.etcdServers.length === 0) {
+        throw new StorageError('the etcd storage backend needs at least one etcd server URL (--etcd-servers)');
+      }
+      return EtcdStorage.open({
+        servers: opts.etcdServers,
+        ...(opts.etcdPrefix !== undefined ? { keyPrefix: opts.etcdPrefix } : {}),
+        ...(watchBufferSize !== undefined ? { watchBufferSize } : {}),
+      });
     default:
       throw new StorageError(`unknown storage backend ${JSON.stringify(String((opts as { backend: unknown }).backend))}`);
   }

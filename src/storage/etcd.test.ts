@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createCacher } from './cacher.js';
+import { describeStorageConformance } from './conformance.js';
+import { EtcdStorage, prefixEnd } from './etcd.js';
+import { etcdSkip, startEtcd, type EtcdServer } from './etcd-testing.js';
+import { createStorage } from './index.js';
+import { StorageError } from './interface.js';
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+const text = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : new TextDecoder().decode(b));
+const skip = etcdSkip();
+
+describe('etcd prefix ranges', () => {
+  it('ends a prefix range after every key that starts with it', () => {
+    assert.deepEqual([...prefixEnd(Buffer.from('/a/'))], [...Buffer.from('/a0')]);
+    assert.deepEqual([...prefixEnd(Buffer.from([0x61, 0xff, 0xff]))], [0x62]);
+    assert.deepEqual([...prefixEnd(Buffer.from([0xff]))], [0], 'all 0xff: to the end of the keyspace');
+    assert.deepEqual([...prefixEnd(Buffer.alloc(0))], [0]);
+  });
+});
+
+describe('etcd storage backend', { skip }, () => {
+  let etcd: EtcdServer | undefined;
+  let stores = 0;
+  const server = (): EtcdServer => {
+    assert.ok(etcd !== undefined, 'the test etcd started');
+    return etcd;
+  };
+  before(async () => {
+    etcd = await startEtcd();
+  });
+  after(async () => {
+    await etcd?.stop();
+  });
+
+  // Every store of the suite gets its own key prefix on the one etcd, and an offset that makes
+  // its first revision 0 as the suite expects of a fresh store (etcd's revision is global).
+  describeStorageConformance('etcd', {
+    durable: true,
+    async open(opts = {}) {
+      const keyPrefix = `/conformance-${++stores}`;
+      const probe = await EtcdStorage.open({ servers: [server().clientUrl], keyPrefix });
+      const revisionOffset = await probe.revision();
+      await probe.close();
+      const config = { servers: [server().clientUrl], keyPrefix, revisionOffset, ...opts };
+      let storage = await EtcdStorage.open(config);
+      return {
+        storage,
+        async reopen() {
+          await storage.close();
+          storage = await EtcdStorage.open(config);
+          return storage;
+        },
+        dispose: () => storage.close(),
+      };
+    },
+  });
+
+  it('keeps clusters under different key prefixes apart on one etcd', async () => {
+    const a = await EtcdStorage.open({ servers: [server().clientUrl], keyPrefix: '/cluster-a' });
+    const b = await EtcdStorage.open({ servers: [server().clientUrl], keyPrefix: '/cluster-b' });
+    try {
+      await a.create('/pods/x', bytes('a'));
+      await b.create('/pods/x', bytes('b'));
+      assert.deepEqual((await a.list('')).items.map((i) => `${i.key}=${text(i.value)}`), ['/pods/x=a']);
+      assert.deepEqual((await b.list('')).items.map((i) => `${i.key}=${text(i.value)}`), ['/pods/x=b']);
+      assert.equal(await a.revision(), await b.revision(), 'one etcd, one revision');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('is created by createStorage with the etcd options', async () => {
+    const storage = await createStorage({ backend: 'etcd', etcdServers: [server().clientUrl], etcdPrefix: '/factory' });
+    try {
+      const item = await storage.create('/k', bytes('v'));
+      assert.equal(item.modRevision, await storage.revision(), 'store revision is etcd revision by default');
+    } finally {
+      await storage.close();
+    }
+    await assert.rejects(createStorage({ backend: 'etcd' }), (err: unknown) => {
+      assert.ok(err instanceof StorageError);
+      assert.match(err.message, /needs at least one etcd server/);
+      return true;
+    });
+  });
+
+  it('lets two servers watch caches see each other\u2019s writes', async () => {
+    const config = { servers: [server().clientUrl], keyPrefix: '/two-servers' };
+    const [one, two] = [await EtcdStorage.open(config), await EtcdStorage.open(config)];
+    const cacheOne = createCacher(one, '/pods/', { freshTimeoutMs: 10_000 });
+    const cacheTwo = createCacher(two, '/pods/', { freshTimeoutMs: 10_000 });
+    try {
+      await Promise.all([cacheOne.ready(), cacheTwo.ready()]);
+      const a = await one.create('/pods/a', bytes('from one'));
+      const b = await two.create('/pods/b', bytes('from two'));
+      assert.ok((await cacheTwo.waitForFresh()) >= a.modRevision);
+      assert.ok((await cacheOne.waitForFresh()) >= b.modRevision);
+      for (const cache of [cacheOne, cacheTwo]) {
+        assert.deepEqual(cache.list().items.map((i) => `${i.key}=${text(i.value)}`), ['/pods/a=from one', '/pods/b=from two']);
+      }
+      const updated = await two.update('/pods/a', bytes('changed by two'), a.modRevision);
+      await cacheOne.waitForRevision(updated.modRevision);
+      assert.equal(text(cacheOne.get('/pods/a')?.value), 'changed by two');
+
+      // Writes elsewhere in etcd move the revision; a consistent read still completes, through
+      // the watch's progress reports, since no event of the cached prefix will ever come.
+      await one.create('/services/s', bytes('elsewhere'));
+      const elsewhere = await two.create('/services/t', bytes('elsewhere'));
+      const fresh = await cacheOne.waitForFresh();
+      assert.ok(fresh >= elsewhere.modRevision, `the cache reached ${fresh}, the store ${elsewhere.modRevision}`);
+      assert.equal(cacheOne.list().items.length, 2);
+
+      const events: string[] = [];
+      const ctl = new AbortController();
+      const watching = (async () => {
+        for await (const event of cacheTwo.watch('/pods/', updated.modRevision, ctl.signal)) {
+          if (event.type !== 'bookmark') events.push(`${event.type} ${event.key}`);
+          if (events.length === 1) ctl.abort();
+        }
+      })();
+      await one.delete('/pods/b');
+      const timer = setTimeout(() => ctl.abort(), 10_000);
+      await watching;
+      clearTimeout(timer);
+      assert.deepEqual(events, ['delete /pods/b']);
+    } finally {
+      await cacheOne.stop();
+      await cacheTwo.stop();
+      await one.close();
+      await two.close();
+    }
+  });
+});
