@@ -6,6 +6,7 @@ import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import { ApiError, serviceUnavailable } from '../../apimachinery/errors.js';
 import type { ServiceReference, Webhook } from './config.js';
+import type { CredentialsResolver, WebhookCredentials } from './credentials.js';
 import { CallingWebhookError } from './review.js';
 
 /** Where a service reference leads: a host to connect to (the TLS name stays the service's DNS name). */
@@ -22,6 +23,8 @@ interface Target {
   path: string;
   /** The name the certificate must carry, when it is a DNS name. */
   servername?: string;
+  /** `host:port` (or `host` when a URL names no port): the key of the credentials. */
+  authTarget: string;
 }
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
@@ -90,6 +93,7 @@ async function targetOf(webhook: Webhook, resolver: ServiceResolver | undefined,
       port: u.port ? Number(u.port) : 443,
       path: `${u.pathname}${u.search}`,
       servername: isIP(host) ? undefined : host,
+      authTarget: u.host,
     };
   }
   const svc = cc.service;
@@ -104,7 +108,7 @@ async function targetOf(webhook: Webhook, resolver: ServiceResolver | undefined,
   } catch (err) {
     throw Object.assign(new Error(`Post ${JSON.stringify(url)}: ${err instanceof Error ? err.message : String(err)}`), { url });
   }
-  return { url, host: resolved.host, port: resolved.port, path, servername: dnsName };
+  return { url, host: resolved.host, port: resolved.port, path, servername: dnsName, authTarget: `${dnsName}:${svc.port}` };
 }
 
 export interface WebhookCaller {
@@ -113,14 +117,15 @@ export interface WebhookCaller {
   close(): void;
 }
 
-export function webhookCaller(resolver?: ServiceResolver): WebhookCaller {
-  // One connection pool per trust bundle, as a client per configuration would keep.
+export function webhookCaller(resolver?: ServiceResolver, credentials?: CredentialsResolver): WebhookCaller {
+  // One connection pool per trust bundle and client certificate, as a client per configuration would keep.
   const agents = new Map<string, Agent>();
-  const agentFor = (ca: string): Agent => {
-    let a = agents.get(ca);
+  const agentFor = (ca: string, creds: WebhookCredentials | undefined): Agent => {
+    const key = JSON.stringify([ca, creds?.clientCertPem ?? '', creds?.clientKeyPem ?? '']);
+    let a = agents.get(key);
     if (!a) {
-      a = new Agent({ keepAlive: true, ca: ca || undefined });
-      agents.set(ca, a);
+      a = new Agent({ keepAlive: true, ca: ca || undefined, cert: creds?.clientCertPem, key: creds?.clientKeyPem });
+      agents.set(key, a);
     }
     return a;
   };
@@ -138,6 +143,13 @@ export function webhookCaller(resolver?: ServiceResolver): WebhookCaller {
     const body = Buffer.from(JSON.stringify(review));
     const post = `Post ${JSON.stringify(target.url)}`;
     const signal = AbortSignal.timeout(webhook.timeoutSeconds * 1000);
+    const creds = credentials?.(target.authTarget);
+    const headers: Record<string, string | number> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, */*',
+      'Content-Length': body.byteLength,
+    };
+    if (creds?.token) headers.Authorization = `Bearer ${creds.token}`;
     const answer = await new Promise<{ code: number; text: string }>((resolve, reject) => {
       const req = request(
         {
@@ -146,13 +158,9 @@ export function webhookCaller(resolver?: ServiceResolver): WebhookCaller {
           path: target.path,
           method: 'POST',
           servername: target.servername,
-          agent: agentFor(webhook.clientConfig.caBundle),
+          agent: agentFor(webhook.clientConfig.caBundle, creds),
           signal,
-          headers: {
-            'Content-Type': 'application/json',
-            Accept: 'application/json, */*',
-            'Content-Length': body.byteLength,
-          },
+          headers,
         },
         (res) => {
           const chunks: Buffer[] = [];

@@ -11,6 +11,7 @@ import { SharedInformerFactory } from '../../controllers/informer-factory.js';
 import type { ResourceDefinition, ResourceTable } from '../../registry/types.js';
 import type { AdmissionPlugin } from '../types.js';
 import { webhookCaller, type ServiceResolver } from './client.js';
+import { credentialsFromPluginConfig } from './credentials.js';
 import { MutatingAdmissionWebhook, ValidatingAdmissionWebhook, type VersionConverter } from './dispatch.js';
 import { WebhookMatcher, type EquivalentResource } from './matcher.js';
 import { webhookMetrics } from './metrics.js';
@@ -34,6 +35,11 @@ export interface WebhookPluginDeps {
   readyTimeoutMs?: number;
   /** Replaces the informer-based resolution of service references (tests, other networks). */
   serviceResolver?: ServiceResolver;
+  /**
+   * The plugin's entry of the admission configuration file (a WebhookAdmissionConfiguration):
+   * its `kubeConfigFile` holds the credentials this server presents to webhooks.
+   */
+  config?: Record<string, unknown>;
 }
 
 export type WebhookAdmissionPlugin = AdmissionPlugin & { stop(): Promise<void> };
@@ -76,65 +82,76 @@ function tableConverter(table: ResourceTable | undefined): VersionConverter {
   };
 }
 
-/** The two webhook plugins, mutating first, sharing their informers, connections and metrics. */
-export function webhookPlugins(deps: WebhookPluginDeps): WebhookAdmissionPlugin[] {
+/** One webhook plugin with its own configuration informer, connections and service resolution. */
+export function webhookPlugin(type: 'mutating' | 'validating', deps: WebhookPluginDeps): WebhookAdmissionPlugin {
   const own = deps.informers ? undefined : new SharedInformerFactory(deps.client);
   const factory = deps.informers ?? own!;
   const informerFor: InformerFor = (r) => factory.informerFor(r);
   own?.start();
 
-  const mutatingInformer = informerFor(mutatingConfigurations());
-  const validatingInformer = informerFor(validatingConfigurations());
-  mutatingInformer.start();
-  validatingInformer.start();
-  const mutating = new WebhookSource(mutatingInformer, 'mutating');
-  const validating = new WebhookSource(validatingInformer, 'validating');
-
-  const matcher = new WebhookMatcher({
-    namespaceLabels: namespaceLabelsLookup(informerFor, deps.client),
-    equivalents: deps.resources ? tableEquivalents(deps.resources) : undefined,
-  });
-  const caller = webhookCaller(deps.serviceResolver ?? new InformerServiceResolver(informerFor));
-  const metrics = webhookMetrics(deps.metricsRegistry);
-  const convert = tableConverter(deps.resources);
+  const informer = informerFor(type === 'mutating' ? mutatingConfigurations() : validatingConfigurations());
+  informer.start();
+  const source = new WebhookSource(informer, type);
   const readyMs = deps.readyTimeoutMs ?? 10_000;
-
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      caller.close();
-      await own?.stop();
-    })();
-    return stopping;
+  const caller = webhookCaller(deps.serviceResolver ?? new InformerServiceResolver(informerFor), credentialsFromPluginConfig(deps.config));
+  const dispatcherDeps = {
+    webhooks: () => source.webhooks(),
+    ready: () => source.ready(readyMs),
+    matcher: new WebhookMatcher({
+      namespaceLabels: namespaceLabelsLookup(informerFor, deps.client),
+      equivalents: deps.resources ? tableEquivalents(deps.resources) : undefined,
+    }),
+    caller,
+    metrics: webhookMetrics(deps.metricsRegistry),
+    convert: tableConverter(deps.resources),
   };
-  const common = { matcher, caller, metrics, convert };
-  const m = new MutatingAdmissionWebhook({ ...common, webhooks: () => mutating.webhooks(), ready: () => mutating.ready(readyMs) });
-  const v = new ValidatingAdmissionWebhook({ ...common, webhooks: () => validating.webhooks(), ready: () => validating.ready(readyMs) });
-  return [Object.assign(m, { stop }), Object.assign(v, { stop })];
+  const plugin = type === 'mutating' ? new MutatingAdmissionWebhook(dispatcherDeps) : new ValidatingAdmissionWebhook(dispatcherDeps);
+  let stopping: Promise<void> | undefined;
+  return Object.assign(plugin, {
+    stop(): Promise<void> {
+      stopping ??= (async () => {
+        caller.close();
+        await own?.stop();
+      })();
+      return stopping;
+    },
+  });
+}
+
+/** The two webhook plugins, mutating first. */
+export function webhookPlugins(deps: WebhookPluginDeps): WebhookAdmissionPlugin[] {
+  const informers = deps.informers ?? new SharedInformerFactory(deps.client);
+  const shared = { ...deps, informers };
+  const plugins = [webhookPlugin('mutating', shared), webhookPlugin('validating', shared)];
+  if (deps.informers) return plugins;
+  // The informers are this pair's own: the last plugin to stop stops them.
+  informers.start();
+  let running = plugins.length;
+  return plugins.map((p) => {
+    const stopPlugin = p.stop.bind(p);
+    return Object.assign(p, {
+      async stop(): Promise<void> {
+        await stopPlugin();
+        if (--running === 0) await informers.stop();
+      },
+    });
+  });
 }
 
 /** Plugin context as buildAdmissionChain hands it to a factory. */
 interface PluginContext {
   client: ApiClient;
   informers?: SharedInformerFactory;
+  config?: Record<string, unknown>;
 }
 
 /**
- * Factories by plugin name for `buildAdmissionChain`'s `plugins` map. Both plugins built for
- * one client share one set of informers and connections.
+ * Factories by plugin name for `buildAdmissionChain`'s `plugins` map; each plugin reads its
+ * own entry of the admission configuration file.
  */
-export function webhookPluginFactories(extra: Omit<WebhookPluginDeps, 'client' | 'informers'> = {}): Record<string, (ctx: PluginContext) => WebhookAdmissionPlugin> {
-  const built = new WeakMap<ApiClient, WebhookAdmissionPlugin[]>();
-  const pair = (ctx: PluginContext): WebhookAdmissionPlugin[] => {
-    let plugins = built.get(ctx.client);
-    if (!plugins) {
-      plugins = webhookPlugins({ ...extra, client: ctx.client, informers: ctx.informers });
-      built.set(ctx.client, plugins);
-    }
-    return plugins;
-  };
+export function webhookPluginFactories(extra: Omit<WebhookPluginDeps, 'client' | 'informers' | 'config'> = {}): Record<string, (ctx: PluginContext) => WebhookAdmissionPlugin> {
   return {
-    MutatingAdmissionWebhook: (ctx) => pair(ctx)[0]!,
-    ValidatingAdmissionWebhook: (ctx) => pair(ctx)[1]!,
+    MutatingAdmissionWebhook: (ctx) => webhookPlugin('mutating', { ...extra, client: ctx.client, informers: ctx.informers, config: ctx.config }),
+    ValidatingAdmissionWebhook: (ctx) => webhookPlugin('validating', { ...extra, client: ctx.client, informers: ctx.informers, config: ctx.config }),
   };
 }

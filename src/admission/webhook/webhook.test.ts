@@ -1,7 +1,12 @@
 // The webhook plugins over the real registry, calling real HTTPS webhook servers on
 // 127.0.0.1 that trust and present certificates of the test's own CA.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { builtinResourceDefinitions } from '../../apis/definitions.js';
@@ -15,7 +20,7 @@ import { buildResourceTable, type DefaultResourceTable } from '../../registry/in
 import { MemoryStorage } from '../../storage/index.js';
 import { PluginChain } from '../chain.js';
 import type { AdmissionAttributes } from '../types.js';
-import { webhookPlugins, type WebhookAdmissionPlugin } from './index.js';
+import { webhookPlugin, webhookPlugins, type WebhookAdmissionPlugin } from './index.js';
 
 setFlavor('orch');
 
@@ -69,7 +74,7 @@ async function handle(req: IncomingMessage, body: string, res: import('node:http
 before(async () => {
   ca = await createCA('webhook-ca');
   otherCa = await createCA('other-ca');
-  const cert = await issueCert(ca, 'webhook', { usage: 'server', ips: ['127.0.0.1'], dnsNames: ['hook.webhooks.svc'] });
+  const cert = await issueCert(ca, 'webhook', { usage: 'server', ips: ['127.0.0.1'], dnsNames: ['hook.webhooks.svc', 'direct.webhooks.svc'] });
   server = await startHttpsServer(cert, (req, body, res) => void handle(req, body, res));
   untrusted = await startHttpsServer(await issueCert(otherCa, 'webhook', { usage: 'server', ips: ['127.0.0.1'] }), (req, body, res) => void handle(req, body, res));
   storage = new MemoryStorage();
@@ -359,5 +364,97 @@ test('writes of webhook configurations never reach webhooks', async () => {
     await client.delete(VWC(), '', 'still-writable');
   } finally {
     await cleanup();
+  }
+});
+
+test('without endpoints a service reference goes to the clusterIP on the service port', async () => {
+  const port = Number(new URL(server.url).port);
+  await plain.create({ group: '', version: 'v1', resource: 'services' }, 'webhooks', {
+    metadata: { name: 'direct' },
+    spec: { clusterIP: '127.0.0.1', ports: [{ port, targetPort: port }] },
+  });
+  routes.set('/direct', (review) => allow(review, patchOf([{ op: 'add', path: '/data/via', value: 'clusterIP' }])));
+  const cleanup = await configure('mutating', 'by-cluster-ip', [
+    {
+      ...webhook({ name: 'direct.example.com' }),
+      clientConfig: { service: { namespace: 'webhooks', name: 'direct', port, path: '/direct' }, caBundle: Buffer.from(ca.certPem).toString('base64') },
+    },
+  ]);
+  try {
+    calls.length = 0;
+    const created = await client.create(CM, 'team', cm('ip'));
+    assert.equal((created.data as Record<string, string>).via, 'clusterIP');
+    assert.equal(calls[0]?.query.get('timeout'), '10s');
+  } finally {
+    await cleanup();
+  }
+  // The same server under a service name its certificate does not carry is refused.
+  await plain.create({ group: '', version: 'v1', resource: 'services' }, 'webhooks', {
+    metadata: { name: 'misnamed' },
+    spec: { clusterIP: '127.0.0.1', ports: [{ port, targetPort: port }] },
+  });
+  const misnamed = await configure('mutating', 'misnamed', [
+    {
+      ...webhook({ name: 'misnamed.example.com' }),
+      clientConfig: { service: { namespace: 'webhooks', name: 'misnamed', port, path: '/direct' }, caBundle: Buffer.from(ca.certPem).toString('base64') },
+    },
+  ]);
+  try {
+    await assert.rejects(
+      client.create(CM, 'team', cm('ip2')),
+      rejects(500, `Internal error occurred: failed calling webhook "misnamed.example.com": failed to call webhook: Post "https://misnamed.webhooks.svc:${port}/direct?timeout=10s": tls: failed to verify certificate: x509: certificate is not valid for misnamed.webhooks.svc`),
+    );
+  } finally {
+    await misnamed();
+  }
+});
+
+test('the kubeConfigFile of the plugin configuration gives the client certificate and token for a webhook', async () => {
+  const clientCa = await createCA('apiserver-clients');
+  const apiserverCert = await issueCert(clientCa, 'apiserver', { usage: 'client' });
+  const seen: { subject: string; authorization: string | undefined }[] = [];
+  const cert = await issueCert(ca, 'mtls', { usage: 'server', ips: ['127.0.0.1'] });
+  const mtls = createServer({ cert: cert.certPem, key: cert.keyPem, ca: clientCa.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+      seen.push({ subject: String(peer.subject?.CN), authorization: req.headers.authorization });
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Review;
+      json(res, 200, allow(review));
+    });
+  });
+  await new Promise<void>((resolve) => mtls.listen(0, '127.0.0.1', resolve));
+  const port = (mtls.address() as AddressInfo).port;
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-kubeconfig-'));
+  const file = join(dir, 'kubeconfig.yaml');
+  writeFileSync(file, JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    users: [{ name: `127.0.0.1:${port}`, user: { 'client-certificate-data': Buffer.from(apiserverCert.certPem).toString('base64'), 'client-key-data': Buffer.from(apiserverCert.keyPem).toString('base64'), token: 'secret-token' } }],
+  }));
+  const plugin = webhookPlugin('validating', { client: plain, config: { kubeConfigFile: file }, metricsRegistry: new Registry() }) as WebhookAdmissionPlugin & { configuredWebhooks(): readonly { configurationName: string }[] };
+  await plain.create(VWC(), '', { metadata: { name: 'mtls' }, webhooks: [webhook({ name: 'mtls.example.com', url: `https://127.0.0.1:${port}/check` })] });
+  try {
+    await until(() => plugin.configuredWebhooks().some((w) => w.configurationName === 'mtls'));
+    await plugin.validate!({
+      operation: 'CREATE',
+      object: cm('m'),
+      kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+      resource: CM,
+      subresource: '',
+      namespace: 'team',
+      name: 'm',
+      user: admin,
+      dryRun: false,
+      warnings: [],
+    });
+    assert.deepEqual(seen, [{ subject: 'apiserver', authorization: 'Bearer secret-token' }]);
+  } finally {
+    await plain.delete(VWC(), '', 'mtls');
+    await plugin.stop();
+    mtls.closeAllConnections();
+    await new Promise<void>((resolve) => mtls.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
   }
 });
