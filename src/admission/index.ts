@@ -6,7 +6,13 @@ import type { ApiClient } from '../client/types.js';
 import type { SharedInformerFactory } from '../controllers/informer-factory.js';
 import { alwaysAdmit, alwaysDeny, PluginChain } from './chain.js';
 import { readAdmissionConfig, type AdmissionPluginConfigs } from './config-file.js';
+import { apiserverClientSigner, authorizedForSigner, CertificateApproval, CertificateSigning, certificateSubjectRestriction, subjectAccessReviewAuthorizer, type SignerAuthorizer } from './certificates.js';
+import { DefaultIngressClass, DefaultStorageClass, PersistentVolumeClaimResize, PriorityAdmission, RuntimeClassAdmission } from './classes.js';
+import { LimitRanger } from './limit-ranger.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { ResourceQuotaAdmission } from './resource-quota.js';
+import { ServiceAccountAdmission } from './service-account.js';
+import { defaultTolerationSeconds, storageObjectInUseProtection, taintNodesByCondition } from './simple-defaults.js';
 import { selectPlugins } from './plugins.js';
 import type { AdmissionChain, AdmissionPlugin } from './types.js';
 
@@ -15,6 +21,9 @@ export { PluginChain } from './chain.js';
 export { AdmissionConfigError, parseAdmissionConfig, readAdmissionConfig, type AdmissionPluginConfigs } from './config-file.js';
 export { immortalNamespaces, NamespaceLifecycle } from './namespace-lifecycle.js';
 export { DEFAULT_ON_PLUGINS, ORDERED_PLUGINS, selectPlugins } from './plugins.js';
+export { apiserverClientSigner, authorizedForSigner, subjectAccessReviewAuthorizer, type SignerAuthorizer };
+export { SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL } from './classes.js';
+export { tokenMountPath, tokenVolumePrefix } from './service-account.js';
 
 export interface AdmissionPluginContext {
   client: ApiClient;
@@ -33,6 +42,8 @@ export interface AdmissionDeps {
   informers?: SharedInformerFactory;
   /** Plugins implemented outside this folder, by name. */
   plugins?: Record<string, AdmissionPluginFactory>;
+  /** How the certificate plugins ask whether a user may approve or sign for a signer (a SubjectAccessReview through `client` when absent). */
+  signerAuthorizer?: SignerAuthorizer;
 }
 
 export interface BuiltAdmissionChain extends AdmissionChain {
@@ -45,12 +56,29 @@ export interface BuiltAdmissionChain extends AdmissionChain {
   stop(): Promise<void>;
 }
 
-const BUILT_IN: Record<string, AdmissionPluginFactory> = {
-  AlwaysAdmit: () => alwaysAdmit,
-  AlwaysDeny: () => alwaysDeny,
-  NamespaceLifecycle: ({ client, informers }) =>
-    new NamespaceLifecycle(client, informers ? { informer: informers.informerFor({ group: '', version: 'v1', resource: 'namespaces' }) } : {}),
-};
+function builtIn(deps: AdmissionDeps): Record<string, AdmissionPluginFactory> {
+  const signers = (): SignerAuthorizer => deps.signerAuthorizer ?? subjectAccessReviewAuthorizer(deps.client);
+  return {
+    AlwaysAdmit: () => alwaysAdmit,
+    AlwaysDeny: () => alwaysDeny,
+    NamespaceLifecycle: ({ client, informers }) =>
+      new NamespaceLifecycle(client, informers ? { informer: informers.informerFor({ group: '', version: 'v1', resource: 'namespaces' }) } : {}),
+    LimitRanger: ({ client }) => new LimitRanger(client),
+    ServiceAccount: ({ client }) => new ServiceAccountAdmission(client),
+    TaintNodesByCondition: () => taintNodesByCondition,
+    Priority: ({ client }) => new PriorityAdmission(client),
+    DefaultTolerationSeconds: () => defaultTolerationSeconds,
+    DefaultStorageClass: ({ client }) => new DefaultStorageClass(client),
+    StorageObjectInUseProtection: () => storageObjectInUseProtection,
+    PersistentVolumeClaimResize: ({ client }) => new PersistentVolumeClaimResize(client),
+    RuntimeClass: ({ client }) => new RuntimeClassAdmission(client),
+    CertificateApproval: () => new CertificateApproval(signers()),
+    CertificateSigning: () => new CertificateSigning(signers()),
+    CertificateSubjectRestriction: () => certificateSubjectRestriction,
+    DefaultIngressClass: ({ client }) => new DefaultIngressClass(client),
+    ResourceQuota: ({ client }) => new ResourceQuotaAdmission(client),
+  };
+}
 
 /** Throws FlagError on unknown or contradictory plugin names and on an unreadable configuration file. */
 export function buildAdmissionChain(flags: ParsedFlags, deps: AdmissionDeps): BuiltAdmissionChain {
@@ -64,7 +92,7 @@ export function buildAdmissionChain(flags: ParsedFlags, deps: AdmissionDeps): Bu
     if (err instanceof Error) throw new FlagError(err.message);
     throw err;
   }
-  const factories = { ...BUILT_IN, ...deps.plugins };
+  const factories = { ...builtIn(deps), ...deps.plugins };
   const plugins: (AdmissionPlugin & { stop?(): Promise<void> })[] = [];
   const unavailable: string[] = [];
   for (const name of selected) {

@@ -1,8 +1,12 @@
 // The in-process controllers and the pieces later controllers reuse (informer, work queue).
+import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../client/types.js';
 import type { ResourceTable } from '../registry/types.js';
 import { SharedInformerFactory } from './informer-factory.js';
 import { startNamespaceController, type RunningController } from './namespace/controller.js';
+import { ensureSystemPriorityClasses } from './priority-classes.js';
+import { startRootCAPublisher } from './root-ca-publisher.js';
+import { startServiceAccountController } from './serviceaccounts.js';
 
 export { Informer, keyOf, splitKey, type InformerOptions, type ResourceEventHandler } from './informer.js';
 export { SharedInformerFactory, type SharedInformerOptions } from './informer-factory.js';
@@ -16,6 +20,10 @@ export {
 } from './namespace/controller.js';
 export { deleteAllContent, deletableResources, deletionConditions, type NamespaceCondition } from './namespace/deleter.js';
 export { ensureSystemNamespaces, systemNamespaceNames } from './system-namespaces.js';
+export { PerNamespaceObjectController, type PerNamespaceObjectSpec, type PerNamespaceOptions } from './per-namespace.js';
+export { defaultServiceAccount, startServiceAccountController } from './serviceaccounts.js';
+export { descriptionAnnotation, repairRootCA, rootCAConfigMap, rootCAConfigMapName, ROOT_CA_KEY, startRootCAPublisher } from './root-ca-publisher.js';
+export { ensureSystemPriorityClasses, systemPriorityClasses } from './priority-classes.js';
 
 export interface ControllersOptions {
   /** A privileged client (the server passes a LoopbackClient). */
@@ -26,6 +34,10 @@ export interface ControllersOptions {
   informers?: SharedInformerFactory;
   /** Called with errors the controllers recover from (logged by the caller). */
   onError?: (controller: string, err: unknown) => void;
+  /** Run the service account controller (a `default` ServiceAccount in every namespace). */
+  serviceAccounts?: boolean;
+  /** The cluster CA (PEM file) the root CA publisher puts in every namespace; no publisher without it. */
+  rootCAFile?: string;
 }
 
 /** Starts the built-in controllers, namespace controller first. */
@@ -41,9 +53,21 @@ export function startControllers(opts: ControllersOptions): RunningController {
       onError: (err) => opts.onError?.('namespace', err),
     }),
   );
+  // Each runs only where its resource is served (a trimmed table may lack it).
+  const served = (resource: string): boolean => opts.table.lookup({ group: '', version: 'v1' }, resource) !== undefined;
+  if (opts.serviceAccounts && served('serviceaccounts')) {
+    running.push(startServiceAccountController({ client: opts.client, informers, onError: (err) => opts.onError?.('serviceaccount', err) }));
+  }
+  if (opts.rootCAFile && served('configmaps')) {
+    const caPem = readFileSync(opts.rootCAFile, 'utf8');
+    running.push(startRootCAPublisher(caPem, { client: opts.client, informers, onError: (err) => opts.onError?.('root-ca-cert-publisher', err) }));
+  }
+  // The system priority classes, once per start (they are kept, not reconciled).
+  const bootstrap = ensureSystemPriorityClasses(opts.client).catch((err: unknown) => opts.onError?.('priority-classes', err));
   informers.start();
   return {
     async stop() {
+      await bootstrap;
       for (const controller of running.reverse()) await controller.stop();
       if (!opts.informers) await informers.stop();
     },

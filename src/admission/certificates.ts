@@ -1,0 +1,155 @@
+// The certificate plugins: approving a signing request needs the `approve` verb on the
+// signer, issuing a certificate (its status) needs `sign`, and no one may ask the API
+// server's client signer for a certificate in the group that bypasses authorization.
+import type { UserInfo } from '../apimachinery/types.js';
+import type { ApiClient } from '../client/types.js';
+import { flavor, group, longDomain } from '../naming/index.js';
+import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
+import { admissionForbidden, isMap, isResource, specOf, stringAt } from './util.js';
+
+/** Answers whether `user` may perform `verb` on the `signers` resource named `name`. */
+export type SignerAuthorizer = (user: UserInfo, verb: 'approve' | 'sign', name: string) => Promise<boolean>;
+
+/** The API server's client signer: `orch.io/apiserver-client` / `kubernetes.io/kube-apiserver-client`. */
+export function apiserverClientSigner(): string {
+  return `${longDomain()}/${flavor() === 'orch' ? 'apiserver-client' : 'kube-apiserver-client'}`;
+}
+
+const MASTERS = 'system:masters';
+
+/** Asks the server's authorizer through a SubjectAccessReview. */
+export function subjectAccessReviewAuthorizer(client: ApiClient): SignerAuthorizer {
+  const reviews = { group: group('authorization'), version: 'v1', resource: 'subjectaccessreviews' };
+  return async (user, verb, name) => {
+    const review = await client.create(reviews, '', {
+      apiVersion: `${group('authorization')}/v1`,
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: user.username,
+        groups: user.groups ?? [],
+        ...(user.uid ? { uid: user.uid } : {}),
+        ...(user.extra ? { extra: user.extra } : {}),
+        resourceAttributes: { group: group('certificates'), version: '*', resource: 'signers', verb, name },
+      },
+    });
+    return isMap(review.status) && review.status.allowed === true;
+  };
+}
+
+/** Allowed on the signer itself, or on every signer of its domain (`example.com/*`). */
+export async function authorizedForSigner(authorize: SignerAuthorizer, user: UserInfo, verb: 'approve' | 'sign', signerName: string): Promise<boolean> {
+  if (await authorize(user, verb, signerName)) return true;
+  return authorize(user, verb, `${signerName.split('/')[0]}/*`);
+}
+
+const csrResource = (): string => group('certificates');
+const updateOnly = (operation: AdmissionOperation): boolean => operation === 'UPDATE';
+
+export class CertificateApproval implements AdmissionPlugin {
+  readonly name = 'CertificateApproval';
+  readonly handles = updateOnly;
+  constructor(private readonly authorize: SignerAuthorizer) {}
+
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    if (!isResource(attrs, csrResource(), 'certificatesigningrequests', 'approval') || !attrs.object) return;
+    const signer = stringAt(specOf(attrs.object), 'signerName') ?? '';
+    if (!(await authorizedForSigner(this.authorize, attrs.user, 'approve', signer))) {
+      throw admissionForbidden(attrs, `user not permitted to approve requests with signerName "${signer}"`);
+    }
+  }
+}
+
+export class CertificateSigning implements AdmissionPlugin {
+  readonly name = 'CertificateSigning';
+  readonly handles = updateOnly;
+  constructor(private readonly authorize: SignerAuthorizer) {}
+
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    if (!isResource(attrs, csrResource(), 'certificatesigningrequests', 'status') || !attrs.object) return;
+    const certificate = (o: unknown): unknown => (isMap(o) && isMap(o.status) ? o.status.certificate : undefined);
+    // Only issuing or changing the certificate is signing.
+    if ((certificate(attrs.object) ?? '') === (certificate(attrs.oldObject) ?? '')) return;
+    const signer = stringAt(specOf(attrs.object), 'signerName') ?? '';
+    if (!(await authorizedForSigner(this.authorize, attrs.user, 'sign', signer))) {
+      throw admissionForbidden(attrs, `user not permitted to sign requests with signerName "${signer}"`);
+    }
+  }
+}
+
+export const certificateSubjectRestriction: AdmissionPlugin = {
+  name: 'CertificateSubjectRestriction',
+  handles: (operation) => operation === 'CREATE',
+  async validate(attrs: AdmissionAttributes) {
+    if (!isResource(attrs, csrResource(), 'certificatesigningrequests') || !attrs.object) return;
+    const spec = specOf(attrs.object);
+    const signer = stringAt(spec, 'signerName');
+    if (signer !== apiserverClientSigner()) return;
+    let organizations: string[];
+    try {
+      organizations = csrOrganizations(stringAt(spec, 'request') ?? '');
+    } catch (err) {
+      throw admissionForbidden(attrs, `failed to parse CSR: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (organizations.includes(MASTERS)) throw admissionForbidden(attrs, `use of ${signer} signer with ${MASTERS} group is not allowed`);
+  },
+};
+
+// --- PKCS#10: just enough DER to read the subject's organizations ---
+
+interface Der {
+  tag: number;
+  start: number;
+  end: number;
+}
+
+function readDer(buf: Uint8Array, at: number): Der {
+  if (at + 2 > buf.length) throw new Error('asn1: syntax error: data truncated');
+  const tag = buf[at]!;
+  let length = buf[at + 1]!;
+  let start = at + 2;
+  if (length & 0x80) {
+    const n = length & 0x7f;
+    if (n === 0 || n > 4 || start + n > buf.length) throw new Error('asn1: structure error: length too large');
+    length = 0;
+    for (let i = 0; i < n; i++) length = length * 256 + buf[start + i]!;
+    start += n;
+  }
+  if (start + length > buf.length) throw new Error('asn1: syntax error: data truncated');
+  return { tag, start, end: start + length };
+}
+
+function children(buf: Uint8Array, node: Der): Der[] {
+  const out: Der[] = [];
+  for (let at = node.start; at < node.end; ) {
+    const child = readDer(buf, at);
+    out.push(child);
+    at = child.end;
+  }
+  return out;
+}
+
+const ORGANIZATION_OID = '550a'; // 2.5.4.10
+
+/** The subject organizations (O=) of a PEM certificate request given as base64 (as the API carries it). */
+export function csrOrganizations(requestBase64: string): string[] {
+  const pem = Buffer.from(requestBase64, 'base64').toString('latin1');
+  const match = /-----BEGIN ([A-Z ]+)-----([\s\S]*?)-----END \1-----/.exec(pem);
+  if (!match || match[1] !== 'CERTIFICATE REQUEST') throw new Error('PEM block type must be CERTIFICATE REQUEST');
+  const der = new Uint8Array(Buffer.from(match[2]!.replace(/\s+/g, ''), 'base64'));
+  const request = readDer(der, 0);
+  const info = children(der, request)[0];
+  if (request.tag !== 0x30 || !info || info.tag !== 0x30) throw new Error('asn1: structure error: tags don\'t match');
+  const subject = children(der, info)[1];
+  if (!subject || subject.tag !== 0x30) throw new Error('asn1: structure error: tags don\'t match');
+  const organizations: string[] = [];
+  for (const rdn of children(der, subject)) {
+    for (const attribute of children(der, rdn)) {
+      const [oid, value] = children(der, attribute);
+      if (!oid || !value || oid.tag !== 0x06) continue;
+      if (Buffer.from(der.subarray(oid.start, oid.end)).toString('hex') === ORGANIZATION_OID) {
+        organizations.push(Buffer.from(der.subarray(value.start, value.end)).toString('utf8'));
+      }
+    }
+  }
+  return organizations;
+}
