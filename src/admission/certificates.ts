@@ -128,7 +128,7 @@ function children(buf: Uint8Array, node: Der): Der[] {
   return out;
 }
 
-const ORGANIZATION_OID = '550a'; // 2.5.4.10
+const ORGANIZATION_OID = '55040a'; // 2.5.4.10
 
 /** The subject organizations (O=) of a PEM certificate request given as base64 (as the API carries it). */
 export function csrOrganizations(requestBase64: string): string[] {

@@ -38,6 +38,8 @@ export interface ControllersOptions {
   serviceAccounts?: boolean;
   /** The cluster CA (PEM file) the root CA publisher puts in every namespace; no publisher without it. */
   rootCAFile?: string;
+  /** Create the system priority classes (system-node-critical, system-cluster-critical) when missing. */
+  systemPriorityClasses?: boolean;
 }
 
 /** Starts the built-in controllers, namespace controller first. */
@@ -63,7 +65,9 @@ export function startControllers(opts: ControllersOptions): RunningController {
     running.push(startRootCAPublisher(caPem, { client: opts.client, informers, onError: (err) => opts.onError?.('root-ca-cert-publisher', err) }));
   }
   // The system priority classes, once per start (they are kept, not reconciled).
-  const bootstrap = ensureSystemPriorityClasses(opts.client).catch((err: unknown) => opts.onError?.('priority-classes', err));
+  const bootstrap = opts.systemPriorityClasses
+    ? ensureSystemPriorityClasses(opts.client).catch((err: unknown) => opts.onError?.('priority-classes', err))
+    : Promise.resolve();
   informers.start();
   return {
     async stop() {

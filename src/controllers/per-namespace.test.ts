@@ -1,0 +1,92 @@
+// The service account controller and the root CA publisher over the real registry.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { builtinResourceDefinitions } from '../apis/definitions.js';
+import { isApiError } from '../apimachinery/errors.js';
+import type { KubeObject } from '../apimachinery/types.js';
+import { LoopbackClient } from '../client/loopback.js';
+import { setFlavor } from '../naming/index.js';
+import { buildResourceTable } from '../registry/index.js';
+import { createStorage } from '../storage/index.js';
+import { startControllers } from './index.js';
+import { systemPriorityClasses } from './priority-classes.js';
+
+const NS = { group: '', version: 'v1', resource: 'namespaces' };
+const SA = { group: '', version: 'v1', resource: 'serviceaccounts' };
+const CM = { group: '', version: 'v1', resource: 'configmaps' };
+const admin = { username: 'admin', groups: ['system:masters'] };
+const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+
+async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 500; i++) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+async function find(client: LoopbackClient, r: typeof SA, ns: string, name: string): Promise<KubeObject | undefined> {
+  try {
+    return await client.get(r, ns, name);
+  } catch (e) {
+    if (isApiError(e) && e.code === 404) return undefined;
+    throw e;
+  }
+}
+
+for (const flavor of ['orch', 'kubernetes'] as const) {
+  test(`every active namespace gets a default ServiceAccount and the root CA ConfigMap, kept as they should be (${flavor})`, async () => {
+    setFlavor(flavor);
+    const dir = mkdtempSync(join(tmpdir(), 'root-ca-'));
+    const caFile = join(dir, 'ca.crt');
+    writeFileSync(caFile, CA);
+    const storage = await createStorage({ backend: 'memory' });
+    const table = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: '' }), storage);
+    const client = new LoopbackClient(table, admin);
+    const errors: string[] = [];
+    const running = startControllers({ client, table, serviceAccounts: true, rootCAFile: caFile, onError: (name, err) => errors.push(`${name}: ${String(err)}`) });
+    const cmName = flavor === 'orch' ? 'orch-root-ca.crt' : 'kube-root-ca.crt';
+    const description = flavor === 'orch' ? 'orch.io/description' : 'kubernetes.io/description';
+    try {
+      await client.create(NS, '', { metadata: { name: 'team' } });
+      const sa = await eventually(() => find(client, SA, 'team', 'default'), 'the default service account');
+      assert.equal(sa.metadata?.namespace, 'team');
+      const cm = await eventually(() => find(client, CM, 'team', cmName), 'the root CA ConfigMap');
+      assert.deepEqual(cm.data, { 'ca.crt': CA });
+      if (flavor === 'kubernetes') {
+        assert.equal(
+          cm.metadata?.annotations?.[description],
+          'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.',
+        );
+      }
+
+      // Deleted or edited, they come back as they were.
+      await client.delete(SA, 'team', 'default');
+      await eventually(async () => ((await find(client, SA, 'team', 'default'))?.metadata?.uid !== sa.metadata?.uid ? (await find(client, SA, 'team', 'default')) : undefined), 'the account to return');
+      await client.update(CM, 'team', { ...cm, data: { 'ca.crt': 'tampered', extra: 'x' } });
+      await eventually(async () => ((await find(client, CM, 'team', cmName))?.data?.['ca.crt' as never] === CA ? true : undefined), 'the CA to be put back');
+      assert.deepEqual((await client.get(CM, 'team', cmName)).data, { 'ca.crt': CA });
+      assert.deepEqual(errors, []);
+    } finally {
+      await running.stop();
+      await table.stop();
+      await storage.close();
+      rmSync(dir, { recursive: true, force: true });
+      setFlavor('orch');
+    }
+  });
+}
+
+test('the system priority classes are the two critical classes', () => {
+  assert.deepEqual(
+    systemPriorityClasses().map((pc) => [pc.metadata?.name, pc.value]),
+    [
+      ['system-node-critical', 2000001000],
+      ['system-cluster-critical', 2000000000],
+    ],
+  );
+});
