@@ -11,9 +11,9 @@ import { Etcd3 } from 'etcd3';
 export const etcdInstallHint =
   'the etcd server is not on PATH: install it (Debian: apt-get install etcd-server; CI installs it) to test the etcd storage backend';
 
-/** Whether an `etcd` binary runs. */
-export function etcdInstalled(): boolean {
-  const probe = spawnSync('etcd', ['--version'], { stdio: 'ignore', timeout: 10_000 });
+/** Whether an `etcd` binary runs (found through the PATH of `env`). */
+export function etcdInstalled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const probe = spawnSync('etcd', ['--version'], { stdio: 'ignore', timeout: 10_000, env });
   return probe.error === undefined && probe.status === 0;
 }
 
@@ -21,9 +21,9 @@ export function etcdInstalled(): boolean {
  * The `skip` option for etcd tests: run when etcd is installed; under CI a missing etcd runs
  * the tests anyway so they fail with the install hint; elsewhere they skip, saying why.
  */
-export function etcdSkip(): false | string {
-  if (etcdInstalled()) return false;
-  return process.env.CI ? false : etcdInstallHint;
+export function etcdSkip(env: NodeJS.ProcessEnv = process.env): false | string {
+  if (etcdInstalled(env)) return false;
+  return env.CI ? false : etcdInstallHint;
 }
 
 export interface EtcdServer {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createCacher } from './cacher.js';
 import { describeStorageConformance } from './conformance.js';
 import { EtcdStorage, prefixEnd } from './etcd.js';
-import { etcdSkip, startEtcd, type EtcdServer } from './etcd-testing.js';
+import { etcdInstallHint, etcdSkip, startEtcd, type EtcdServer } from './etcd-testing.js';
 import { createStorage } from './index.js';
 import { StorageError } from './interface.js';
 
@@ -17,6 +17,23 @@ describe('etcd prefix ranges', () => {
     assert.deepEqual([...prefixEnd(Buffer.from([0x61, 0xff, 0xff]))], [0x62]);
     assert.deepEqual([...prefixEnd(Buffer.from([0xff]))], [0], 'all 0xff: to the end of the keyspace');
     assert.deepEqual([...prefixEnd(Buffer.alloc(0))], [0]);
+  });
+});
+
+describe('etcd tests without an etcd server', () => {
+  const noEtcd = { PATH: '/nonexistent' };
+  it('skip with the install hint outside CI', () => {
+    assert.equal(etcdSkip(noEtcd), etcdInstallHint);
+  });
+  it('run under CI, and fail with the install hint', async () => {
+    assert.equal(etcdSkip({ ...noEtcd, CI: 'true' }), false);
+    const path = process.env.PATH;
+    process.env.PATH = noEtcd.PATH;
+    try {
+      await assert.rejects(startEtcd(), { message: etcdInstallHint });
+    } finally {
+      process.env.PATH = path;
+    }
   });
 });
 
@@ -73,10 +90,13 @@ describe('etcd storage backend', { skip }, () => {
   });
 
   it('is created by createStorage with the etcd options', async () => {
-    const storage = await createStorage({ backend: 'etcd', etcdServers: [server().clientUrl], etcdPrefix: '/factory' });
+    const storage = await createStorage({ backend: 'etcd', etcdServers: [server().clientUrl] });
     try {
-      const item = await storage.create('/k', bytes('v'));
+      const item = await storage.create('/factory/k', bytes('v'));
       assert.equal(item.modRevision, await storage.revision(), 'store revision is etcd revision by default');
+      const all = await storage.list('');
+      assert.ok(all.items.some((i) => i.key === '/factory/k'), 'without a key prefix the empty prefix lists all of etcd');
+      assert.ok(all.items.some((i) => i.key.startsWith('/conformance-')));
     } finally {
       await storage.close();
     }
@@ -113,10 +133,21 @@ describe('etcd storage backend', { skip }, () => {
       assert.ok(fresh >= elsewhere.modRevision, `the cache reached ${fresh}, the store ${elsewhere.modRevision}`);
       assert.equal(cacheOne.list().items.length, 2);
 
+      // A consistent read right after another server's write always sees that write.
+      for (let i = 0; i < 50; i++) {
+        const written = await (i % 2 === 0 ? one : two).create(`/pods/n${i}`, bytes(String(i)));
+        if (i % 5 === 0) await one.create(`/services/n${i}`, bytes('elsewhere'));
+        const reader = i % 2 === 0 ? cacheTwo : cacheOne;
+        await reader.waitForFresh();
+        assert.equal(text(reader.get(`/pods/n${i}`)?.value), String(i), `write ${i} at ${written.modRevision} is seen`);
+      }
+      for (let i = 0; i < 50; i++) await one.delete(`/pods/n${i}`);
+
       const events: string[] = [];
       const ctl = new AbortController();
+      const from = await cacheTwo.waitForFresh();
       const watching = (async () => {
-        for await (const event of cacheTwo.watch('/pods/', updated.modRevision, ctl.signal)) {
+        for await (const event of cacheTwo.watch('/pods/', from, ctl.signal)) {
           if (event.type !== 'bookmark') events.push(`${event.type} ${event.key}`);
           if (events.length === 1) ctl.abort();
         }

@@ -77,7 +77,7 @@ export class EtcdStorage implements Storage {
   async revision(): Promise<number> {
     this.checkOpen();
     // A count-only range of one key still answers the header revision of the cluster.
-    const res = await this.call(() => this.client.kv.range({ key: this.prefix, count_only: true }));
+    const res = await this.call(() => this.client.kv.range({ key: this.fullKey('/'), count_only: true }));
     return Number(res.header.revision) - this.offset;
   }
 
@@ -93,14 +93,14 @@ export class EtcdStorage implements Storage {
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     this.checkOpen();
     const at = this.requestedRevision(opts.atRevision);
-    const start = this.fullKey(prefix);
+    const { key: start, rangeEnd } = this.prefixRange(prefix);
     const asked = opts.startKey !== undefined ? this.fullKey(opts.startKey) : undefined;
     const from = asked !== undefined && Buffer.compare(asked, start) > 0 ? asked : start;
     const limit = opts.limit !== undefined && opts.limit > 0 ? Math.floor(opts.limit) : 0;
     const res = await this.range(
       {
         key: from,
-        range_end: prefixEnd(start),
+        range_end: rangeEnd,
         ...(limit > 0 ? { limit } : {}),
         ...(at !== undefined ? { revision: at + this.offset } : {}),
       },
@@ -162,7 +162,6 @@ export class EtcdStorage implements Storage {
   }
 
   watch(prefix: string, afterRevision: number, signal: AbortSignal): AsyncIterable<StorageEvent> & ProgressReporting {
-    const start = this.fullKey(prefix);
     const ctl = new AbortController();
     const onAbort = (): void => ctl.abort();
     const inner = watchEtcd(
@@ -171,7 +170,7 @@ export class EtcdStorage implements Storage {
         revisionOffset: this.offset,
         toEvent: (event) => this.toEvent(event),
       },
-      { key: start, rangeEnd: prefixEnd(start) },
+      this.prefixRange(prefix),
       afterRevision,
       this.bufferSize,
       ctl.signal,
@@ -221,8 +220,16 @@ export class EtcdStorage implements Storage {
     if (this.closed) throw new StorageError('storage is closed');
   }
 
+  /** The etcd key; the empty key (the start of a range over everything) is etcd's "\0". */
   private fullKey(key: string): Buffer {
-    return Buffer.concat([this.prefix, Buffer.from(key, 'utf8')]);
+    const full = Buffer.concat([this.prefix, Buffer.from(key, 'utf8')]);
+    return full.length > 0 ? full : Buffer.from([0]);
+  }
+
+  /** The range of every key under `prefix`, as etcd spells it. */
+  private prefixRange(prefix: string): { key: Buffer; rangeEnd: Buffer } {
+    const key = this.fullKey(prefix);
+    return { key, rangeEnd: prefixEnd(Buffer.concat([this.prefix, Buffer.from(prefix, 'utf8')])) };
   }
 
   private toItem(kv: IKeyValue): Item {
