@@ -29,6 +29,7 @@ import { encodeForStorage, jsonCodec } from './codec.js';
 import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
 import { expiredContinue, expiredList, isCompacted, isKeyExists, isStorageConflict, isStorageNotFound, isTooLarge, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
+import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent } from '../apply/index.js';
 import { tracksGeneration } from './generation.js';
 import { markDeleting, planDelete, type DeletePlan } from './graceful.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
@@ -520,8 +521,29 @@ export class GenericStore implements RESTStore {
     ]);
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
+    this.trackManagedFields(obj, undefined, opts);
     if (opts.validate) await opts.validate(obj, undefined);
     return obj;
+  }
+
+  /**
+   * Records in `metadata.managedFields` which manager set which fields: the request's
+   * `fieldManager`, else the one its User-Agent names. Server-side apply computes them itself.
+   */
+  private trackManagedFields(obj: KubeObject, old: KubeObject | undefined, opts: CreateOptions & Pick<UpdateOptions, 'managedFieldsComputed'>, subresource?: string): void {
+    if (opts.managedFieldsComputed) return;
+    const manager = opts.fieldManager ?? managerFromUserAgent(opts.userAgent);
+    const fieldManager = fieldManagerForKind({
+      ...this.storageKind,
+      apiVersion: this.servedApiVersion,
+      subresource,
+      hasStatus: this.strategy.hasStatus,
+      now: this.now,
+    });
+    const managedFields = fieldManager.update(old ?? emptyObjectOf(this.storageKind), obj, manager).metadata?.managedFields;
+    const m = meta(obj);
+    if (managedFields) m.managedFields = managedFields;
+    else delete m.managedFields;
   }
 
   /**
@@ -585,7 +607,7 @@ export class GenericStore implements RESTStore {
       this.checkNameAndNamespace(m, namespace, name);
 
       if (!item || !current) {
-        if (!this.strategy.allowCreateOnUpdate) throw notFound(this.qualified, name);
+        if (!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate) throw notFound(this.qualified, name);
         if (subresource) throw notFound(this.qualified, name);
         const prepared = await this.prepareCreate(next, opts);
         if (opts.dryRun) return { object: this.dryRunExternal(prepared), created: true };
@@ -685,6 +707,7 @@ export class GenericStore implements RESTStore {
     const errs = uniqueErrors([...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)]);
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
+    this.trackManagedFields(obj, old, opts, subresource);
     if (opts.validate) await opts.validate(obj, old);
     return obj;
   }
@@ -745,6 +768,8 @@ export class GenericStore implements RESTStore {
         return internal;
       },
       opts,
+      // Recorded in managedFields as a write through the scale subresource.
+      'scale',
     );
     return { object: this.scaleOf(result.object), created: false };
   }

@@ -142,14 +142,22 @@ export type ValidateObjectFunc = (obj: KubeObject, old: KubeObject | undefined) 
 export interface CreateOptions {
   dryRun: boolean;
   fieldManager?: string;
+  /** The request's User-Agent: names the manager of a write without `fieldManager`. */
+  userAgent?: string;
   validate?: ValidateObjectFunc;
 }
 
 export interface UpdateOptions {
   dryRun: boolean;
   fieldManager?: string;
+  /** The request's User-Agent: names the manager of a write without `fieldManager`. */
+  userAgent?: string;
   force?: boolean;
   validate?: ValidateObjectFunc;
+  /** A missing object is created even where PUT may not create (server-side apply). */
+  forceAllowCreate?: boolean;
+  /** The new object already carries its managedFields (server-side apply computed them). */
+  managedFieldsComputed?: boolean;
 }
 
 export interface DeleteOptions {

@@ -22,6 +22,7 @@ import {
 import type { SerializerSet } from '../codec/serializer.js';
 import { group as namingGroup, metaGroup } from '../naming/index.js';
 import type { RESTStore, RequestContext, ResourceTable, TableConvertor, ValidateObjectFunc } from '../registry/types.js';
+import { checkApplyVersion, decodeApplyConfiguration, fieldManagerForKind, parseForce, validateApplyOptions } from '../apply/index.js';
 import { readBody } from './body.js';
 import { headerValue, setWarnings, writeBody, type ServerRequest, type ServerResponse } from './http.js';
 import {
@@ -330,12 +331,18 @@ export class ResourceHandler {
     const contentType = headerValue(r.req, 'content-type');
     const patchType = negotiatePatchType(contentType);
     const patchers = this.deps.patchers;
-    const supported = ['application/json-patch+json', 'application/merge-patch+json', ...(patchers.strategic ? ['application/strategic-merge-patch+json'] : [])];
+    const supported = [
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      ...(patchers.strategic ? ['application/strategic-merge-patch+json'] : []),
+      'application/apply-patch+yaml',
+    ];
     if (!supported.includes(patchType)) throw unsupportedMediaType(supported);
     const dryRun = dryRunFromQuery(r.query, 'PatchOptions');
     const level = parseFieldValidation(r.query, 'PatchOptions');
     const raw = await readBody(r.req, this.deps.maxBodyBytes);
     if (raw.byteLength === 0) throw badRequest('the request body is empty');
+    if (patchType === 'application/apply-patch+yaml') return this.apply(r, ctx, store, ns, raw, dryRun, level);
     const patch = this.deps.serializers.all()[0]!.decode(raw);
     if (patchType === 'application/json-patch+json' && !Array.isArray(patch)) {
       throw badRequest('the JSON patch must be an array of operations');
@@ -368,6 +375,55 @@ export class ResourceHandler {
       },
       { dryRun, fieldManager: r.query.get('fieldManager') ?? undefined, validate: this.validator(r, store, 'UPDATE', ns, name, dryRun) },
       r.info.subresource || undefined,
+    );
+    this.respond(r, store, choice, result.created ? 201 : 200, result.object);
+  }
+
+  /**
+   * Server-side apply: the configuration is merged into the live object (created when
+   * missing) by the field manager, which also records ownership and refuses conflicts.
+   */
+  private async apply(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string, raw: Uint8Array, dryRun: boolean, level: FieldValidation): Promise<void> {
+    const choice = this.output(r, store, 'object');
+    const fieldManager = validateApplyOptions(r.query.get('fieldManager'));
+    const force = parseForce(r.query.get('force'));
+    const config = decodeApplyConfiguration(raw);
+    const name = r.info.name;
+    const kind = this.expectedKind(r, store);
+    const def = store.definition;
+    checkApplyVersion(config, apiVersionOf(kind));
+    const subresource = r.info.subresource || undefined;
+    const manager = fieldManagerForKind({
+      ...kind,
+      apiVersion: apiVersionOf(kind),
+      subresource,
+      hasStatus: def.strategy?.hasStatus ?? false,
+      now: this.deps.now ?? (() => new Date()),
+    });
+    const result = await store.update!(
+      ctx,
+      ns,
+      name,
+      async (current) => {
+        const obj = manager.apply(current, structuredClone(config), fieldManager, force);
+        if (this.deps.fieldChecker) {
+          const warnings = this.deps.fieldChecker(raw, obj, kind, level, 'application/apply-patch+yaml', true);
+          for (const w of warnings) if (!r.warnings.includes(w)) r.warnings.push(w);
+        }
+        if (obj.metadata?.name === undefined) (obj.metadata ??= {}).name = name;
+        checkName(obj, name, def.namespaced ? ns : '');
+        await this.admit(this.admissionAttributes(r, store, current ? 'UPDATE' : 'CREATE', ns, name, dryRun, obj, current));
+        return obj;
+      },
+      {
+        dryRun,
+        fieldManager,
+        force,
+        forceAllowCreate: !subresource,
+        managedFieldsComputed: true,
+        validate: this.validator(r, store, 'UPDATE', ns, name, dryRun),
+      },
+      subresource,
     );
     this.respond(r, store, choice, result.created ? 201 : 200, result.object);
   }

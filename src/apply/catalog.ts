@@ -1,0 +1,62 @@
+// Server-side apply over the built-in schema catalog, and the defaults of the write paths.
+import { lookupType, typeIdForKind } from '../schema/index.js';
+import { FieldSet, fieldElement } from './fieldpath.js';
+import { FieldManager } from './field-manager.js';
+import { ApplySchema } from './schema.js';
+
+let catalogSchema: ApplySchema | undefined;
+
+/** The ApplySchema of the built-in catalog (custom resources are untyped in it). */
+export function catalogApplySchema(): ApplySchema {
+  catalogSchema ??= new ApplySchema({ lookupType });
+  return catalogSchema;
+}
+
+export interface KindFieldManagerOptions {
+  /** The request's group, version and kind. */
+  group: string;
+  version: string;
+  kind: string;
+  /** `group/version` of the request, recorded in the entries. */
+  apiVersion: string;
+  subresource?: string;
+  /** Whether the kind has a status subresource: then the main resource owns no status, `/status` owns nothing else. */
+  hasStatus: boolean;
+  now: () => Date;
+}
+
+/** A FieldManager for one kind and endpoint. */
+export function fieldManagerForKind(o: KindFieldManagerOptions): FieldManager {
+  const schema = catalogApplySchema();
+  const typeId = typeIdForKind({ group: o.group, version: o.version, kind: o.kind });
+  let resetFields: FieldSet | undefined;
+  if (o.subresource === 'status') resetFields = FieldSet.of([[fieldElement('spec')]]);
+  else if (o.hasStatus) resetFields = FieldSet.of([[fieldElement('status')]]);
+  return new FieldManager({ schema, type: schema.root(typeId), apiVersion: o.apiVersion, subresource: o.subresource, resetFields, now: o.now });
+}
+
+/** The kind's empty object as Go encodes it: what a create is compared against. */
+export function emptyObjectOf(gvk: { group: string; version: string; kind: string }): Record<string, unknown> {
+  const typeId = typeIdForKind(gvk);
+  return typeId ? catalogApplySchema().zeroValue(typeId) : {};
+}
+
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/**
+ * The manager of a write that names none: the User-Agent up to its first `/`, without
+ * unprintable characters, cut to the 128 bytes a manager name may have.
+ */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  const prefix = (userAgent ?? '').split('/')[0];
+  let out = '';
+  let bytes = 0;
+  for (const ch of prefix) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
+    const len = Buffer.byteLength(ch);
+    if (bytes + len > FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+    bytes += len;
+  }
+  return out;
+}

@@ -1,0 +1,234 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApiError } from '../apimachinery/errors.js';
+import type { KubeObject } from '../apimachinery/types.js';
+import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent } from './catalog.js';
+import { FieldSet } from './fieldpath.js';
+
+const NOW = new Date('2026-01-02T03:04:05.678Z');
+const deployments = () => fieldManagerForKind({ group: 'apps', version: 'v1', kind: 'Deployment', apiVersion: 'apps/v1', hasStatus: true, now: () => NOW });
+const configMaps = () => fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', hasStatus: false, now: () => NOW });
+
+function deployment(replicas: number, image = 'nginx'): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image, ports: [{ containerPort: 80 }] }] } },
+    },
+  };
+}
+
+function fieldsOf(obj: KubeObject, manager: string): unknown {
+  return obj.metadata?.managedFields?.find((e) => e.manager === manager)?.fieldsV1;
+}
+
+function expectApiError(fn: () => unknown, code: number): ApiError {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof ApiError, String(e));
+    assert.equal(e.code, code);
+    return e;
+  }
+  assert.fail('expected an ApiError');
+}
+
+describe('FieldManager.update', () => {
+  it('records a create against the Go empty object: "." only for what the request adds', () => {
+    const created = deployments().update(emptyObjectOf({ group: 'apps', version: 'v1', kind: 'Deployment' }), deployment(1), 'kubectl-create');
+    const entry = created.metadata?.managedFields?.[0];
+    assert.deepEqual(
+      { ...entry, fieldsV1: undefined },
+      { manager: 'kubectl-create', operation: 'Update', apiVersion: 'apps/v1', time: '2026-01-02T03:04:05Z', fieldsType: 'FieldsV1', fieldsV1: undefined },
+    );
+    assert.deepEqual(entry?.fieldsV1, {
+      'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+      'f:spec': {
+        'f:replicas': {},
+        'f:selector': {},
+        'f:template': {
+          'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+          'f:spec': {
+            'f:containers': {
+              'k:{"name":"nginx"}': {
+                '.': {},
+                'f:image': {},
+                'f:name': {},
+                'f:ports': { '.': {}, 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } },
+              },
+            },
+          },
+        },
+      },
+    });
+  });
+
+  it('moves changed fields to the updater, drops managers left with nothing, merges same-manager entries', () => {
+    const fm = configMaps();
+    const v1 = fm.update(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } }, 'first');
+    const v2 = fm.update(v1, { ...v1, data: { a: '2', b: '1' } }, 'second');
+    // The first manager keeps the map it added as a whole; its key went to the second.
+    assert.deepEqual(v2.metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1]), [
+      ['first', { 'f:data': {} }],
+      ['second', { 'f:data': { 'f:a': {}, 'f:b': {} } }],
+    ]);
+    const v3 = fm.update(v2, { ...v2, data: { a: '2', b: '1', c: '1' } }, 'second');
+    assert.equal(v3.metadata?.managedFields?.length, 2);
+    assert.deepEqual(fieldsOf(v3, 'second'), { 'f:data': { 'f:a': {}, 'f:b': {}, 'f:c': {} } });
+  });
+
+  it('an update that changes nothing takes nothing and keeps the previous time', () => {
+    const fm = configMaps();
+    const v1 = fm.update(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } }, 'first');
+    const later = fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', hasStatus: false, now: () => new Date('2030-01-01T00:00:00Z') });
+    const v2 = later.update(v1, structuredClone(v1), 'other');
+    assert.deepEqual(v2.metadata?.managedFields, v1.metadata?.managedFields);
+  });
+
+  it('a list with one empty entry resets managedFields; an empty list does not', () => {
+    const fm = configMaps();
+    const v1 = fm.update(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } }, 'first');
+    const kept = fm.update(v1, { ...v1, metadata: { ...v1.metadata, managedFields: [] } }, 'other');
+    assert.deepEqual(kept.metadata?.managedFields, v1.metadata?.managedFields);
+    const reset = fm.update(v1, { ...v1, metadata: { ...v1.metadata, managedFields: [{}] } }, 'other');
+    assert.equal(reset.metadata?.managedFields, undefined);
+    const resetAndChange = fm.update(v1, { ...v1, metadata: { ...v1.metadata, managedFields: [{}] }, data: { a: '1', b: '2' } }, 'other');
+    assert.deepEqual(resetAndChange.metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1]), [['other', { 'f:data': { 'f:b': {} } }]]);
+  });
+
+  it('honours managedFields a client sends, except on a subresource', () => {
+    const fm = configMaps();
+    const v1 = fm.update(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } }, 'first');
+    const sent = [{ manager: 'restored', operation: 'Apply' as const, apiVersion: 'v1', fieldsType: 'FieldsV1' as const, fieldsV1: { 'f:data': { 'f:a': {} } } }];
+    const v2 = fm.update(v1, { ...v1, metadata: { ...v1.metadata, managedFields: sent } }, 'other');
+    assert.deepEqual(v2.metadata?.managedFields, sent);
+    const status = fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', subresource: 'status', hasStatus: false, now: () => NOW });
+    const v3 = status.update(v1, { ...v1, metadata: { ...v1.metadata, managedFields: sent } }, 'other');
+    assert.deepEqual(v3.metadata?.managedFields, v1.metadata?.managedFields);
+  });
+
+  it('records status writes with their subresource and keeps status out of main-resource ownership', () => {
+    const main = deployments();
+    const created = main.update(undefined, { ...deployment(1), status: { replicas: 1 } }, 'creator');
+    assert.equal(JSON.stringify(fieldsOf(created, 'creator')).includes('f:status'), false);
+    const statusManager = fieldManagerForKind({ group: 'apps', version: 'v1', kind: 'Deployment', apiVersion: 'apps/v1', subresource: 'status', hasStatus: true, now: () => NOW });
+    const withStatus = statusManager.update(created, { ...created, status: { replicas: 2 } }, 'controller');
+    const entry = withStatus.metadata?.managedFields?.find((e) => e.manager === 'controller');
+    assert.equal(entry?.subresource, 'status');
+    assert.deepEqual(entry?.fieldsV1, { 'f:status': { 'f:replicas': {} } });
+  });
+});
+
+describe('FieldManager.apply', () => {
+  it('creates from the configuration and owns exactly its fields', () => {
+    const applied = deployments().apply(undefined, deployment(2), 'kubectl', false);
+    assert.equal((applied.spec as { replicas: number }).replicas, 2);
+    const entry = applied.metadata?.managedFields?.[0];
+    assert.equal(entry?.operation, 'Apply');
+    const metadata = (entry?.fieldsV1 as Record<string, Record<string, Record<string, unknown>>>)['f:metadata'];
+    assert.deepEqual(Object.keys(metadata['f:labels']), ['f:app']);
+  });
+
+  it('answers 409 with the Kubernetes conflict Status, and force takes ownership', () => {
+    const fm = deployments();
+    const created = fm.update(emptyObjectOf({ group: 'apps', version: 'v1', kind: 'Deployment' }), deployment(1), 'kubectl-client-side-apply');
+    const err = expectApiError(() => fm.apply(created, deployment(3), 'kubectl', false), 409);
+    assert.deepEqual(err.status, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas',
+      reason: 'Conflict',
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using apps/v1', field: '.spec.replicas' }] },
+      code: 409,
+    });
+    const forced = fm.apply(created, deployment(3), 'kubectl', true);
+    assert.equal((forced.spec as { replicas: number }).replicas, 3);
+    const other = forced.metadata?.managedFields?.find((e) => e.manager === 'kubectl-client-side-apply');
+    assert.equal(JSON.stringify(other?.fieldsV1).includes('f:replicas'), false);
+  });
+
+  it('lists several conflicts by manager', () => {
+    const fm = deployments();
+    const created = fm.update(emptyObjectOf({ group: 'apps', version: 'v1', kind: 'Deployment' }), deployment(1), 'editor');
+    const err = expectApiError(() => fm.apply(created, deployment(3, 'nginx:2'), 'kubectl', false), 409);
+    assert.equal(
+      err.message,
+      'Apply failed with 2 conflicts: conflicts with "editor" using apps/v1:\n- .spec.replicas\n- .spec.template.spec.containers[name="nginx"].image',
+    );
+    assert.deepEqual(err.status.details?.causes?.map((c) => c.field), ['.spec.replicas', '.spec.template.spec.containers[name="nginx"].image']);
+  });
+
+  it('the same value is shared ownership; a later change by one of them conflicts with the other', () => {
+    const fm = deployments();
+    const a = fm.apply(undefined, deployment(2), 'a', false);
+    const ab = fm.apply(a, deployment(2), 'b', false);
+    assert.deepEqual(ab.metadata?.managedFields?.map((e) => e.manager).sort(), ['a', 'b']);
+    const err = expectApiError(() => fm.apply(ab, deployment(5), 'a', false), 409);
+    assert.match(err.message, /conflict with "b": \.spec\.replicas$/);
+  });
+
+  it('removes fields the manager no longer applies unless another manager owns them', () => {
+    const fm = configMaps();
+    const cm = (data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data });
+    const v1 = fm.apply(undefined, cm({ a: '1', b: '2', c: '3' }), 'applier', false);
+    const v2 = fm.update(v1, { ...v1, data: { a: '1', b: '2', c: '4' } }, 'editor');
+    const v3 = fm.apply(v2, cm({ a: '1' }), 'applier', false);
+    assert.deepEqual(v3.data, { a: '1', c: '4' });
+  });
+
+  it('merges list-maps by key, sets as a union and replaces atomic lists', () => {
+    const fm = deployments();
+    const base = fm.apply(undefined, deployment(1), 'a', false);
+    const second: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', finalizers: ['x/y'] },
+      spec: { template: { spec: { containers: [{ name: 'sidecar', image: 'busybox', command: ['sleep', '1'] }] } } },
+    };
+    const merged = fm.apply(base, second, 'b', false);
+    const containers = ((merged.spec as Record<string, Record<string, Record<string, unknown>>>).template.spec.containers as { name: string }[]).map((c) => c.name);
+    assert.deepEqual(containers, ['nginx', 'sidecar']);
+    const third = structuredClone(second);
+    ((third.spec as Record<string, Record<string, Record<string, unknown>>>).template.spec.containers as Record<string, unknown>[])[0].command = ['true'];
+    third.metadata = { name: 'web', finalizers: ['x/z'] };
+    const again = fm.apply(merged, third, 'b', false);
+    const sidecar = ((again.spec as Record<string, Record<string, Record<string, unknown>>>).template.spec.containers as Record<string, unknown>[])[1];
+    assert.deepEqual(sidecar.command, ['true']);
+    assert.deepEqual(again.metadata?.finalizers, ['x/z']);
+  });
+
+  it('refuses a configuration that carries managedFields', () => {
+    const err = expectApiError(() => configMaps().apply(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', managedFields: [] } }, 'm', false), 400);
+    assert.equal(err.message, 'metadata.managedFields must be nil');
+  });
+
+  it('an entry of a keyed list without its key is a 400', () => {
+    const bad = deployment(1);
+    ((bad.spec as Record<string, Record<string, Record<string, unknown>>>).template.spec.containers as Record<string, unknown>[])[0] = { image: 'x' };
+    expectApiError(() => deployments().apply(undefined, bad, 'm', false), 400);
+  });
+});
+
+describe('managerFromUserAgent', () => {
+  it('takes the User-Agent up to its first slash', () => {
+    assert.equal(managerFromUserAgent('kubectl/v1.27.3 (linux/amd64) kubernetes/25b4e43'), 'kubectl');
+    assert.equal(managerFromUserAgent('a\u0001b'), 'ab');
+    assert.equal(managerFromUserAgent('x'.repeat(200)).length, 128);
+    assert.equal(managerFromUserAgent(undefined), '');
+  });
+});
+
+describe('untyped objects', () => {
+  it('custom resources: every key is owned, lists are atomic', () => {
+    const fm = fieldManagerForKind({ group: 'example.com', version: 'v1', kind: 'Thing', apiVersion: 'example.com/v1', hasStatus: false, now: () => NOW });
+    const obj = fm.apply(undefined, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { items: [1, 2], size: 3 } }, 'm', false);
+    const set = FieldSet.fromFieldsV1(obj.metadata?.managedFields?.[0]?.fieldsV1);
+    assert.deepEqual(set.toFieldsV1(), { 'f:spec': { '.': {}, 'f:items': {}, 'f:size': {} } });
+  });
+});

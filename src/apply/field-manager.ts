@@ -1,0 +1,206 @@
+// The FieldManager: keeps `metadata.managedFields` on every write and implements
+// server-side apply. Pure: objects in, objects out; the Store and the PATCH handler call it.
+import { ApiError, badRequest, type StatusCause } from '../apimachinery/errors.js';
+import type { KubeObject } from '../apimachinery/types.js';
+import { FieldSet, fieldElement, formatPath, type FieldPath } from './fieldpath.js';
+import {
+  decodeManagedFields,
+  encodeManagedFields,
+  isResetManagedFields,
+  managerIdentifier,
+  type ManagedFields,
+  type ManagerEntry,
+} from './managed-fields.js';
+import type { ApplySchema, ApplyType } from './schema.js';
+import { FieldPathError, compare, deepEqual, merge, removeFields, toFieldSet } from './typed-value.js';
+
+export interface FieldManagerOptions {
+  schema: ApplySchema;
+  /** The type of the objects handled. */
+  type: ApplyType;
+  /** `group/version` recorded in the entries (the version of the request). */
+  apiVersion: string;
+  /** `status` for writes to the status subresource. */
+  subresource?: string;
+  /** Fields nobody owns through this endpoint (status on the main resource of kinds with a status subresource). */
+  resetFields?: FieldSet;
+  now: () => Date;
+}
+
+/** Object fields the server sets: never owned by a manager. */
+const STRIPPED = FieldSet.of([
+  [fieldElement('apiVersion')],
+  [fieldElement('kind')],
+  [fieldElement('metadata')],
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => [
+    fieldElement('metadata'),
+    fieldElement(f),
+  ]),
+]);
+
+function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The object without `metadata.managedFields`. */
+function bare(obj: KubeObject | undefined): KubeObject {
+  if (!obj) return {};
+  const copy = structuredClone(obj);
+  if (copy.metadata) delete copy.metadata.managedFields;
+  return copy;
+}
+
+function withManagedFields(obj: KubeObject, managed: ManagedFields): KubeObject {
+  const entries = encodeManagedFields(managed);
+  const metadata = { ...(obj.metadata ?? {}) };
+  if (entries.length > 0) metadata.managedFields = entries;
+  else delete metadata.managedFields;
+  return { ...obj, metadata };
+}
+
+export class FieldManager {
+  constructor(private readonly opts: FieldManagerOptions) {}
+
+  private ownable(set: FieldSet): FieldSet {
+    const s = set.difference(STRIPPED);
+    return this.opts.resetFields ? s.recursiveDifference(this.opts.resetFields) : s;
+  }
+
+  /** The ownership the write starts from (Kubernetes' rules for client-sent managedFields). */
+  private baseManagedFields(live: KubeObject | undefined, next: KubeObject): ManagedFields {
+    const liveManaged = (): ManagedFields => decodeManagedFields(live?.metadata?.managedFields);
+    if (this.opts.subresource) return liveManaged();
+    const sent = next.metadata?.managedFields;
+    if (isResetManagedFields(sent)) return new Map();
+    try {
+      const decoded = decodeManagedFields(sent);
+      if (decoded.size > 0) return decoded;
+    } catch {
+      // An unreadable list from the client is ignored, as an absent one is.
+    }
+    return liveManaged();
+  }
+
+  /**
+   * A non-apply write (create, update, patch, subresource): `manager` takes the fields that
+   * changed from `live` (undefined or the kind's empty object on create) to `next`, others
+   * lose them. Returns `next` with its managedFields.
+   */
+  update(live: KubeObject | undefined, next: KubeObject, manager: string): KubeObject {
+    let managed: ManagedFields;
+    try {
+      managed = this.baseManagedFields(live, next);
+    } catch {
+      // Ownership that cannot be read is dropped rather than failing the write.
+      return withManagedFields(next, new Map());
+    }
+    const nextBare = bare(next);
+    let c;
+    try {
+      c = compare(bare(live), nextBare, this.opts.type, this.opts.schema);
+    } catch (e) {
+      if (e instanceof FieldPathError) return withManagedFields(nextBare, new Map());
+      throw e;
+    }
+    const changed = c.modified.union(c.added);
+    for (const [id, e] of managed) {
+      e.set = e.set.difference(changed).difference(c.removed);
+      if (e.set.empty()) managed.delete(id);
+    }
+    const taken = this.ownable(changed);
+    if (!taken.empty()) {
+      const entry: ManagerEntry = { manager, operation: 'Update', apiVersion: this.opts.apiVersion, set: taken };
+      if (this.opts.subresource) entry.subresource = this.opts.subresource;
+      const id = managerIdentifier(entry);
+      const previous = managed.get(id);
+      if (previous) entry.set = previous.set.union(taken);
+      entry.time = rfc3339(this.opts.now());
+      managed.set(id, entry);
+    }
+    return withManagedFields(nextBare, managed);
+  }
+
+  /**
+   * Server-side apply of `config` by `manager` onto `live` (undefined when the apply creates
+   * the object). Throws 409 on conflicts unless forced, 400 for a configuration that
+   * carries managedFields.
+   */
+  apply(live: KubeObject | undefined, config: KubeObject, manager: string, force: boolean): KubeObject {
+    if (config.metadata?.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
+    let managed: ManagedFields;
+    try {
+      managed = decodeManagedFields(live?.metadata?.managedFields);
+    } catch (e) {
+      throw new ApiError(500, 'InternalError', `failed to decode managed fields: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const { schema, type } = this.opts;
+    const liveBare = bare(live);
+    try {
+      let merged = merge(liveBare, config, type, schema) as KubeObject;
+      const entry: ManagerEntry = { manager, operation: 'Apply', apiVersion: this.opts.apiVersion, set: this.ownable(toFieldSet(config, type, schema)) };
+      if (this.opts.subresource) entry.subresource = this.opts.subresource;
+      const id = managerIdentifier(entry);
+      const previous = managed.get(id);
+      if (previous?.time) entry.time = previous.time;
+      managed.set(id, entry);
+      if (previous) merged = removeFields(merged, this.released(previous.set.difference(entry.set), managed), type, schema) as KubeObject;
+
+      const c = compare(liveBare, merged, type, schema);
+      const changed = c.modified.union(c.added);
+      const conflicts: { entry: ManagerEntry; id: string; set: FieldSet }[] = [];
+      for (const [otherId, other] of managed) {
+        if (otherId === id) continue;
+        const overlap = other.set.intersection(changed);
+        if (!overlap.empty()) conflicts.push({ entry: other, id: otherId, set: overlap });
+      }
+      if (conflicts.length > 0 && !force) throw conflictError(conflicts);
+      for (const [otherId, other] of managed) {
+        if (otherId === id) continue;
+        other.set = other.set.difference(changed).difference(c.removed);
+      }
+      for (const [k, e] of managed) if (e.set.empty()) managed.delete(k);
+      if (!deepEqual(liveBare, merged) || !entry.time) entry.time = rfc3339(this.opts.now());
+      return withManagedFields(merged, managed);
+    } catch (e) {
+      if (e instanceof FieldPathError) throw badRequest(e.message);
+      throw e;
+    }
+  }
+
+  /** Paths given up by an applier that no manager still owns, at or below. */
+  private released(givenUp: FieldSet, managed: ManagedFields): FieldSet {
+    const out = new FieldSet();
+    for (const path of givenUp.paths()) {
+      if (![...managed.values()].some((e) => e.set.hasAtOrBelow(path))) out.insert(path);
+    }
+    return out;
+  }
+}
+
+/** How a manager is named in conflict messages. */
+function printManager(e: ManagerEntry): string {
+  let s = JSON.stringify(e.manager);
+  if (e.subresource) s += ` with subresource ${JSON.stringify(e.subresource)}`;
+  if (e.operation === 'Update') s += ` using ${e.apiVersion}`;
+  return s;
+}
+
+/** The 409 Kubernetes answers to an apply that conflicts with other managers. */
+export function conflictError(conflicts: { entry: ManagerEntry; id: string; set: FieldSet }[]): ApiError {
+  const sorted = [...conflicts].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const all: { entry: ManagerEntry; path: FieldPath }[] = [];
+  for (const c of sorted) for (const path of c.set.paths()) if (c.set.has(path)) all.push({ entry: c.entry, path });
+  const causes: StatusCause[] = all.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: formatPath(c.path) }));
+  let message: string;
+  if (all.length === 1) {
+    message = `Apply failed with 1 conflict: conflict with ${printManager(all[0].entry)}: ${formatPath(all[0].path)}`;
+  } else {
+    const lines: string[] = [];
+    for (const c of sorted) {
+      lines.push(`conflicts with ${printManager(c.entry)}:`);
+      for (const path of c.set.paths()) if (c.set.has(path)) lines.push(`- ${formatPath(path)}`);
+    }
+    message = `Apply failed with ${all.length} conflicts: ${lines.join('\n')}`;
+  }
+  return new ApiError(409, 'Conflict', message, { causes });
+}

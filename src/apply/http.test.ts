@@ -1,0 +1,78 @@
+// Server-side apply over HTTPS against an in-process server.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { metaGroup } from '../naming/index.js';
+import { startTestServer, type TestServer } from '../server/testing.js';
+
+let t: TestServer;
+before(async () => {
+  t = await startTestServer();
+  const ns = await t.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } } });
+  assert.equal(ns.status, 201, ns.body);
+});
+after(async () => {
+  await t.close();
+});
+
+const CM = '/api/v1/namespaces/default/configmaps';
+const APPLY = { 'Content-Type': 'application/apply-patch+yaml' };
+
+describe('server-side apply over HTTP', () => {
+  it('requires fieldManager with the PatchOptions message', async () => {
+    const r = await t.request('PATCH', `${CM}/a0`, { body: 'apiVersion: v1\nkind: ConfigMap\n', headers: APPLY });
+    assert.equal(r.status, 400, r.body);
+    assert.equal(r.json().message, `PatchOptions.${metaGroup()} "" is invalid: fieldManager: Required value: is required for apply patch`);
+  });
+
+  it('creates with a YAML body, conflicts with another manager, and force takes the field', async () => {
+    const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a1\ndata:\n  k: one\n';
+    const created = await t.request('PATCH', `${CM}/a1?fieldManager=alice`, { body, headers: APPLY });
+    assert.equal(created.status, 201, created.body);
+    const entry = created.json().metadata?.managedFields?.[0];
+    assert.equal(entry?.manager, 'alice');
+    assert.equal(entry?.operation, 'Apply');
+    assert.equal(entry?.apiVersion, 'v1');
+    assert.match(String(entry?.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.deepEqual(entry?.fieldsV1, { 'f:data': { 'f:k': {} } });
+
+    const json = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a1' }, data: { k: 'two' } });
+    const conflict = await t.request('PATCH', `${CM}/a1?fieldManager=bob&force=false`, { body: json, headers: APPLY });
+    assert.equal(conflict.status, 409, conflict.body);
+    assert.deepEqual(conflict.json(), {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Apply failed with 1 conflict: conflict with "alice": .data.k',
+      reason: 'Conflict',
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.k' }] },
+      code: 409,
+    });
+
+    const dry = await t.request('PATCH', `${CM}/a1?fieldManager=bob&force=true&dryRun=All`, { body: json, headers: APPLY });
+    assert.equal(dry.status, 200, dry.body);
+    assert.deepEqual((await t.request('GET', `${CM}/a1`)).json().data, { k: 'one' });
+
+    const forced = await t.request('PATCH', `${CM}/a1?fieldManager=bob&force=true`, { body: json, headers: APPLY });
+    assert.equal(forced.status, 200, forced.body);
+    assert.deepEqual(forced.json().data, { k: 'two' });
+    assert.deepEqual(forced.json().metadata?.managedFields?.map((e) => e.manager), ['bob']);
+  });
+
+  it('records updates by fieldManager and refuses managedFields in an apply body', async () => {
+    const created = await t.request('POST', `${CM}?fieldManager=creator`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a2' }, data: { x: '1' } } });
+    assert.equal(created.status, 201, created.body);
+    assert.deepEqual(created.json().metadata?.managedFields?.map((e) => [e.manager, e.operation, e.fieldsV1]), [
+      ['creator', 'Update', { 'f:data': { '.': {}, 'f:x': {} } }],
+    ]);
+    const bad = await t.request('PATCH', `${CM}/a2?fieldManager=m`, {
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a2', managedFields: [] } }),
+      headers: APPLY,
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json().message, 'metadata.managedFields must be nil');
+    const wrongVersion = await t.request('PATCH', `${CM}/a2?fieldManager=m`, { body: 'apiVersion: v2\nkind: ConfigMap\n', headers: APPLY });
+    assert.equal(wrongVersion.status, 400);
+    assert.equal(wrongVersion.json().message, 'Incorrect version specified in apply patch. Specified patch version: v2, expected: v1');
+  });
+});

@@ -1,0 +1,18 @@
+// Server-side apply: field sets, the FieldsV1 encoding, managed fields, the apply merge and
+// its conflicts. Pure functions and the FieldManager that the Store and the PATCH handler call.
+
+export { FieldSet, formatPath, fieldElement, keyElement, valueElement, indexElement, type FieldPath, type PathElement } from './fieldpath.js';
+export { ApplySchema, UNTYPED, type ApplyType, type ApplyTypeLookup } from './schema.js';
+export { toFieldSet, compare, merge, removeFields, deepEqual, type Comparison } from './typed-value.js';
+export {
+  decodeManagedFields,
+  encodeManagedFields,
+  isResetManagedFields,
+  managerIdentifier,
+  type ManagedFields,
+  type ManagerEntry,
+  type ManagedOperation,
+} from './managed-fields.js';
+export { FieldManager, conflictError, type FieldManagerOptions } from './field-manager.js';
+export { catalogApplySchema, fieldManagerForKind, emptyObjectOf, managerFromUserAgent, type KindFieldManagerOptions } from './catalog.js';
+export { decodeApplyConfiguration, validateApplyOptions, parseForce, checkApplyVersion } from './request.js';

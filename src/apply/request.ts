@@ -1,0 +1,47 @@
+// The apply request: its body (a YAML or JSON configuration) and its options.
+import { parse as parseYaml } from 'yaml';
+import { ApiError, badRequest, invalid, requiredField } from '../apimachinery/errors.js';
+import { isPlainObject, type KubeObject } from '../apimachinery/types.js';
+import { metaGroup } from '../naming/index.js';
+
+const decoder = new TextDecoder();
+
+/** Reads an apply body: YAML, of which JSON is a part. Throws 400 as Kubernetes words it. */
+export function decodeApplyConfiguration(raw: Uint8Array): KubeObject {
+  let value: unknown;
+  try {
+    value = parseYaml(decoder.decode(raw));
+  } catch (e) {
+    throw badRequest(`error decoding YAML: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (value === null || value === undefined) value = {};
+  if (!isPlainObject(value)) {
+    throw badRequest(`error decoding YAML: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into an object`);
+  }
+  return value as KubeObject;
+}
+
+/**
+ * PatchOptions of an apply: `fieldManager` is required. Kubernetes' PatchOptions message,
+ * answered as 400 as the specification's error table has it for a missing required field.
+ */
+export function validateApplyOptions(fieldManager: string | null): string {
+  if (fieldManager) return fieldManager;
+  const { message, details } = invalid({ group: metaGroup(), kind: 'PatchOptions' }, '', [requiredField('fieldManager', 'is required for apply patch')]).status;
+  throw new ApiError(400, 'BadRequest', message ?? 'fieldManager is required for apply patch', details);
+}
+
+const TRUE_VALUES = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
+
+/** The `force` query parameter as a boolean, the way Go parses one. */
+export function parseForce(value: string | null): boolean {
+  return value !== null && TRUE_VALUES.has(value);
+}
+
+/** The apply body must be of the resource's own version. */
+export function checkApplyVersion(config: KubeObject, expectedApiVersion: string): void {
+  const got = typeof config.apiVersion === 'string' ? config.apiVersion : '';
+  if (got !== expectedApiVersion) {
+    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${got}, expected: ${expectedApiVersion}`);
+  }
+}

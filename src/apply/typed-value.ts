@@ -1,0 +1,237 @@
+// Operations on objects read through an ApplySchema: the field set an object (or an applied
+// configuration) sets, the comparison of two versions of an object, the merge of an applied
+// configuration into the live object, and the removal of fields.
+import { FieldSet, fieldElement, keyElement, valueElement, indexElement, type FieldPath, type PathElement } from './fieldpath.js';
+import { isGranularObject, isStructField, type ApplySchema, type ApplyType } from './schema.js';
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(v: unknown): v is JsonObject {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Key fields the API server defaults when an entry leaves them out, so that an applied
+ * entry without them names the same entry as the defaulted live one (a port's protocol).
+ */
+const KEY_DEFAULTS: Record<string, unknown> = { protocol: 'TCP' };
+
+/** Thrown for values that cannot be placed in the schema (an entry without its keys). */
+export class FieldPathError extends Error {}
+
+/** The path element of a list entry, by the list's kind. */
+export function listItemElement(t: Extract<ApplyType, { kind: 'list' }>, item: unknown, index: number): PathElement {
+  if (t.listType === 'set') return valueElement(item);
+  if (t.listType === 'map') {
+    if (!isObject(item)) throw new FieldPathError(`associative list with keys has an element that is not a map type`);
+    const keys: JsonObject = {};
+    for (const k of t.keys) {
+      const v = item[k] ?? KEY_DEFAULTS[k];
+      if (v === undefined) throw new FieldPathError(`associative list with keys has an element that omits key field "${k}"`);
+      keys[k] = v;
+    }
+    return keyElement(keys);
+  }
+  return indexElement(index);
+}
+
+/** Entries of a keyed list by path element, the first of duplicates winning, in list order. */
+function indexList(t: Extract<ApplyType, { kind: 'list' }>, list: unknown[]): Map<PathElement, unknown> {
+  const out = new Map<PathElement, unknown>();
+  list.forEach((item, i) => {
+    const pe = listItemElement(t, item, i);
+    if (!out.has(pe)) out.set(pe, item);
+  });
+  return out;
+}
+
+function isEmptyContainer(v: unknown): boolean {
+  return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// The field set of a value
+
+/** The fields a value sets: leaves, list entries, map keys, atomic values as a whole. */
+export function toFieldSet(value: unknown, t: ApplyType, schema: ApplySchema): FieldSet {
+  const set = new FieldSet();
+  collect(value, t, schema, [], set);
+  return set;
+}
+
+function collect(value: unknown, t: ApplyType, schema: ApplySchema, path: PathElement[], set: FieldSet): void {
+  if (t.kind === 'list') {
+    if (t.listType === 'atomic' || !Array.isArray(value)) {
+      set.insert(path);
+      return;
+    }
+    const seen = new Set<PathElement>();
+    value.forEach((item, i) => {
+      const pe = listItemElement(t, item, i);
+      if (seen.has(pe)) return;
+      seen.add(pe);
+      const p = [...path, pe];
+      collect(item, t.item, schema, p, set);
+      set.insert(p);
+    });
+    return;
+  }
+  if (!isGranularObject(t) || !isObject(value)) {
+    set.insert(path);
+    return;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    const p = [...path, fieldElement(k)];
+    collect(v, schema.member(t, k), schema, p, set);
+    if (v === null || (isObject(v) && Object.keys(v).length === 0) || !isStructField(t, schema, k)) set.insert(p);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Comparison
+
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/** What changed from `lhs` to `rhs`: leaves added, changed and removed, and containers that appeared or went. */
+export function compare(lhs: unknown, rhs: unknown, t: ApplyType, schema: ApplySchema): Comparison {
+  const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  compareAt(lhs, rhs, t, schema, [], c);
+  return c;
+}
+
+function recordPresence(lhs: unknown, rhs: unknown, path: FieldPath, c: Comparison): void {
+  if (lhs === undefined) c.added.insert(path);
+  else if (rhs === undefined) c.removed.insert(path);
+}
+
+function compareAt(lhs: unknown, rhs: unknown, t: ApplyType, schema: ApplySchema, path: PathElement[], c: Comparison): void {
+  if (lhs === undefined && rhs === undefined) return;
+  const bothEmpty = isEmptyContainer(lhs) && isEmptyContainer(rhs);
+  if (t.kind === 'list') {
+    const granular = t.listType !== 'atomic' && (Array.isArray(lhs) || lhs == null) && (Array.isArray(rhs) || rhs == null);
+    if (!granular || bothEmpty) return compareLeaf(lhs, rhs, path, c);
+    const l = indexList(t, Array.isArray(lhs) ? lhs : []);
+    const r = indexList(t, Array.isArray(rhs) ? rhs : []);
+    for (const pe of new Set([...l.keys(), ...r.keys()])) compareAt(l.get(pe), r.get(pe), t.item, schema, [...path, pe], c);
+    if (path.length > 0) recordPresence(lhs, rhs, path, c);
+    return;
+  }
+  const granular = isGranularObject(t) && (isObject(lhs) || lhs == null) && (isObject(rhs) || rhs == null);
+  if (!granular || bothEmpty) return compareLeaf(lhs, rhs, path, c);
+  const l = isObject(lhs) ? lhs : {};
+  const r = isObject(rhs) ? rhs : {};
+  for (const k of new Set([...Object.keys(l), ...Object.keys(r)])) {
+    compareAt(l[k], r[k], schema.member(t, k), schema, [...path, fieldElement(k)], c);
+  }
+  if (path.length > 0) recordPresence(lhs, rhs, path, c);
+}
+
+function compareLeaf(lhs: unknown, rhs: unknown, path: FieldPath, c: Comparison): void {
+  if (path.length === 0) return;
+  if (lhs === undefined) c.added.insert(path);
+  else if (rhs === undefined) c.removed.insert(path);
+  else if (!deepEqual(lhs, rhs)) c.modified.insert(path);
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------
+// Merge of an applied configuration into the live object
+
+/** The live value with the configuration's values laid over it, following the schema. */
+export function merge(live: unknown, config: unknown, t: ApplyType, schema: ApplySchema): unknown {
+  if (config === undefined) return live;
+  if (live === undefined) return structuredClone(config);
+  if (t.kind === 'list') {
+    if (t.listType === 'atomic' || !Array.isArray(live) || !Array.isArray(config)) return structuredClone(config);
+    return mergeList(t, live, config, schema);
+  }
+  if (!isGranularObject(t) || !isObject(config) || !isObject(live)) return structuredClone(config);
+  const out: JsonObject = { ...live };
+  for (const [k, v] of Object.entries(config)) {
+    if (v === undefined) continue;
+    out[k] = merge(live[k], v, schema.member(t, k), schema);
+  }
+  return out;
+}
+
+/**
+ * Entries keep the live order; entries the configuration shares with the live list follow
+ * the configuration's order among themselves; new entries come after the shared entry
+ * they follow in the configuration.
+ */
+function mergeList(t: Extract<ApplyType, { kind: 'list' }>, live: unknown[], config: unknown[], schema: ApplySchema): unknown[] {
+  const l = indexList(t, live);
+  const r = indexList(t, config);
+  const lKeys = [...l.keys()];
+  const rKeys = [...r.keys()];
+  const out: unknown[] = [];
+  const emitted = new Set<PathElement>();
+  let ri = 0;
+  const emitConfigUpTo = (stop: PathElement | undefined): void => {
+    while (ri < rKeys.length) {
+      const pe = rKeys[ri++];
+      if (!emitted.has(pe)) {
+        emitted.add(pe);
+        out.push(merge(l.get(pe), r.get(pe), t.item, schema));
+      }
+      if (pe === stop) return;
+    }
+  };
+  for (const pe of lKeys) {
+    if (emitted.has(pe)) continue;
+    if (r.has(pe)) emitConfigUpTo(pe);
+    else {
+      emitted.add(pe);
+      out.push(l.get(pe));
+    }
+  }
+  emitConfigUpTo(undefined);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Removal
+
+/**
+ * The value without the members of `set`: fields deleted, list entries dropped. The key
+ * fields of a list-map entry that stays are kept, since they name the entry.
+ */
+export function removeFields(value: unknown, set: FieldSet, t: ApplyType, schema: ApplySchema, keys: readonly string[] = []): unknown {
+  if (set.empty()) return value;
+  if (t.kind === 'list') {
+    if (!Array.isArray(value) || t.listType === 'atomic') return value;
+    const out: unknown[] = [];
+    value.forEach((item, i) => {
+      const child = set.children.get(listItemElement(t, item, i));
+      if (!child) out.push(item);
+      else if (!child.member) out.push(removeFields(item, child, t.item, schema, t.listType === 'map' ? t.keys : []));
+    });
+    return out;
+  }
+  if (!isObject(value)) return value;
+  const out: JsonObject = { ...value };
+  for (const [pe, child] of set.children) {
+    if (!pe.startsWith('f:')) continue;
+    const k = pe.slice(2);
+    if (!(k in out)) continue;
+    if (child.member) {
+      if (!keys.includes(k)) delete out[k];
+    } else out[k] = removeFields(out[k], child, schema.member(t, k), schema);
+  }
+  return out;
+}
