@@ -371,7 +371,7 @@ test('without endpoints a service reference goes to the clusterIP on the service
   const port = Number(new URL(server.url).port);
   await plain.create({ group: '', version: 'v1', resource: 'services' }, 'webhooks', {
     metadata: { name: 'direct' },
-    spec: { clusterIP: '127.0.0.1', ports: [{ port, targetPort: port }] },
+    spec: { clusterIP: '127.0.0.1', clusterIPs: ['127.0.0.1'], ports: [{ port, targetPort: port }] },
   });
   routes.set('/direct', (review) => allow(review, patchOf([{ op: 'add', path: '/data/via', value: 'clusterIP' }])));
   const cleanup = await configure('mutating', 'by-cluster-ip', [
@@ -391,7 +391,7 @@ test('without endpoints a service reference goes to the clusterIP on the service
   // The same server under a service name its certificate does not carry is refused.
   await plain.create({ group: '', version: 'v1', resource: 'services' }, 'webhooks', {
     metadata: { name: 'misnamed' },
-    spec: { clusterIP: '127.0.0.1', ports: [{ port, targetPort: port }] },
+    spec: { clusterIP: '127.0.0.1', clusterIPs: ['127.0.0.1'], ports: [{ port, targetPort: port }] },
   });
   const misnamed = await configure('mutating', 'misnamed', [
     {

@@ -50,7 +50,24 @@ function validateClientConfig(cc: JsonObject | undefined, path: string): FieldEr
     if (port !== undefined && (typeof port !== 'number' || port < 1 || port > 65535)) {
       errs.push(invalidField(`${path}.service.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
     }
+    const servicePath = str(service.path);
+    if (servicePath !== undefined) errs.push(...validateServicePath(servicePath, `${path}.service.path`));
   }
+  return errs;
+}
+
+/** A service path is `/` or slash-separated DNS subdomains after a leading slash (one trailing slash allowed). */
+function validateServicePath(urlPath: string, path: string): FieldError[] {
+  if (urlPath === '/' || urlPath === '') return [];
+  if (urlPath === '//') return [invalidField(path, urlPath, 'segment[0] may not be empty')];
+  const errs: FieldError[] = [];
+  if (!urlPath.startsWith('/')) errs.push(invalidField(path, urlPath, "must start with a '/'"));
+  let rest = urlPath.slice(1);
+  if (rest.endsWith('/')) rest = rest.slice(0, -1);
+  rest.split('/').forEach((step, i) => {
+    if (step === '') errs.push(invalidField(path, urlPath, `segment[${i}] may not be empty`));
+    else for (const m of isDNS1123Subdomain(step)) errs.push(invalidField(path, urlPath, `segment[${i}]: ${m}`));
+  });
   return errs;
 }
 

@@ -53,4 +53,19 @@ describe('webhook configurations', () => {
     s.defaults(both);
     assert.deepEqual(rendered(s.validate(both)), ['webhooks[0].clientConfig: Required value: exactly one of url or service is required']);
   });
+
+  it('need a service path of DNS subdomain segments after a leading slash', () => {
+    const paths = (path: string): string[] => {
+      const o = config({ clientConfig: { service: { namespace: 'ns', name: 'svc', path } } });
+      s.defaults(o);
+      return rendered(s.validate(o));
+    };
+    assert.deepEqual(paths('/validate/pods/'), []);
+    assert.deepEqual(paths('/'), []);
+    assert.deepEqual(paths('//'), ['webhooks[0].clientConfig.service.path: Invalid value: "//": segment[0] may not be empty']);
+    assert.deepEqual(paths('hook'), [`webhooks[0].clientConfig.service.path: Invalid value: "hook": must start with a '/'`]);
+    assert.deepEqual(paths('/a//b'), ['webhooks[0].clientConfig.service.path: Invalid value: "/a//b": segment[1] may not be empty']);
+    assert.equal(paths('/Upper').length, 1);
+    assert.match(paths('/Upper')[0]!, /^webhooks\[0\]\.clientConfig\.service\.path: Invalid value: "\/Upper": segment\[0\]: a lowercase RFC 1123 subdomain/);
+  });
 });
