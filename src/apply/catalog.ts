@@ -3,6 +3,7 @@ import { lookupType, typeIdForKind } from '../schema/index.js';
 import { FieldSet, fieldElement } from './fieldpath.js';
 import { FieldManager } from './field-manager.js';
 import { ApplySchema } from './schema.js';
+import { isPrintable } from './request.js';
 
 let catalogSchema: ApplySchema | undefined;
 
@@ -52,7 +53,7 @@ export function managerFromUserAgent(userAgent: string | undefined): string {
   let out = '';
   let bytes = 0;
   for (const ch of prefix) {
-    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
+    if (!isPrintable(ch)) continue;
     const len = Buffer.byteLength(ch);
     if (bytes + len > FIELD_MANAGER_MAX_LENGTH) break;
     out += ch;

@@ -15,4 +15,4 @@ export {
 } from './managed-fields.js';
 export { FieldManager, conflictError, type FieldManagerOptions } from './field-manager.js';
 export { catalogApplySchema, fieldManagerForKind, emptyObjectOf, managerFromUserAgent, type KindFieldManagerOptions } from './catalog.js';
-export { decodeApplyConfiguration, validateApplyOptions, parseForce, checkApplyVersion } from './request.js';
+export { decodeApplyConfiguration, validateApplyOptions, fieldManagerErrors, parseForce, checkApplyVersion } from './request.js';

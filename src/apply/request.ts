@@ -1,6 +1,6 @@
 // The apply request: its body (a YAML or JSON configuration) and its options.
 import { parse as parseYaml } from 'yaml';
-import { ApiError, badRequest, invalid, requiredField } from '../apimachinery/errors.js';
+import { ApiError, badRequest, invalid, invalidField, requiredField, type FieldError } from '../apimachinery/errors.js';
 import { isPlainObject, type KubeObject } from '../apimachinery/types.js';
 import { metaGroup } from '../naming/index.js';
 
@@ -26,9 +26,38 @@ export function decodeApplyConfiguration(raw: Uint8Array): KubeObject {
  * answered as 400 as the specification's error table has it for a missing required field.
  */
 export function validateApplyOptions(fieldManager: string | null): string {
-  if (fieldManager) return fieldManager;
-  const { message, details } = invalid({ group: metaGroup(), kind: 'PatchOptions' }, '', [requiredField('fieldManager', 'is required for apply patch')]).status;
-  throw new ApiError(400, 'BadRequest', message ?? 'fieldManager is required for apply patch', details);
+  const gk = { group: metaGroup(), kind: 'PatchOptions' };
+  if (!fieldManager) {
+    const { message, details } = invalid(gk, '', [requiredField('fieldManager', 'is required for apply patch')]).status;
+    throw new ApiError(400, 'BadRequest', message ?? 'fieldManager is required for apply patch', details);
+  }
+  const errs = fieldManagerErrors(fieldManager);
+  if (errs.length > 0) throw invalid(gk, '', errs);
+  return fieldManager;
+}
+
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/** A manager name is at most 128 bytes of printable characters. */
+export function fieldManagerErrors(fieldManager: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (Buffer.byteLength(fieldManager) > FIELD_MANAGER_MAX_LENGTH) {
+    errs.push({ type: 'FieldValueTooLong', field: 'fieldManager', detail: `Too long: must have at most ${FIELD_MANAGER_MAX_LENGTH} bytes` });
+  }
+  let position = 0;
+  for (const ch of fieldManager) {
+    if (!isPrintable(ch)) {
+      const code = (ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+      errs.push(invalidField('fieldManager', fieldManager, `invalid character U+${code} (at position ${position})`));
+    }
+    position += Buffer.byteLength(ch);
+  }
+  return errs;
+}
+
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+export function isPrintable(ch: string): boolean {
+  return ch === ' ' || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);
 }
 
 const TRUE_VALUES = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
