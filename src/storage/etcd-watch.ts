@@ -4,13 +4,14 @@
 // once the consumer has caught up, reopened from the last delivered revision, so memory stays
 // bounded and every event still arrives exactly once, in order.
 
-import type { IDuplexStream, IEvent, IWatchRequest, IWatchResponse, WatchClient } from 'etcd3';
+import type { IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
 import { CompactedError, StorageError, type StorageEvent } from './interface.js';
 import type { ProgressReporting } from './watch-hub.js';
 
 /** What a watch needs from the backend: the stream factory and the key/revision mapping. */
 export interface EtcdWatchSource {
-  watchClient: WatchClient;
+  /** Opens a watch stream (etcd3's WatchClient). */
+  watchClient: { watch(): Promise<IDuplexStream<IWatchRequest, IWatchResponse>> };
   /** etcd revision = store revision + offset. */
   revisionOffset: number;
   /** The event in the store's terms (keys without the backend's key prefix). */
