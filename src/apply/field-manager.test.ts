@@ -232,3 +232,21 @@ describe('untyped objects', () => {
     assert.deepEqual(set.toFieldsV1(), { 'f:spec': { '.': {}, 'f:items': {}, 'f:size': {} } });
   });
 });
+
+describe('the cap on Update entries', () => {
+  it('folds the oldest updaters of a version into ancient-changes, keeping ten', () => {
+    let obj: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: {} };
+    for (let i = 0; i < 12; i++) {
+      const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i));
+      const fm = fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', hasStatus: false, now: () => at });
+      obj = fm.update(obj, { ...obj, data: { ...(obj.data as Record<string, string>), [`k${i}`]: 'v' } }, `m${i}`);
+    }
+    const entries = obj.metadata?.managedFields ?? [];
+    assert.equal(entries.length, 10);
+    const ancient = entries.find((e) => e.manager === 'ancient-changes');
+    assert.equal(ancient?.time, '2026-01-01T00:00:02Z');
+    assert.deepEqual(Object.keys((ancient?.fieldsV1 as Record<string, Record<string, unknown>>)['f:data']).sort(), ['f:k0', 'f:k1', 'f:k2']);
+    assert.equal(entries.some((e) => e.manager === 'm2'), false);
+    assert.equal(entries.some((e) => e.manager === 'm3'), true);
+  });
+});

@@ -4,6 +4,7 @@ import { ApiError, badRequest, type StatusCause } from '../apimachinery/errors.j
 import type { KubeObject } from '../apimachinery/types.js';
 import { FieldSet, fieldElement, formatPath, type FieldPath } from './fieldpath.js';
 import {
+  capUpdateManagers,
   decodeManagedFields,
   encodeManagedFields,
   isResetManagedFields,
@@ -117,6 +118,7 @@ export class FieldManager {
       entry.time = rfc3339(this.opts.now());
       managed.set(id, entry);
     }
+    capUpdateManagers(managed);
     return withManagedFields(nextBare, managed);
   }
 
@@ -160,6 +162,7 @@ export class FieldManager {
       }
       for (const [k, e] of managed) if (e.set.empty()) managed.delete(k);
       if (!deepEqual(liveBare, merged) || !entry.time) entry.time = rfc3339(this.opts.now());
+      capUpdateManagers(managed);
       return withManagedFields(merged, managed);
     } catch (e) {
       if (e instanceof FieldPathError) throw badRequest(e.message);

@@ -88,3 +88,44 @@ export function encodeManagedFields(managed: ManagedFields): ManagedFieldsEntry[
     return out;
   });
 }
+
+/** How many Update entries an object keeps before the oldest are folded together. */
+export const DEFAULT_MAX_UPDATE_MANAGERS = 10;
+/** The manager name of the folded entries, one per API version. */
+export const ANCIENT_CHANGES_MANAGER = 'ancient-changes';
+
+/**
+ * Keeps the number of Update entries at `max`: from the oldest on, entries of an API version
+ * already seen are folded into that version's `ancient-changes` entry (with the first one
+ * seen), which takes the time of the latest entry folded in.
+ */
+export function capUpdateManagers(managed: ManagedFields, max = DEFAULT_MAX_UPDATE_MANAGERS): void {
+  const updaters = [...managed.entries()].filter(([, e]) => e.operation === 'Update');
+  if (updaters.length <= max) return;
+  updaters.sort(([ia, a], [ib, b]) => {
+    const ta = a.time ?? '';
+    const tb = b.time ?? '';
+    if (ta !== tb) return ta < tb ? -1 : 1;
+    return ia < ib ? -1 : ia > ib ? 1 : 0;
+  });
+  const firstOfVersion = new Map<string, string>();
+  let count = updaters.length;
+  for (const [id, entry] of updaters) {
+    if (count <= max) break;
+    const bucket: ManagerEntry = { manager: ANCIENT_CHANGES_MANAGER, operation: 'Update', apiVersion: entry.apiVersion, set: entry.set };
+    const bucketId = managerIdentifier(bucket);
+    const first = firstOfVersion.get(entry.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(entry.apiVersion, id);
+      continue;
+    }
+    const existing = managed.get(bucketId);
+    const base = existing ?? managed.get(first);
+    if (!existing) managed.delete(first);
+    bucket.set = entry.set.union(base?.set ?? new FieldSet());
+    if (entry.time) bucket.time = entry.time;
+    managed.delete(id);
+    managed.set(bucketId, bucket);
+    count--;
+  }
+}
