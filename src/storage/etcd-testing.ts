@@ -28,6 +28,8 @@ export function etcdSkip(env: NodeJS.ProcessEnv = process.env): false | string {
 
 export interface EtcdServer {
   clientUrl: string;
+  /** Kills etcd and starts it again on the same ports and data. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,56 +52,75 @@ export async function startEtcd(timeoutMs = 20_000): Promise<EtcdServer> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const clientUrl = `http://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const child: ChildProcess = spawn(
-    'etcd',
-    [
-      '--name', 'test',
-      '--data-dir', dataDir,
-      '--listen-client-urls', clientUrl,
-      '--advertise-client-urls', clientUrl,
-      '--listen-peer-urls', peerUrl,
-      '--initial-advertise-peer-urls', peerUrl,
-      '--initial-cluster', `test=${peerUrl}`,
-      '--initial-cluster-state', 'new',
-      '--logger', 'zap',
-      '--log-level', 'error',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const args = [
+    '--name', 'test',
+    '--data-dir', dataDir,
+    '--listen-client-urls', clientUrl,
+    '--advertise-client-urls', clientUrl,
+    '--listen-peer-urls', peerUrl,
+    '--initial-advertise-peer-urls', peerUrl,
+    '--initial-cluster', `test=${peerUrl}`,
+    '--initial-cluster-state', 'new',
+    '--logger', 'zap',
+    '--log-level', 'error',
+  ];
+  let child: ChildProcess | undefined;
+  let exited = true;
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  const stop = async (): Promise<void> => {
-    if (!exited) {
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await gone;
+
+  const kill = async (): Promise<void> => {
+    const running = child;
+    if (running === undefined || exited) return;
+    const gone = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGKILL');
+    await gone;
+  };
+
+  const launch = async (): Promise<void> => {
+    stderr = '';
+    exited = false;
+    const started = spawn('etcd', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = started;
+    started.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    started.once('exit', () => {
+      exited = true;
+    });
+    const deadline = Date.now() + timeoutMs;
+    const client = new Etcd3({ hosts: clientUrl, dialTimeout: 1000 });
+    try {
+      for (;;) {
+        if (exited) throw new Error(`etcd exited at start: ${stderr}`);
+        try {
+          await client.kv.range({ key: Buffer.from('/'), count_only: true });
+          return;
+        } catch (err) {
+          if (Date.now() > deadline) throw new Error(`etcd did not answer in ${timeoutMs} ms: ${String(err)} ${stderr}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    } finally {
+      await client.close();
     }
+  };
+
+  const stop = async (): Promise<void> => {
+    await kill();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + timeoutMs;
-  const client = new Etcd3({ hosts: clientUrl, dialTimeout: 1000 });
   try {
-    for (;;) {
-      if (exited) throw new Error(`etcd exited at start: ${stderr}`);
-      try {
-        await client.kv.range({ key: Buffer.from('/'), count_only: true });
-        break;
-      } catch (err) {
-        if (Date.now() > deadline) throw new Error(`etcd did not answer in ${timeoutMs} ms: ${String(err)} ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    await launch();
   } catch (err) {
     await stop();
     throw err;
-  } finally {
-    await client.close();
   }
-  return { clientUrl, stop };
+  return {
+    clientUrl,
+    async restart() {
+      await kill();
+      await launch();
+    },
+    stop,
+  };
 }

@@ -26,7 +26,10 @@ export interface EtcdWatchRange {
 /** A progress request is asked again when its answer has not come in this time. */
 const progressRetryMs = 200;
 /** Stream breaks survived in a row before the watch fails (the cache then re-lists). */
-const maxReconnects = 5;
+const maxReconnects = 8;
+/** The wait before reopening a broken stream, doubling up to the maximum (about 10 s in all). */
+const firstReconnectDelayMs = 100;
+const maxReconnectDelayMs = 2000;
 /** etcd moves catching-up watches to its synced set every 100 ms; this is ample margin. */
 const catchUpPassMs = 500;
 
@@ -67,6 +70,8 @@ class EtcdWatch {
   private createdAt = 0;
   /** Whether etcd has surely moved the watch into its synced set (see onProgress). */
   private knownSynced = false;
+  /** Stream breaks since a stream last worked. */
+  private reconnects = 0;
 
   constructor(
     private readonly source: EtcdWatchSource,
@@ -81,24 +86,27 @@ class EtcdWatch {
   async *run(): AsyncGenerator<StorageEvent> {
     const onAbort = (): void => this.notify();
     this.signal.addEventListener('abort', onAbort);
-    let reconnects = 0;
     try {
       while (!this.signal.aborted) {
         const event = this.take();
         if (event !== undefined) {
           if (event.revision <= this.last) continue;
           this.last = event.revision;
-          reconnects = 0;
           yield event;
           continue;
         }
         const failure = this.failure;
         if (failure?.kind === 'fatal') throw failure.error;
         if (failure !== undefined || this.overflowed || this.stream === undefined) {
-          if (failure !== undefined && ++reconnects > maxReconnects) throw failure.error;
           this.closeStream();
           this.failure = undefined;
           this.overflowed = false;
+          if (failure !== undefined) {
+            if (++this.reconnects > maxReconnects) throw failure.error;
+            const delay = Math.min(maxReconnectDelayMs, firstReconnectDelayMs * 2 ** (this.reconnects - 1));
+            await pause(delay, this.signal);
+            if (this.signal.aborted) return;
+          }
           await this.open();
           continue;
         }
@@ -160,7 +168,6 @@ class EtcdWatch {
       stream = await this.source.watchClient.watch();
     } catch (err) {
       this.fail('broken', err);
-      await backoff(this.signal);
       return;
     }
     if (this.signal.aborted) {
@@ -206,6 +213,7 @@ class EtcdWatch {
       return;
     }
     if (res.created) {
+      this.reconnects = 0;
       this.watchId = String(res.watch_id);
       this.createdRevision = Number(res.header.revision) - offset;
       this.createdAt = Date.now();
@@ -284,9 +292,9 @@ class EtcdWatch {
   }
 }
 
-function backoff(signal: AbortSignal): Promise<void> {
+function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(done, 200);
+    const timer = setTimeout(done, ms);
     timer.unref();
     signal.addEventListener('abort', done, { once: true });
     function done(): void {

@@ -107,6 +107,32 @@ describe('etcd storage backend', { skip }, () => {
     });
   });
 
+  it('keeps a watch exact across an etcd restart', async () => {
+    const storage = await EtcdStorage.open({ servers: [server().clientUrl], keyPrefix: '/restart' });
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), 30_000);
+    try {
+      const start = await storage.revision();
+      const seen: number[] = [];
+      const watching = (async () => {
+        for await (const event of storage.watch('/', start, ctl.signal)) {
+          seen.push(event.revision);
+          if (seen.length === 6) break;
+        }
+      })();
+      const written: number[] = [];
+      for (let i = 0; i < 3; i++) written.push((await storage.create(`/before/${i}`, bytes('x'))).modRevision);
+      await server().restart();
+      for (let i = 0; i < 3; i++) written.push((await storage.create(`/after/${i}`, bytes('x'))).modRevision);
+      await watching;
+      assert.deepEqual(seen, written, 'every write once, in order, across the restart');
+    } finally {
+      clearTimeout(timer);
+      ctl.abort();
+      await storage.close();
+    }
+  });
+
   it('lets two servers watch caches see each other\u2019s writes', async () => {
     const config = { servers: [server().clientUrl], keyPrefix: '/two-servers' };
     const [one, two] = [await EtcdStorage.open(config), await EtcdStorage.open(config)];
