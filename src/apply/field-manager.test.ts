@@ -208,11 +208,6 @@ describe('FieldManager.apply', () => {
     assert.equal(err.message, 'metadata.managedFields must be nil');
   });
 
-  it('an entry of a keyed list without its key is a 400', () => {
-    const bad = deployment(1);
-    ((bad.spec as Record<string, Record<string, Record<string, unknown>>>).template.spec.containers as Record<string, unknown>[])[0] = { image: 'x' };
-    expectApiError(() => deployments().apply(undefined, bad, 'm', false), 400);
-  });
 });
 
 describe('managerFromUserAgent', () => {
@@ -248,5 +243,22 @@ describe('the cap on Update entries', () => {
     assert.deepEqual(Object.keys((ancient?.fieldsV1 as Record<string, Record<string, unknown>>)['f:data']).sort(), ['f:k0', 'f:k1', 'f:k2']);
     assert.equal(entries.some((e) => e.manager === 'm2'), false);
     assert.equal(entries.some((e) => e.manager === 'm3'), true);
+  });
+});
+
+describe('configurations the schema cannot read', () => {
+  it('answer a bare 500 naming the undeclared field, as Kubernetes 1.27 does', () => {
+    const bad = deployment(1);
+    (bad.spec as Record<string, unknown>).bogus = 1;
+    const err = expectApiError(() => deployments().apply(undefined, bad, 'm', false), 500);
+    assert.equal(err.message, 'failed to create typed patch object (default/web; apps/v1, Kind=Deployment): .spec.bogus: field not declared in schema');
+    assert.equal(err.status.reason, undefined);
+  });
+
+  it('name the keyed-list entry that lacks its key', () => {
+    const bad = deployment(1);
+    ((bad.spec as Record<string, Record<string, Record<string, unknown>>>).template.spec.containers as Record<string, unknown>[])[0] = { image: 'x' };
+    const err = expectApiError(() => deployments().apply(undefined, bad, 'm', false), 500);
+    assert.match(err.message, /: \.spec\.template\.spec\.containers: element 0: associative list with keys has an element that omits key field "name"$/);
   });
 });

@@ -13,7 +13,7 @@ import {
   type ManagerEntry,
 } from './managed-fields.js';
 import type { ApplySchema, ApplyType } from './schema.js';
-import { FieldPathError, compare, deepEqual, merge, removeFields, toFieldSet } from './typed-value.js';
+import { FieldPathError, compare, deepEqual, merge, removeFields, schemaErrors, toFieldSet } from './typed-value.js';
 
 export interface FieldManagerOptions {
   schema: ApplySchema;
@@ -136,6 +136,13 @@ export class FieldManager {
       throw new ApiError(500, 'InternalError', `failed to decode managed fields: ${e instanceof Error ? e.message : String(e)}`);
     }
     const { schema, type } = this.opts;
+    const errs = schemaErrors(config, type, schema);
+    if (errs.length > 0) {
+      // Kubernetes answers these as an internal error: a bare 500 without a reason.
+      const err = new ApiError(500, '', `failed to create typed patch object (${describeObject(config, this.opts.apiVersion)}): ${joinErrors(errs)}`);
+      delete err.status.reason;
+      throw err;
+    }
     const liveBare = bare(live);
     try {
       let merged = merge(liveBare, config, type, schema) as KubeObject;
@@ -178,6 +185,16 @@ export class FieldManager {
     }
     return out;
   }
+}
+
+/** `namespace/name; group/version, Kind=Kind`, the way Kubernetes names an object in errors. */
+function describeObject(obj: KubeObject, apiVersion: string): string {
+  const gv = apiVersion.includes('/') ? apiVersion : `/${apiVersion}`;
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}; ${gv}, Kind=${obj.kind ?? ''}`;
+}
+
+function joinErrors(errs: string[]): string {
+  return errs.length === 1 ? errs[0] : `errors:\n  ${errs.join('\n  ')}`;
 }
 
 /** How a manager is named in conflict messages. */

@@ -1,7 +1,7 @@
 // Operations on objects read through an ApplySchema: the field set an object (or an applied
 // configuration) sets, the comparison of two versions of an object, the merge of an applied
 // configuration into the live object, and the removal of fields.
-import { FieldSet, fieldElement, keyElement, valueElement, indexElement, type FieldPath, type PathElement } from './fieldpath.js';
+import { FieldSet, fieldElement, formatPath, keyElement, valueElement, indexElement, type FieldPath, type PathElement } from './fieldpath.js';
 import { isGranularObject, isStructField, type ApplySchema, type ApplyType } from './schema.js';
 
 type JsonObject = Record<string, unknown>;
@@ -234,4 +234,50 @@ export function removeFields(value: unknown, set: FieldSet, t: ApplyType, schema
     } else out[k] = removeFields(out[k], child, schema.member(t, k), schema);
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Conformance of an applied configuration to the schema
+
+/**
+ * What keeps a configuration from being read through the schema: fields the schema does not
+ * declare, keyed-list entries without their keys. Messages as Kubernetes words them.
+ */
+export function schemaErrors(value: unknown, t: ApplyType, schema: ApplySchema): string[] {
+  const errs: string[] = [];
+  check(value, t, schema, [], errs);
+  return errs;
+}
+
+function check(value: unknown, t: ApplyType, schema: ApplySchema, path: PathElement[], errs: string[]): void {
+  if (value === null || value === undefined) return;
+  if (t.kind === 'list') {
+    if (!Array.isArray(value)) return;
+    if (t.listType === 'atomic') {
+      value.forEach((item, i) => check(item, t.item, schema, [...path, indexElement(i)], errs));
+      return;
+    }
+    value.forEach((item, i) => {
+      let pe: PathElement;
+      try {
+        pe = listItemElement(t, item, i);
+      } catch (e) {
+        errs.push(`${formatPath(path)}: element ${i}: ${e instanceof Error ? e.message : String(e)}`);
+        return;
+      }
+      check(item, t.item, schema, [...path, pe], errs);
+    });
+    return;
+  }
+  if (!isObject(value)) return;
+  if (t.kind === 'struct') {
+    for (const [k, v] of Object.entries(value)) {
+      const p = [...path, fieldElement(k)];
+      const ft = schema.field(t.typeId, k);
+      if (!ft) errs.push(`${formatPath(p)}: field not declared in schema`);
+      else check(v, ft, schema, p, errs);
+    }
+    return;
+  }
+  if (t.kind === 'map') for (const [k, v] of Object.entries(value)) check(v, t.value, schema, [...path, fieldElement(k)], errs);
 }
