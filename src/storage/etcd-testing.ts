@@ -28,6 +28,8 @@ export function etcdSkip(env: NodeJS.ProcessEnv = process.env): false | string {
 
 export interface EtcdServer {
   clientUrl: string;
+  /** PEM bytes for the client when etcd serves TLS. */
+  tls?: { ca: Uint8Array; cert: Uint8Array; key: Uint8Array };
   /** Kills etcd and starts it again on the same ports and data. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -45,12 +47,22 @@ function freePort(): Promise<number> {
   });
 }
 
+/** PEM files for an etcd that serves TLS and asks clients for a certificate. */
+export interface EtcdTlsFiles {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  client: { ca: Uint8Array; cert: Uint8Array; key: Uint8Array };
+}
+
 /** Starts etcd and resolves once it answers; fails with the install hint when etcd is missing. */
-export async function startEtcd(timeoutMs = 20_000): Promise<EtcdServer> {
+export async function startEtcd(opts: { timeoutMs?: number; tls?: EtcdTlsFiles } = {}): Promise<EtcdServer> {
+  const timeoutMs = opts.timeoutMs ?? 20_000;
+  const tls = opts.tls;
   if (!etcdInstalled()) throw new Error(etcdInstallHint);
   const dataDir = mkdtempSync(join(tmpdir(), 'orch-etcd-'));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const clientUrl = `http://127.0.0.1:${clientPort}`;
+  const clientUrl = `${tls !== undefined ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
   const args = [
     '--name', 'test',
@@ -63,6 +75,7 @@ export async function startEtcd(timeoutMs = 20_000): Promise<EtcdServer> {
     '--initial-cluster-state', 'new',
     '--logger', 'zap',
     '--log-level', 'error',
+    ...(tls !== undefined ? ['--cert-file', tls.certFile, '--key-file', tls.keyFile, '--trusted-ca-file', tls.caFile, '--client-cert-auth'] : []),
   ];
   let child: ChildProcess | undefined;
   let exited = true;
@@ -88,7 +101,13 @@ export async function startEtcd(timeoutMs = 20_000): Promise<EtcdServer> {
       exited = true;
     });
     const deadline = Date.now() + timeoutMs;
-    const client = new Etcd3({ hosts: clientUrl, dialTimeout: 1000 });
+    const client = new Etcd3({
+      hosts: clientUrl,
+      dialTimeout: 1000,
+      ...(tls !== undefined
+        ? { credentials: { rootCertificate: Buffer.from(tls.client.ca), certChain: Buffer.from(tls.client.cert), privateKey: Buffer.from(tls.client.key) } }
+        : {}),
+    });
     try {
       for (;;) {
         if (exited) throw new Error(`etcd exited at start: ${stderr}`);
@@ -117,6 +136,7 @@ export async function startEtcd(timeoutMs = 20_000): Promise<EtcdServer> {
   }
   return {
     clientUrl,
+    ...(tls !== undefined ? { tls: tls.client } : {}),
     async restart() {
       await kill();
       await launch();

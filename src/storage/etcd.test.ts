@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCacher } from './cacher.js';
 import { describeStorageConformance } from './conformance.js';
 import { EtcdStorage, prefixEnd } from './etcd.js';
-import { etcdInstallHint, etcdSkip, startEtcd, type EtcdServer } from './etcd-testing.js';
+import { etcdInstallHint, etcdSkip, startEtcd, type EtcdServer, type EtcdTlsFiles } from './etcd-testing.js';
+import { createCA, issueCert } from '../auth/testing/pki.js';
 import { createStorage } from './index.js';
 import { StorageError } from './interface.js';
 
@@ -188,6 +192,46 @@ describe('etcd storage backend', { skip }, () => {
       await cacheTwo.stop();
       await one.close();
       await two.close();
+    }
+  });
+});
+
+describe('etcd storage backend over TLS', { skip }, () => {
+  it('talks to an etcd that serves TLS and asks for a client certificate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-etcd-tls-'));
+    let etcd: EtcdServer | undefined;
+    try {
+      const ca = await createCA('etcd-ca');
+      const serving = await issueCert(ca, 'etcd', { usage: 'both', ips: ['127.0.0.1'] });
+      const client = await issueCert(ca, 'apiserver-etcd-client');
+      const files: EtcdTlsFiles = {
+        caFile: join(dir, 'ca.crt'),
+        certFile: join(dir, 'server.crt'),
+        keyFile: join(dir, 'server.key'),
+        client: { ca: bytes(ca.certPem), cert: bytes(client.certPem), key: bytes(client.keyPem) },
+      };
+      writeFileSync(files.caFile, ca.certPem);
+      writeFileSync(files.certFile, serving.certPem);
+      writeFileSync(files.keyFile, serving.keyPem);
+      etcd = await startEtcd({ tls: files });
+      assert.match(etcd.clientUrl, /^https:/);
+      const storage = await EtcdStorage.open({ servers: [etcd.clientUrl], tls: files.client });
+      try {
+        const item = await storage.create('/registry/tls', bytes('secure'));
+        assert.equal(text((await storage.get('/registry/tls')).item?.value), 'secure');
+        assert.equal(item.modRevision, await storage.revision());
+      } finally {
+        await storage.close();
+      }
+      const stranger = await createCA('someone-else');
+      await assert.rejects(
+        EtcdStorage.open({ servers: [etcd.clientUrl], tls: { ca: bytes(stranger.certPem) }, dialTimeoutMs: 2000 }),
+        (err: unknown) => err instanceof StorageError && /cannot reach etcd/.test(err.message),
+        'a member whose certificate no trusted CA signed is refused',
+      );
+    } finally {
+      await etcd?.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -39,6 +39,12 @@ export interface EtcdStorageOptions {
   revisionOffset?: number;
   /** How long to wait for a connection to an etcd member (default 5 s). */
   dialTimeoutMs?: number;
+  /**
+   * TLS to `https` members, PEM bytes: the CA that signed the members' certificates
+   * (--etcd-cafile) and the client certificate and key when etcd asks for one
+   * (--etcd-certfile, --etcd-keyfile).
+   */
+  tls?: { ca: Uint8Array; cert?: Uint8Array; key?: Uint8Array };
 }
 
 const compactedText = 'required revision has been compacted';
@@ -56,7 +62,20 @@ export class EtcdStorage implements Storage {
 
   private constructor(opts: EtcdStorageOptions) {
     if (opts.servers.length === 0) throw new StorageError('the etcd storage backend needs at least one server URL');
-    this.client = new Etcd3({ hosts: opts.servers, dialTimeout: opts.dialTimeoutMs ?? 5000 });
+    const tls = opts.tls;
+    this.client = new Etcd3({
+      hosts: opts.servers,
+      dialTimeout: opts.dialTimeoutMs ?? 5000,
+      ...(tls !== undefined
+        ? {
+            credentials: {
+              rootCertificate: Buffer.from(tls.ca),
+              ...(tls.key !== undefined ? { privateKey: Buffer.from(tls.key) } : {}),
+              ...(tls.cert !== undefined ? { certChain: Buffer.from(tls.cert) } : {}),
+            },
+          }
+        : {}),
+    });
     this.prefix = Buffer.from(opts.keyPrefix ?? '', 'utf8');
     this.offset = opts.revisionOffset ?? 0;
     this.bufferSize = opts.watchBufferSize ?? 10_000;
