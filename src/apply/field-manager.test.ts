@@ -262,3 +262,13 @@ describe('configurations the schema cannot read', () => {
     assert.match(err.message, /: \.spec\.template\.spec\.containers: element 0: associative list with keys has an element that omits key field "name"$/);
   });
 });
+
+describe('a repeated apply', () => {
+  it('hands back the live object unchanged, key order included', () => {
+    const fm = deployments();
+    const first = fm.apply(undefined, deployment(2), 'kubectl', false);
+    const stored = { ...first, metadata: { ...first.metadata, uid: 'u', resourceVersion: '5' } };
+    const again = fm.apply(stored, deployment(2), 'kubectl', false);
+    assert.equal(JSON.stringify(again), JSON.stringify(stored));
+  });
+});

@@ -168,8 +168,11 @@ export class FieldManager {
         other.set = other.set.difference(changed).difference(c.removed);
       }
       for (const [k, e] of managed) if (e.set.empty()) managed.delete(k);
-      if (!deepEqual(liveBare, merged) || !entry.time) entry.time = rfc3339(this.opts.now());
+      const changedObject = !deepEqual(liveBare, merged);
+      if (changedObject || !entry.time) entry.time = rfc3339(this.opts.now());
       capUpdateManagers(managed);
+      // A no-op apply hands back the live object as it is, so that nothing is written.
+      if (live && !changedObject && deepEqual(encodeManagedFields(managed), live.metadata?.managedFields ?? [])) return structuredClone(live);
       return withManagedFields(merged, managed);
     } catch (e) {
       if (e instanceof FieldPathError) throw badRequest(e.message);
