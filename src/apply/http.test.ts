@@ -75,4 +75,24 @@ describe('server-side apply over HTTP', () => {
     assert.equal(wrongVersion.status, 400);
     assert.equal(wrongVersion.json().message, 'Incorrect version specified in apply patch. Specified patch version: v2, expected: v1');
   });
+
+  it('applies to the status subresource as its own manager; the main resource owns no status', async () => {
+    const W = '/apis/widgets.testing/v1/namespaces/default/widgets';
+    const main = JSON.stringify({ apiVersion: 'widgets.testing/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 }, status: { ready: true } });
+    const created = await t.request('PATCH', `${W}/w1?fieldManager=owner`, { body: main, headers: APPLY });
+    assert.equal(created.status, 201, created.body);
+    assert.equal(created.json().status, undefined);
+    assert.deepEqual(created.json().metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1]), [['owner', { 'f:spec': { '.': {}, 'f:size': {} } }]]);
+
+    const status = JSON.stringify({ apiVersion: 'widgets.testing/v1', kind: 'Widget', metadata: { name: 'w1' }, status: { ready: true } });
+    const updated = await t.request('PATCH', `${W}/w1/status?fieldManager=controller`, { body: status, headers: APPLY });
+    assert.equal(updated.status, 200, updated.body);
+    assert.deepEqual(updated.json().status, { ready: true });
+    const entry = updated.json().metadata?.managedFields?.find((e) => e.manager === 'controller');
+    assert.equal(entry?.subresource, 'status');
+    assert.deepEqual(entry?.fieldsV1, { 'f:status': { '.': {}, 'f:ready': {} } });
+
+    const missing = await t.request('PATCH', `${W}/nope/status?fieldManager=controller`, { body: status.replace('"w1"', '"nope"'), headers: APPLY });
+    assert.equal(missing.status, 404);
+  });
 });
