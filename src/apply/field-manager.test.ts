@@ -272,3 +272,11 @@ describe('a repeated apply', () => {
     assert.equal(JSON.stringify(again), JSON.stringify(stored));
   });
 });
+
+describe('an unnamed manager', () => {
+  it('is written without a manager field, as Go omits the empty name', () => {
+    const obj = configMaps().update(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } }, '');
+    const entry = obj.metadata?.managedFields?.[0];
+    assert.deepEqual(Object.keys(entry ?? {}), ['operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1']);
+  });
+});

@@ -80,7 +80,11 @@ function compareEntries(a: ManagerEntry, b: ManagerEntry): number {
 export function encodeManagedFields(managed: ManagedFields): ManagedFieldsEntry[] {
   const entries = [...managed.values()].filter((e) => !e.set.empty()).sort(compareEntries);
   return entries.map((e) => {
-    const out: ManagedFieldsEntry = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion };
+    // Field order and omitted empty values as Go's encoder writes the entry.
+    const out: ManagedFieldsEntry = {};
+    if (e.manager) out.manager = e.manager;
+    out.operation = e.operation;
+    out.apiVersion = e.apiVersion;
     if (e.time) out.time = e.time;
     out.fieldsType = 'FieldsV1';
     out.fieldsV1 = e.set.toFieldsV1();
