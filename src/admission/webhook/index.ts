@@ -9,6 +9,7 @@ import { apiVersionOf, type GroupVersionResource } from '../../apimachinery/type
 import type { ApiClient } from '../../client/types.js';
 import { SharedInformerFactory } from '../../controllers/informer-factory.js';
 import type { ResourceDefinition, ResourceTable } from '../../registry/types.js';
+import type { AdmissionPluginFactory } from '../index.js';
 import type { AdmissionPlugin } from '../types.js';
 import { webhookCaller, type ServiceResolver } from './client.js';
 import { credentialsFromPluginConfig } from './credentials.js';
@@ -84,6 +85,8 @@ function tableConverter(table: ResourceTable | undefined): VersionConverter {
 
 /** One webhook plugin with its own configuration informer, connections and service resolution. */
 export function webhookPlugin(type: 'mutating' | 'validating', deps: WebhookPluginDeps): WebhookAdmissionPlugin {
+  // Configuration errors first, before anything starts that would need stopping.
+  const credentials = credentialsFromPluginConfig(deps.config);
   const own = deps.informers ? undefined : new SharedInformerFactory(deps.client);
   const factory = deps.informers ?? own!;
   const informerFor: InformerFor = (r) => factory.informerFor(r);
@@ -93,7 +96,7 @@ export function webhookPlugin(type: 'mutating' | 'validating', deps: WebhookPlug
   informer.start();
   const source = new WebhookSource(informer, type);
   const readyMs = deps.readyTimeoutMs ?? 10_000;
-  const caller = webhookCaller(deps.serviceResolver ?? new InformerServiceResolver(informerFor), credentialsFromPluginConfig(deps.config));
+  const caller = webhookCaller(deps.serviceResolver ?? new InformerServiceResolver(informerFor), credentials);
   const dispatcherDeps = {
     webhooks: () => source.webhooks(),
     ready: () => source.ready(readyMs),
@@ -138,18 +141,11 @@ export function webhookPlugins(deps: WebhookPluginDeps): WebhookAdmissionPlugin[
   });
 }
 
-/** Plugin context as buildAdmissionChain hands it to a factory. */
-interface PluginContext {
-  client: ApiClient;
-  informers?: SharedInformerFactory;
-  config?: Record<string, unknown>;
-}
-
 /**
  * Factories by plugin name for `buildAdmissionChain`'s `plugins` map; each plugin reads its
  * own entry of the admission configuration file.
  */
-export function webhookPluginFactories(extra: Omit<WebhookPluginDeps, 'client' | 'informers' | 'config'> = {}): Record<string, (ctx: PluginContext) => WebhookAdmissionPlugin> {
+export function webhookPluginFactories(extra: Omit<WebhookPluginDeps, 'client' | 'informers' | 'config'> = {}): Record<string, AdmissionPluginFactory> {
   return {
     MutatingAdmissionWebhook: (ctx) => webhookPlugin('mutating', { ...extra, client: ctx.client, informers: ctx.informers, config: ctx.config }),
     ValidatingAdmissionWebhook: (ctx) => webhookPlugin('validating', { ...extra, client: ctx.client, informers: ctx.informers, config: ctx.config }),
