@@ -35,7 +35,8 @@ export interface EtcdServer {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+/** A loopback port nothing listens on (at the time of asking). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

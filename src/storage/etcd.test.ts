@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { createCacher } from './cacher.js';
 import { describeStorageConformance } from './conformance.js';
 import { EtcdStorage, prefixEnd } from './etcd.js';
-import { etcdInstallHint, etcdSkip, startEtcd, type EtcdServer, type EtcdTlsFiles } from './etcd-testing.js';
+import { etcdInstallHint, etcdSkip, freePort, startEtcd, type EtcdServer, type EtcdTlsFiles } from './etcd-testing.js';
 import { createCA, issueCert } from '../auth/testing/pki.js';
 import { createStorage } from './index.js';
 import { StorageError } from './interface.js';
@@ -25,6 +25,15 @@ describe('etcd prefix ranges', () => {
 });
 
 describe('etcd tests without an etcd server', () => {
+  it('the backend refuses to open without a reachable etcd, saying where it looked', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    await assert.rejects(EtcdStorage.open({ servers: [url], dialTimeoutMs: 2000 }), (err: unknown) => {
+      assert.ok(err instanceof StorageError);
+      assert.ok(err.message.startsWith(`cannot reach etcd at ${url}: `), err.message);
+      return true;
+    });
+  });
+
   const noEtcd = { PATH: '/nonexistent' };
   it('skip with the install hint outside CI', () => {
     assert.equal(etcdSkip(noEtcd), etcdInstallHint);
