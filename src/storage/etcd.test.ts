@@ -224,7 +224,7 @@ describe('etcd storage backend over TLS', { skip }, () => {
       writeFileSync(files.keyFile, serving.keyPem);
       etcd = await startEtcd({ tls: files });
       assert.match(etcd.clientUrl, /^https:/);
-      const storage = await EtcdStorage.open({ servers: [etcd.clientUrl], tls: files.client });
+      const storage = await createStorage({ backend: 'etcd', etcdServers: [etcd.clientUrl], etcdTls: files.client });
       try {
         const item = await storage.create('/registry/tls', bytes('secure'));
         assert.equal(text((await storage.get('/registry/tls')).item?.value), 'secure');

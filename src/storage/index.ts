@@ -41,6 +41,8 @@ export interface CreateStorageOptions {
   etcdServers?: string[];
   /** `etcd`: prepended to every key, which already begins with `/registry` (--etcd-prefix). */
   etcdPrefix?: string;
+  /** `etcd`: PEM contents of --etcd-cafile, --etcd-certfile and --etcd-keyfile, for `https` members. */
+  etcdTls?: { ca: Uint8Array; cert?: Uint8Array; key?: Uint8Array };
 }
 
 export async function createStorage(opts: CreateStorageOptions): Promise<Storage> {
@@ -64,6 +66,7 @@ export async function createStorage(opts: CreateStorageOptions): Promise<Storage
       return EtcdStorage.open({
         servers: opts.etcdServers,
         ...(opts.etcdPrefix !== undefined ? { keyPrefix: opts.etcdPrefix } : {}),
+        ...(opts.etcdTls !== undefined ? { tls: opts.etcdTls } : {}),
         ...(watchBufferSize !== undefined ? { watchBufferSize } : {}),
       });
     default:
