@@ -259,7 +259,7 @@ describe('configurations the schema cannot read', () => {
     const bad = deployment(1);
     ((bad.spec as Record<string, Record<string, Record<string, unknown>>>).template.spec.containers as Record<string, unknown>[])[0] = { image: 'x' };
     const err = expectApiError(() => deployments().apply(undefined, bad, 'm', false), 500);
-    assert.match(err.message, /: \.spec\.template\.spec\.containers: element 0: associative list with keys has an element that omits key field "name"$/);
+    assert.match(err.message, /: \.spec\.template\.spec\.containers: element 0: associative list with keys has an element that omits key field "name" \(and doesn't have default value\)$/);
   });
 });
 
@@ -278,5 +278,22 @@ describe('an unnamed manager', () => {
     const obj = configMaps().update(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } }, '');
     const entry = obj.metadata?.managedFields?.[0];
     assert.deepEqual(Object.keys(entry ?? {}), ['operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1']);
+  });
+});
+
+describe('fields an applier gives up', () => {
+  it('a struct nobody owns anything under any more goes as a whole; list entries go whole', () => {
+    const fm = deployments();
+    const base = deployment(1);
+    const spec = base.spec as Record<string, Record<string, Record<string, unknown>>>;
+    (spec.template.spec.containers as unknown[]).push({ name: 'sidecar', image: 'busybox' });
+    (base.spec as Record<string, unknown>).strategy = { rollingUpdate: { maxSurge: 1 } };
+    const v1 = fm.apply(undefined, base, 'a', false);
+    const v2 = fm.update(v1, structuredClone(v1), 'noop');
+    const next = deployment(1);
+    const v3 = fm.apply(v2, next, 'a', false);
+    assert.equal((v3.spec as Record<string, unknown>).strategy, undefined);
+    const names = ((v3.spec as Record<string, Record<string, Record<string, unknown>>>).template.spec.containers as { name: string }[]).map((c) => c.name);
+    assert.deepEqual(names, ['nginx']);
   });
 });

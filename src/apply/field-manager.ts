@@ -13,7 +13,7 @@ import {
   type ManagerEntry,
 } from './managed-fields.js';
 import type { ApplySchema, ApplyType } from './schema.js';
-import { FieldPathError, compare, deepEqual, merge, removeFields, schemaErrors, toFieldSet } from './typed-value.js';
+import { FieldPathError, compare, deepEqual, merge, removeFields, schemaErrors, toFieldSet, withNamedFieldsAsMembers } from './typed-value.js';
 
 export interface FieldManagerOptions {
   schema: ApplySchema;
@@ -152,7 +152,7 @@ export class FieldManager {
       const previous = managed.get(id);
       if (previous?.time) entry.time = previous.time;
       managed.set(id, entry);
-      if (previous) merged = removeFields(merged, this.released(previous.set.difference(entry.set), managed), type, schema) as KubeObject;
+      if (previous) merged = removeFields(merged, this.released(previous.set, managed), type, schema) as KubeObject;
 
       const c = compare(liveBare, merged, type, schema);
       const changed = c.modified.union(c.added);
@@ -180,13 +180,16 @@ export class FieldManager {
     }
   }
 
-  /** Paths given up by an applier that no manager still owns, at or below. */
-  private released(givenUp: FieldSet, managed: ManagedFields): FieldSet {
-    const out = new FieldSet();
-    for (const path of givenUp.paths()) {
-      if (![...managed.values()].some((e) => e.set.hasAtOrBelow(path))) out.insert(path);
-    }
-    return out;
+  /**
+   * What an applier gave up and nobody owns any more, to be removed with everything below
+   * it: paths of its last applied set that no manager (itself included, with what it applies
+   * now) owns. A struct field counts as owned when anything under it is.
+   */
+  private released(lastApplied: FieldSet, managed: ManagedFields): FieldSet {
+    const { schema, type } = this.opts;
+    let owned = new FieldSet();
+    for (const e of managed.values()) owned = owned.union(e.set);
+    return withNamedFieldsAsMembers(lastApplied, type, schema).difference(withNamedFieldsAsMembers(owned, type, schema));
   }
 }
 

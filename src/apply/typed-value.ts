@@ -21,13 +21,19 @@ export class FieldPathError extends Error {}
 
 /** The path element of a list entry, by the list's kind. */
 export function listItemElement(t: Extract<ApplyType, { kind: 'list' }>, item: unknown, index: number): PathElement {
-  if (t.listType === 'set') return valueElement(item);
+  if (t.listType === 'set') {
+    if (isObject(item)) throw new FieldPathError("associative list without keys has an element that's a map type");
+    if (Array.isArray(item)) throw new FieldPathError('not supported: associative list with lists as elements');
+    if (item === null) throw new FieldPathError("associative list without keys has an element that's an explicit null");
+    return valueElement(item);
+  }
   if (t.listType === 'map') {
-    if (!isObject(item)) throw new FieldPathError(`associative list with keys has an element that is not a map type`);
+    if (item === null) throw new FieldPathError('associative list with keys may not have a null element');
+    if (!isObject(item)) throw new FieldPathError('associative list with keys may not have non-map elements');
     const keys: JsonObject = {};
     for (const k of t.keys) {
       const v = item[k] ?? KEY_DEFAULTS[k];
-      if (v === undefined) throw new FieldPathError(`associative list with keys has an element that omits key field "${k}"`);
+      if (v === undefined) throw new FieldPathError(`associative list with keys has an element that omits key field "${k}" (and doesn't have default value)`);
       keys[k] = v;
     }
     return keyElement(keys);
@@ -280,4 +286,26 @@ function check(value: unknown, t: ApplyType, schema: ApplySchema, path: PathElem
     return;
   }
   if (t.kind === 'map') for (const [k, v] of Object.entries(value)) check(v, t.value, schema, [...path, fieldElement(k)], errs);
+}
+
+/**
+ * The set with every struct field on its paths made a member: a struct field is owned
+ * whenever anything under it is. Map keys and list entries stay as they are.
+ */
+export function withNamedFieldsAsMembers(set: FieldSet, t: ApplyType, schema: ApplySchema): FieldSet {
+  const out = new FieldSet();
+  out.member = set.member;
+  for (const [pe, child] of set.children) {
+    let childType: ApplyType = { kind: 'untyped' };
+    let named = false;
+    if (pe.startsWith('f:') && (t.kind === 'struct' || t.kind === 'map' || t.kind === 'untyped')) {
+      const name = pe.slice(2);
+      named = isStructField(t, schema, name);
+      childType = schema.member(t, name);
+    } else if (t.kind === 'list') childType = t.item;
+    const converted = withNamedFieldsAsMembers(child, childType, schema);
+    if (named) converted.member = true;
+    out.children.set(pe, converted);
+  }
+  return out;
 }
