@@ -297,3 +297,20 @@ describe('fields an applier gives up', () => {
     assert.deepEqual(names, ['nginx']);
   });
 });
+
+describe('ownership recorded under another schema', () => {
+  it('granular ownership inside a now-atomic value becomes ownership of the whole value', () => {
+    const fm = deployments();
+    const v1 = fm.apply(undefined, deployment(1), 'a', false);
+    // `spec.selector` is atomic: an entry that owns a key inside it owns the selector.
+    const sent = [
+      ...(v1.metadata?.managedFields ?? []),
+      { manager: 'old', operation: 'Update' as const, apiVersion: 'apps/v1', fieldsType: 'FieldsV1' as const, fieldsV1: { 'f:spec': { 'f:selector': { 'f:matchLabels': { 'f:app': {} } } } } },
+    ];
+    const stored = { ...v1, metadata: { ...v1.metadata, managedFields: sent } };
+    const next = deployment(1);
+    (next.spec as Record<string, unknown>).selector = { matchLabels: { app: 'other' } };
+    const err = expectApiError(() => fm.apply(stored, next, 'a', false), 409);
+    assert.match(err.message, /conflict with "old" using apps\/v1: \.spec\.selector$/);
+  });
+});

@@ -13,7 +13,7 @@ import {
   type ManagerEntry,
 } from './managed-fields.js';
 import type { ApplySchema, ApplyType } from './schema.js';
-import { FieldPathError, compare, deepEqual, merge, removeFields, schemaErrors, toFieldSet, withNamedFieldsAsMembers } from './typed-value.js';
+import { FieldPathError, compare, deepEqual, merge, removeFields, reconcileWithSchema, schemaErrors, toFieldSet, withNamedFieldsAsMembers } from './typed-value.js';
 
 export interface FieldManagerOptions {
   schema: ApplySchema;
@@ -144,6 +144,7 @@ export class FieldManager {
       throw err;
     }
     const liveBare = bare(live);
+    for (const e of managed.values()) e.set = reconcileWithSchema(e.set, type, schema);
     try {
       let merged = merge(liveBare, config, type, schema) as KubeObject;
       const entry: ManagerEntry = { manager, operation: 'Apply', apiVersion: this.opts.apiVersion, set: this.ownable(toFieldSet(config, type, schema)) };

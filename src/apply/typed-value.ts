@@ -309,3 +309,24 @@ export function withNamedFieldsAsMembers(set: FieldSet, t: ApplyType, schema: Ap
   }
   return out;
 }
+
+/**
+ * Ownership recorded while a type was granular and read now that it is atomic: the owner of
+ * anything inside owns the whole value. (Atomic to granular needs nothing: the old owner
+ * keeps the top-level field.)
+ */
+export function reconcileWithSchema(set: FieldSet, t: ApplyType, schema: ApplySchema): FieldSet {
+  const out = new FieldSet();
+  out.member = set.member;
+  const atomic = (t.kind === 'list' && t.listType === 'atomic') || ((t.kind === 'struct' || t.kind === 'map') && t.atomic);
+  if (atomic && set.children.size > 0) {
+    out.member = true;
+    return out;
+  }
+  if (t.kind === 'untyped' || t.kind === 'scalar') return set.clone();
+  for (const [pe, child] of set.children) {
+    const childType = t.kind === 'list' ? t.item : pe.startsWith('f:') ? schema.member(t, pe.slice(2)) : ({ kind: 'untyped' } as const);
+    out.children.set(pe, reconcileWithSchema(child, childType, schema));
+  }
+  return out;
+}
