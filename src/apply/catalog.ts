@@ -38,9 +38,17 @@ export function fieldManagerForKind(o: KindFieldManagerOptions): FieldManager {
 
 /** The kind's empty object as Go encodes it: what a create is compared against. */
 export function emptyObjectOf(gvk: { group: string; version: string; kind: string }): Record<string, unknown> {
-  const typeId = typeIdForKind(gvk);
-  return typeId ? catalogApplySchema().zeroValue(typeId) : {};
+  const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+  let empty = emptyObjects.get(key);
+  if (!empty) {
+    const typeId = typeIdForKind(gvk);
+    empty = typeId ? catalogApplySchema().zeroValue(typeId) : {};
+    emptyObjects.set(key, empty);
+  }
+  return structuredClone(empty);
 }
+
+const emptyObjects = new Map<string, Record<string, unknown>>();
 
 const FIELD_MANAGER_MAX_LENGTH = 128;
 
