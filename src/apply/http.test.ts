@@ -95,4 +95,25 @@ describe('server-side apply over HTTP', () => {
     const missing = await t.request('PATCH', `${W}/nope/status?fieldManager=controller`, { body: status.replace('"w1"', '"nope"'), headers: APPLY });
     assert.equal(missing.status, 404);
   });
+
+  it('a merge patch of managedFields to [{}] strips them; an empty list keeps them; scale writes are recorded as such', async () => {
+    const created = await t.request('POST', `${CM}?fieldManager=creator`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a3' }, data: { x: '1' } } });
+    assert.equal(created.status, 201, created.body);
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    const kept = await t.request('PATCH', `${CM}/a3?fieldManager=patcher`, { body: { metadata: { managedFields: [] } }, headers: merge });
+    assert.deepEqual(kept.json().metadata?.managedFields?.map((e) => e.manager), ['creator']);
+    const stripped = await t.request('PATCH', `${CM}/a3?fieldManager=patcher`, { body: { metadata: { managedFields: [{}] } }, headers: merge });
+    assert.equal(stripped.status, 200, stripped.body);
+    assert.equal(stripped.json().metadata?.managedFields, undefined);
+
+    const W = '/apis/widgets.testing/v1/namespaces/default/widgets';
+    const w = await t.request('POST', `${W}?fieldManager=creator`, { body: { apiVersion: 'widgets.testing/v1', kind: 'Widget', metadata: { name: 'w2' }, spec: { size: 1 } } });
+    assert.equal(w.status, 201, w.body);
+    const scaled = await t.request('PATCH', `${W}/w2/scale?fieldManager=scaler`, { body: { spec: { replicas: 4 } }, headers: merge });
+    assert.equal(scaled.status, 200, scaled.body);
+    const after = (await t.request('GET', `${W}/w2`)).json();
+    const entry = after.metadata?.managedFields?.find((e) => e.manager === 'scaler');
+    assert.equal(entry?.subresource, 'scale');
+    assert.equal(entry?.operation, 'Update');
+  });
 });
