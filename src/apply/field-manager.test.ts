@@ -314,3 +314,15 @@ describe('ownership recorded under another schema', () => {
     assert.match(err.message, /conflict with "old" using apps\/v1: \.spec\.selector$/);
   });
 });
+
+describe('fields the endpoint resets', () => {
+  it('status applied to the main resource neither conflicts with nor takes from the status owner', () => {
+    const statusManager = fieldManagerForKind({ group: 'apps', version: 'v1', kind: 'Deployment', apiVersion: 'apps/v1', subresource: 'status', hasStatus: true, now: () => NOW });
+    const v1 = deployments().apply(undefined, deployment(1), 'a', false);
+    const v2 = statusManager.update(v1, { ...v1, status: { replicas: 1 } }, 'controller');
+    const config = { ...deployment(1), status: { replicas: 7 } };
+    const v3 = deployments().apply(v2, config, 'a', false);
+    const entry = v3.metadata?.managedFields?.find((e) => e.manager === 'controller');
+    assert.deepEqual(entry?.fieldsV1, { 'f:status': { '.': {}, 'f:replicas': {} } });
+  });
+});

@@ -13,7 +13,7 @@ import {
   type ManagerEntry,
 } from './managed-fields.js';
 import type { ApplySchema, ApplyType } from './schema.js';
-import { FieldPathError, compare, deepEqual, merge, removeFields, reconcileWithSchema, schemaErrors, toFieldSet, withNamedFieldsAsMembers } from './typed-value.js';
+import { FieldPathError, compare, deepEqual, type Comparison, merge, removeFields, reconcileWithSchema, schemaErrors, toFieldSet, withNamedFieldsAsMembers } from './typed-value.js';
 
 export interface FieldManagerOptions {
   schema: ApplySchema;
@@ -67,6 +67,14 @@ export class FieldManager {
     return this.opts.resetFields ? s.recursiveDifference(this.opts.resetFields) : s;
   }
 
+  /** What changed, leaving out fields this endpoint cannot change (the strategy resets them). */
+  private compare(lhs: KubeObject, rhs: KubeObject): Comparison {
+    const c = compare(lhs, rhs, this.opts.type, this.opts.schema);
+    const reset = this.opts.resetFields;
+    if (!reset) return c;
+    return { added: c.added.recursiveDifference(reset), modified: c.modified.recursiveDifference(reset), removed: c.removed.recursiveDifference(reset) };
+  }
+
   /** The ownership the write starts from (Kubernetes' rules for client-sent managedFields). */
   private baseManagedFields(live: KubeObject | undefined, next: KubeObject): ManagedFields {
     const liveManaged = (): ManagedFields => decodeManagedFields(live?.metadata?.managedFields);
@@ -98,7 +106,7 @@ export class FieldManager {
     const nextBare = bare(next);
     let c;
     try {
-      c = compare(bare(live), nextBare, this.opts.type, this.opts.schema);
+      c = this.compare(bare(live), nextBare);
     } catch (e) {
       if (e instanceof FieldPathError) return withManagedFields(nextBare, new Map());
       throw e;
@@ -155,7 +163,7 @@ export class FieldManager {
       managed.set(id, entry);
       if (previous) merged = removeFields(merged, this.released(previous.set, managed), type, schema) as KubeObject;
 
-      const c = compare(liveBare, merged, type, schema);
+      const c = this.compare(liveBare, merged);
       const changed = c.modified.union(c.added);
       const conflicts: { entry: ManagerEntry; id: string; set: FieldSet }[] = [];
       for (const [otherId, other] of managed) {
