@@ -1,6 +1,7 @@
 // The flags the server itself owns, named as kube-apiserver names them. The entry point
 // merges them with the flags of the auth and admission modules.
 import type { FlagDefinition } from '../apimachinery/flags.js';
+import { serviceFlagDefinitions } from '../registry/services/index.js';
 
 export const serverFlagDefinitions: FlagDefinition[] = [
   { name: 'help', type: 'boolean', default: false, usage: 'Print the flags and exit.' },
@@ -21,4 +22,5 @@ export const serverFlagDefinitions: FlagDefinition[] = [
   { name: 'min-request-timeout', type: 'int', default: 1800, usage: 'The minimum number of seconds a watch lasts when the client sets no timeoutSeconds (it lasts up to twice that).' },
   { name: 'etcd-compaction-interval', type: 'duration', default: 60_000, usage: 'The interval of compaction requests to the store.' },
   { name: 'watch-history-window', type: 'duration', default: 300_000, usage: 'How long watch history (and continue tokens) stay usable.' },
+  ...serviceFlagDefinitions,
 ];

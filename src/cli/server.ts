@@ -16,6 +16,8 @@ import { createProtobufSerializer, storageCodecFromFlags } from '../codec/protob
 import { SerializerSet } from '../codec/serializer.js';
 import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
+import { installPodBinding } from '../registry/binding.js';
+import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
 import type { RESTStore } from '../registry/types.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
@@ -75,10 +77,15 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const storage: Storage = await createStorage({ backend, dataDir });
   const windowMs = flags.number('watch-history-window') ?? 300_000;
   const definitions = builtinResourceDefinitions({ runtimeConfig: flags.string('runtime-config') ?? '' });
+  const storageCodec = storageCodecFromFlags(flags);
   const table: DefaultResourceTable = buildResourceTable(definitions, storage, {
     cacherOptions: { historyWindowMs: windowMs },
-    codec: storageCodecFromFlags(flags),
+    codec: storageCodec,
   });
+  // Services allocate cluster IPs and node ports; pods bind to nodes (pods/binding, bindings).
+  const serviceNetwork = serviceNetworkFromFlags(flags);
+  installServiceAllocation(table, { storage, network: serviceNetwork });
+  installPodBinding(table, definitions, { storage, codec: storageCodec });
   // The binary media type of the flavor, after JSON and YAML in negotiation order.
   const serializers = new SerializerSet();
   serializers.register(createProtobufSerializer());
@@ -195,6 +202,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     const [namespaces, rbac, ctrl] = hooks as [PostStartHook, PostStartHook, PostStartHook];
     try {
       await ensureSystemNamespaces(controllerClient);
+      await ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound });
       namespaces.complete();
       await auth.start();
       rbac.complete();

@@ -92,9 +92,27 @@ describe('services', () => {
     ]);
     const badName: KubeObject = { metadata: { name: '1web', namespace: 'd' }, spec: { type: 'ClusterIP', sessionAffinity: 'None', ports: [{ port: 1, protocol: 'TCP' }] } };
     assert.match(rendered(s.validate(badName))[0], /^metadata.name: Invalid value: "1web": a DNS-1035 label must consist of/);
-    const headless = svc({ clusterIP: 'None' });
+    const headless = svc({ clusterIP: 'None', clusterIPs: ['None'] });
     s.defaults(headless);
     assert.deepEqual(s.validate(headless), []);
+  });
+
+  it('validate cluster IP fields', () => {
+    const mismatch = svc({ ports: [{ port: 80 }], clusterIP: '10.0.0.5', clusterIPs: ['10.0.0.6'] });
+    s.defaults(mismatch);
+    assert.deepEqual(rendered(s.validate(mismatch)), ['spec.clusterIPs: Invalid value: []string{"10.0.0.6"}: first value must match `clusterIP`']);
+    const bad = svc({ ports: [{ port: 80 }], clusterIP: 'ten', clusterIPs: ['ten'], ipFamilies: ['IPv5'], ipFamilyPolicy: 'Maybe' });
+    s.defaults(bad);
+    assert.deepEqual(rendered(s.validate(bad)), [
+      'spec.ipFamilies[0]: Unsupported value: "IPv5": supported values: "IPv4", "IPv6"',
+      'spec.ipFamilyPolicy: Unsupported value: "Maybe": supported values: "PreferDualStack", "RequireDualStack", "SingleStack"',
+      'spec.clusterIPs[0]: Invalid value: "ten": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    ]);
+    const old = svc({ ports: [{ port: 80 }], clusterIP: '10.0.0.5', clusterIPs: ['10.0.0.5'], ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack' });
+    s.defaults(old);
+    const moved = structuredClone(old);
+    Object.assign(moved.spec as object, { clusterIP: '10.0.0.7', clusterIPs: ['10.0.0.7'] });
+    assert.deepEqual(rendered(s.validateUpdate(moved, old)), ['spec.clusterIPs[0]: Invalid value: []string{"10.0.0.7"}: may not change once set']);
   });
 });
 

@@ -1,5 +1,6 @@
 // Services: DNS-1035 names, type/affinity/port defaults, port validation and the
-// `kubectl get services` columns. Cluster IP allocation belongs to the service REST layer.
+// `kubectl get services` columns. Cluster IP and node port allocation belong to the
+// services Store (registry/services); the field rules they share live there.
 import { duplicateField, invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { KindSpec } from '../strategy.js';
@@ -7,6 +8,7 @@ import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, child, meta, obj, objs, setDefault, str } from '../util.js';
 import { dns1035Name, isDNS1123Label, isDNS1123Subdomain, mapSelectorString, oneOf, validateLabels } from '../validation.js';
 import { isPortNumber, portNameErrors } from './podspec.js';
+import { dropTypeDependentFields, normalizeClusterIPsForUpdate, validateClusterIPFields, validateClusterIPsUpdate } from '../../registry/services/fields.js';
 
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
 
@@ -76,17 +78,16 @@ function validate(o: KubeObject): FieldError[] {
     else for (const m of isDNS1123Subdomain(ext.replace(/\.$/, ''))) errs.push(invalidField('spec.externalName', ext, m));
   }
   if (spec.selector !== undefined) errs.push(...validateLabels(spec.selector, 'spec.selector'));
+  errs.push(...validateClusterIPFields(spec));
   return errs;
 }
 
 function validateUpdate(o: KubeObject, old: KubeObject): FieldError[] {
-  const before = str(at(old, 'spec.clusterIP')) ?? '';
-  const now = str(at(o, 'spec.clusterIP')) ?? '';
+  const spec = obj(o.spec);
+  const oldSpec = obj(old.spec);
+  if (!spec || !oldSpec) return [];
   // A set cluster IP stays, unless the service turns into an ExternalName one.
-  if (before !== '' && now !== before && at(o, 'spec.type') !== 'ExternalName') {
-    return [invalidField('spec.clusterIPs[0]', now, 'may not change once set')];
-  }
-  return [];
+  return validateClusterIPsUpdate(spec, oldSpec);
 }
 
 /** Load balancer addresses (IP, else hostname), sorted and unique as kubectl lists them. */
@@ -130,6 +131,16 @@ export const services: KindSpec = {
   defaults,
   prepareForCreate(o) {
     o.status = { loadBalancer: {} };
+    // A client that sets only the singular field means the list of one.
+    const spec = obj(o.spec);
+    if (spec && typeof spec.clusterIP === 'string' && spec.clusterIP !== '' && arr(spec.clusterIPs).length === 0) spec.clusterIPs = [spec.clusterIP];
+  },
+  prepareForUpdate(o, old) {
+    const spec = obj(o.spec);
+    const oldSpec = obj(old.spec);
+    if (!spec || !oldSpec) return;
+    normalizeClusterIPsForUpdate(spec, oldSpec);
+    dropTypeDependentFields(spec, oldSpec);
   },
   validate,
   validateUpdate,

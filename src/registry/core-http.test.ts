@@ -1,0 +1,83 @@
+// Pod binding, graceful pod deletion and service allocation over HTTP, as clients see them.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { startAuthTestServer, type AuthTestServer } from '../auth/testing/server.js';
+
+describe('core kinds over HTTP (kubernetes flavor)', () => {
+  let s: AuthTestServer;
+
+  before(async () => {
+    s = await startAuthTestServer(['--compat=kubernetes', '--service-cluster-ip-range=10.96.0.0/16', '--service-node-port-range=31000-31099']);
+    const sa = await s.request('POST', '/api/v1/namespaces/default/serviceaccounts', s.admin, { metadata: { name: 'default' } });
+    assert.ok(sa.status === 201 || sa.status === 409, sa.text);
+  });
+
+  after(async () => {
+    await s?.stop();
+    if (s) rmSync(s.dataDir, { recursive: true, force: true });
+  });
+
+  const pod = (name: string): unknown => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+  const binding = (name: string, node: string): unknown => ({ apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: node } });
+
+  it('binds a pod once through pods/x/binding and bindings', async () => {
+    assert.equal((await s.request('POST', '/api/v1/namespaces/default/pods', s.admin, pod('b1'))).status, 201);
+    const bound = await s.request('POST', '/api/v1/namespaces/default/pods/b1/binding', s.admin, binding('b1', 'node-1'));
+    assert.equal(bound.status, 201, bound.text);
+    assert.deepEqual(bound.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    const again = await s.request('POST', '/api/v1/namespaces/default/bindings', s.admin, binding('b1', 'node-2'));
+    assert.equal(again.status, 409, again.text);
+    assert.equal(again.json.reason, 'Conflict');
+    assert.equal(again.json.message, 'Operation cannot be fulfilled on pods/binding "b1": pod b1 is already assigned to node "node-1"');
+    const got = await s.request('GET', '/api/v1/namespaces/default/pods/b1', s.admin);
+    assert.equal((got.json.spec as { nodeName?: string }).nodeName, 'node-1');
+  });
+
+  it('a bound pod is deleted gracefully: 200 with the pod while it waits, gone with grace 0', async () => {
+    const first = await s.request('DELETE', '/api/v1/namespaces/default/pods/b1', s.admin);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.kind, 'Pod');
+    const m = first.json.metadata as { deletionTimestamp?: string; deletionGracePeriodSeconds?: number };
+    assert.equal(m.deletionGracePeriodSeconds, 30);
+    assert.ok(m.deletionTimestamp);
+    assert.equal((await s.request('GET', '/api/v1/namespaces/default/pods/b1', s.admin)).status, 200);
+    const now = await s.request('DELETE', '/api/v1/namespaces/default/pods/b1?gracePeriodSeconds=0', s.admin);
+    assert.equal(now.status, 200, now.text);
+    assert.equal((now.json.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds, 0);
+    assert.equal((await s.request('GET', '/api/v1/namespaces/default/pods/b1', s.admin)).status, 404);
+  });
+
+  it('services get addresses and node ports from the configured ranges; the server has its own', async () => {
+    const own = await s.request('GET', '/api/v1/namespaces/default/services/kubernetes', s.admin);
+    assert.equal(own.status, 200, own.text);
+    assert.deepEqual((own.json.spec as { clusterIPs?: string[] }).clusterIPs, ['10.96.0.1']);
+    const endpoints = await s.request('GET', '/api/v1/namespaces/default/endpoints/kubernetes', s.admin);
+    const port = new URL(s.url).port;
+    assert.deepEqual(endpoints.json.subsets, [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: Number(port), protocol: 'TCP' }] }]);
+
+    const created = await s.request('POST', '/api/v1/namespaces/default/services', s.admin, {
+      metadata: { name: 'web' },
+      spec: { type: 'NodePort', selector: { app: 'web' }, ports: [{ port: 80 }] },
+    });
+    assert.equal(created.status, 201, created.text);
+    const spec = created.json.spec as { clusterIP: string; ports: Array<{ nodePort: number }> };
+    assert.match(spec.clusterIP, /^10\.96\./);
+    assert.ok(spec.ports[0]!.nodePort >= 31000 && spec.ports[0]!.nodePort <= 31099);
+    const clash = await s.request('POST', '/api/v1/namespaces/default/services', s.admin, {
+      metadata: { name: 'web2' },
+      spec: { clusterIP: spec.clusterIP, ports: [{ port: 80 }] },
+    });
+    assert.equal(clash.status, 422, clash.text);
+    assert.equal(
+      clash.json.message,
+      `Service "web2" is invalid: spec.clusterIPs: Invalid value: []string{"${spec.clusterIP}"}: failed to allocate IP ${spec.clusterIP}: provided IP is already allocated`,
+    );
+    assert.equal((await s.request('DELETE', '/api/v1/namespaces/default/services/web', s.admin)).status, 200);
+    const reuse = await s.request('POST', '/api/v1/namespaces/default/services', s.admin, {
+      metadata: { name: 'web2' },
+      spec: { clusterIP: spec.clusterIP, ports: [{ port: 80 }] },
+    });
+    assert.equal(reuse.status, 201, reuse.text);
+  });
+});

@@ -1,0 +1,146 @@
+// Allocated service IPs and node ports, recorded in the store: one key per allocated
+// value, created atomically, so that several API servers on one store never hand out the
+// same address or port (the store's create refuses an existing key). Releasing deletes the
+// key. Records name their service, for people and repair tools reading the store.
+import { randomInt } from 'node:crypto';
+import type { Storage } from '../../storage/interface.js';
+import { isKeyExists, isStorageNotFound } from '../errors.js';
+import type { PortRange, ServiceIPRange } from './ip.js';
+
+const IP_PREFIX = '/registry/ranges/serviceips/';
+const PORT_PREFIX = '/registry/ranges/servicenodeports/';
+const encoder = new TextEncoder();
+
+export interface AllocationOwner {
+  namespace: string;
+  name: string;
+}
+
+/** Why an allocation failed; the service layer words it as Kubernetes does. */
+export type AllocationFailure = 'notInRange' | 'allocated' | 'full';
+
+export class AllocationError extends Error {
+  constructor(readonly failure: AllocationFailure) {
+    super(failure);
+  }
+}
+
+function record(owner: AllocationOwner): Uint8Array {
+  return encoder.encode(JSON.stringify({ namespace: owner.namespace, name: owner.name }));
+}
+
+/** Picks free offsets at random: the preferred part of a range first, then the rest. */
+function* candidates(size: number, preferredFrom: number): Generator<number> {
+  const spans: Array<[number, number]> = preferredFrom > 0 && preferredFrom < size ? [[preferredFrom, size], [0, preferredFrom]] : [[0, size]];
+  for (const [lo, hi] of spans) {
+    const n = hi - lo;
+    if (n <= 0) continue;
+    // A random start and a walk over the span visit every offset once.
+    const start = randomInt(n);
+    for (let i = 0; i < n; i++) yield lo + ((start + i) % n);
+  }
+}
+
+export class ServiceAllocations {
+  constructor(private readonly storage: Storage) {}
+
+  private ipKey(ip: string): string {
+    return `${IP_PREFIX}${ip}`;
+  }
+
+  private portKey(port: number): string {
+    return `${PORT_PREFIX}${port}`;
+  }
+
+  private async take(key: string, owner: AllocationOwner): Promise<boolean> {
+    try {
+      await this.storage.create(key, record(owner));
+      return true;
+    } catch (e) {
+      if (isKeyExists(e)) return false;
+      throw e;
+    }
+  }
+
+  private async taken(prefix: string): Promise<Set<string>> {
+    const out = new Set<string>();
+    let startKey: string | undefined;
+    for (;;) {
+      const page = await this.storage.list(prefix, { startKey, limit: 1000 });
+      for (const item of page.items) out.add(item.key.slice(prefix.length));
+      if (!page.more || page.items.length === 0) return out;
+      startKey = `${page.items[page.items.length - 1]?.key ?? ''}\u0000`;
+    }
+  }
+
+  private async release(key: string): Promise<void> {
+    try {
+      await this.storage.delete(key);
+    } catch (e) {
+      if (!isStorageNotFound(e)) throw e;
+    }
+  }
+
+  /** Reserves `ip` of `range`. A dry run checks only the range, as Kubernetes does. */
+  async allocateIP(range: ServiceIPRange, ip: string, owner: AllocationOwner, dryRun: boolean): Promise<string> {
+    const offset = range.offsetOf(ip);
+    if (offset === undefined) throw new AllocationError('notInRange');
+    const canonical = range.at(offset);
+    if (dryRun) return ip;
+    if (!(await this.take(this.ipKey(canonical), owner))) throw new AllocationError('allocated');
+    return ip;
+  }
+
+  /** Reserves a free address of `range`; a dry run answers the network address. */
+  async allocateNextIP(range: ServiceIPRange, owner: AllocationOwner, dryRun: boolean): Promise<string> {
+    if (dryRun) return range.networkAddress();
+    const used = await this.taken(IP_PREFIX);
+    for (const offset of candidates(range.size, range.staticOffset)) {
+      const ip = range.at(offset);
+      if (used.has(ip)) continue;
+      if (await this.take(this.ipKey(ip), owner)) return ip;
+    }
+    throw new AllocationError('full');
+  }
+
+  async releaseIP(range: ServiceIPRange, ip: string): Promise<void> {
+    const offset = range.offsetOf(ip);
+    if (offset === undefined) return;
+    await this.release(this.ipKey(range.at(offset)));
+  }
+
+  async allocatePort(range: PortRange, port: number, owner: AllocationOwner, dryRun: boolean): Promise<void> {
+    const inRange = Number.isInteger(port) && port >= range.base && port < range.base + range.size;
+    if (dryRun) {
+      // Kubernetes' dry run refuses only a port it knows to be taken.
+      if (inRange && (await this.storage.get(this.portKey(port))).item) throw new AllocationError('allocated');
+      return;
+    }
+    if (!inRange) throw new AllocationError('notInRange');
+    if (!(await this.take(this.portKey(port), owner))) throw new AllocationError('allocated');
+  }
+
+  async allocateNextPort(range: PortRange, owner: AllocationOwner): Promise<number> {
+    const used = await this.taken(PORT_PREFIX);
+    for (const offset of candidates(range.size, 0)) {
+      const port = range.base + offset;
+      if (used.has(String(port))) continue;
+      if (await this.take(this.portKey(port), owner)) return port;
+    }
+    throw new AllocationError('full');
+  }
+
+  async releasePort(range: PortRange, port: number): Promise<void> {
+    if (!Number.isInteger(port) || port < range.base || port >= range.base + range.size) return;
+    await this.release(this.portKey(port));
+  }
+
+  /** Whether `ip` is recorded as allocated (for tests and repair). */
+  async hasIP(ip: string): Promise<boolean> {
+    return (await this.storage.get(this.ipKey(ip))).item !== undefined;
+  }
+
+  async hasPort(port: number): Promise<boolean> {
+    return (await this.storage.get(this.portKey(port))).item !== undefined;
+  }
+}
