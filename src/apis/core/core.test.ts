@@ -113,6 +113,12 @@ describe('services', () => {
     const moved = structuredClone(old);
     Object.assign(moved.spec as object, { clusterIP: '10.0.0.7', clusterIPs: ['10.0.0.7'] });
     assert.deepEqual(rendered(s.validateUpdate(moved, old)), ['spec.clusterIPs[0]: Invalid value: []string{"10.0.0.7"}: may not change once set']);
+    const ext = svc({ type: 'ExternalName', externalName: 'example.com', clusterIP: '10.0.0.5', clusterIPs: ['10.0.0.5'], ipFamilyPolicy: 'SingleStack' });
+    s.defaults(ext);
+    assert.deepEqual(rendered(s.validate(ext)), [
+      'spec.clusterIPs: Forbidden: may not be set for ExternalName services',
+      'spec.ipFamilyPolicy: Forbidden: may not be set for ExternalName services',
+    ]);
   });
 });
 

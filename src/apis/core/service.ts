@@ -1,7 +1,7 @@
 // Services: DNS-1035 names, type/affinity/port defaults, port validation and the
 // `kubectl get services` columns. Cluster IP and node port allocation belong to the
 // services Store (registry/services); the field rules they share live there.
-import { duplicateField, invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
+import { duplicateField, forbiddenField, invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
@@ -73,6 +73,10 @@ function validate(o: KubeObject): FieldError[] {
     }
   });
   if (type === 'ExternalName') {
+    // The address fields belong to the other types (clusterIPs follows clusterIP on create).
+    if (arr(spec.clusterIPs).length > 0) errs.push(forbiddenField('spec.clusterIPs', 'may not be set for ExternalName services'));
+    if (arr(spec.ipFamilies).length > 0) errs.push(forbiddenField('spec.ipFamilies', 'may not be set for ExternalName services'));
+    if (spec.ipFamilyPolicy !== undefined && spec.ipFamilyPolicy !== null) errs.push(forbiddenField('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
     const ext = str(spec.externalName) ?? '';
     if (ext === '') errs.push(requiredField('spec.externalName'));
     else for (const m of isDNS1123Subdomain(ext.replace(/\.$/, ''))) errs.push(invalidField('spec.externalName', ext, m));

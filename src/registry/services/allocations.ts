@@ -1,10 +1,12 @@
 // Allocated service IPs and node ports, recorded in the store: one key per allocated
 // value, created atomically, so that several API servers on one store never hand out the
 // same address or port (the store's create refuses an existing key). Releasing deletes the
-// key. Records name their service, for people and repair tools reading the store.
+// key. Records name their service and when they were taken: a record whose service does not
+// hold the value (a server stopped between allocating and writing the service) is taken
+// over once it is older than a write can take, guarded by the record's revision.
 import { randomInt } from 'node:crypto';
 import type { Storage } from '../../storage/interface.js';
-import { isKeyExists, isStorageNotFound } from '../errors.js';
+import { isKeyExists, isStorageConflict, isStorageNotFound } from '../errors.js';
 import type { PortRange, ServiceIPRange } from './ip.js';
 
 const IP_PREFIX = '/registry/ranges/serviceips/';
@@ -16,6 +18,21 @@ export interface AllocationOwner {
   name: string;
 }
 
+/** What a record reserves: a cluster IP or a node port. */
+export type Allocated = { ip: string } | { port: number };
+
+export interface ServiceAllocationsOptions {
+  /** Whether `owner` still holds `value`; without it, records are never taken over. */
+  isHeld?: (owner: AllocationOwner, value: Allocated) => Promise<boolean>;
+  /** How old an unheld record must be before it is taken over (ms; default one minute). */
+  leakAfterMs?: number;
+  now?: () => Date;
+}
+
+interface AllocationRecord extends AllocationOwner {
+  createdAt?: string;
+}
+
 /** Why an allocation failed; the service layer words it as Kubernetes does. */
 export type AllocationFailure = 'notInRange' | 'allocated' | 'full';
 
@@ -25,8 +42,21 @@ export class AllocationError extends Error {
   }
 }
 
-function record(owner: AllocationOwner): Uint8Array {
-  return encoder.encode(JSON.stringify({ namespace: owner.namespace, name: owner.name }));
+const decoder = new TextDecoder();
+
+function parseRecord(bytes: Uint8Array): AllocationRecord | undefined {
+  try {
+    const v = JSON.parse(decoder.decode(bytes)) as unknown;
+    if (typeof v !== 'object' || v === null) return undefined;
+    const r = v as Record<string, unknown>;
+    return {
+      namespace: typeof r.namespace === 'string' ? r.namespace : '',
+      name: typeof r.name === 'string' ? r.name : '',
+      createdAt: typeof r.createdAt === 'string' ? r.createdAt : undefined,
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Picks free offsets at random: the preferred part of a range first, then the rest. */
@@ -42,7 +72,22 @@ function* candidates(size: number, preferredFrom: number): Generator<number> {
 }
 
 export class ServiceAllocations {
-  constructor(private readonly storage: Storage) {}
+  private readonly isHeld: ServiceAllocationsOptions['isHeld'];
+  private readonly leakAfterMs: number;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly storage: Storage,
+    opts: ServiceAllocationsOptions = {},
+  ) {
+    this.isHeld = opts.isHeld;
+    this.leakAfterMs = opts.leakAfterMs ?? 60_000;
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  private record(owner: AllocationOwner): Uint8Array {
+    return encoder.encode(JSON.stringify({ namespace: owner.namespace, name: owner.name, createdAt: this.now().toISOString() }));
+  }
 
   private ipKey(ip: string): string {
     return `${IP_PREFIX}${ip}`;
@@ -52,12 +97,30 @@ export class ServiceAllocations {
     return `${PORT_PREFIX}${port}`;
   }
 
-  private async take(key: string, owner: AllocationOwner): Promise<boolean> {
+  private async take(key: string, owner: AllocationOwner, value: Allocated): Promise<boolean> {
     try {
-      await this.storage.create(key, record(owner));
+      await this.storage.create(key, this.record(owner));
       return true;
     } catch (e) {
-      if (isKeyExists(e)) return false;
+      if (!isKeyExists(e)) throw e;
+    }
+    return this.takeOver(key, owner, value);
+  }
+
+  /** Takes a leaked record: old enough, and its service does not hold the value. */
+  private async takeOver(key: string, owner: AllocationOwner, value: Allocated): Promise<boolean> {
+    if (!this.isHeld) return false;
+    const { item } = await this.storage.get(key);
+    if (!item) return false;
+    const rec = parseRecord(item.value);
+    const takenAt = rec?.createdAt ? Date.parse(rec.createdAt) : NaN;
+    if (!rec || Number.isNaN(takenAt) || this.now().getTime() - takenAt < this.leakAfterMs) return false;
+    if (await this.isHeld(rec, value)) return false;
+    try {
+      await this.storage.update(key, this.record(owner), item.modRevision);
+      return true;
+    } catch (e) {
+      if (isStorageConflict(e) || isStorageNotFound(e)) return false;
       throw e;
     }
   }
@@ -87,7 +150,7 @@ export class ServiceAllocations {
     if (offset === undefined) throw new AllocationError('notInRange');
     const canonical = range.at(offset);
     if (dryRun) return ip;
-    if (!(await this.take(this.ipKey(canonical), owner))) throw new AllocationError('allocated');
+    if (!(await this.take(this.ipKey(canonical), owner, { ip: canonical }))) throw new AllocationError('allocated');
     return ip;
   }
 
@@ -98,7 +161,11 @@ export class ServiceAllocations {
     for (const offset of candidates(range.size, range.staticOffset)) {
       const ip = range.at(offset);
       if (used.has(ip)) continue;
-      if (await this.take(this.ipKey(ip), owner)) return ip;
+      if (await this.take(this.ipKey(ip), owner, { ip })) return ip;
+    }
+    // Full: only a leaked record can still be had.
+    for (const ip of used) {
+      if (range.offsetOf(ip) !== undefined && (await this.takeOver(this.ipKey(ip), owner, { ip }))) return ip;
     }
     throw new AllocationError('full');
   }
@@ -117,7 +184,7 @@ export class ServiceAllocations {
       return;
     }
     if (!inRange) throw new AllocationError('notInRange');
-    if (!(await this.take(this.portKey(port), owner))) throw new AllocationError('allocated');
+    if (!(await this.take(this.portKey(port), owner, { port }))) throw new AllocationError('allocated');
   }
 
   async allocateNextPort(range: PortRange, owner: AllocationOwner): Promise<number> {
@@ -125,7 +192,11 @@ export class ServiceAllocations {
     for (const offset of candidates(range.size, 0)) {
       const port = range.base + offset;
       if (used.has(String(port))) continue;
-      if (await this.take(this.portKey(port), owner)) return port;
+      if (await this.take(this.portKey(port), owner, { port })) return port;
+    }
+    for (const text of used) {
+      const port = Number(text);
+      if (port >= range.base && port < range.base + range.size && (await this.takeOver(this.portKey(port), owner, { port }))) return port;
     }
     throw new AllocationError('full');
   }

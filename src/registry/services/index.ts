@@ -8,9 +8,10 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { group, longDomainKey, productName } from '../../naming/index.js';
 import type { Storage } from '../../storage/interface.js';
 import type { RESTStore, RequestContext, ResourceTable } from '../types.js';
-import { ServiceAllocations } from './allocations.js';
+import { ServiceAllocations, type Allocated, type AllocationOwner } from './allocations.js';
+import { nodePortOf, portsOf, specOf, strings } from './fields.js';
 import { ServiceAllocator, type ServiceNetwork } from './allocator.js';
-import { familyOf, parsePortRange, parseServiceClusterIPRanges } from './ip.js';
+import { familyOf, parseIP, parsePortRange, parseServiceClusterIPRanges } from './ip.js';
 import { ServiceREST } from './rest.js';
 
 export { ServiceAllocations } from './allocations.js';
@@ -53,10 +54,33 @@ export function installServiceAllocation(table: ResourceTable, opts: { storage: 
   const gv = { group: '', version: 'v1' };
   const services = table.lookup(gv, 'services');
   if (!services || services instanceof ServiceREST) return services;
-  const allocator = new ServiceAllocator(opts.network, new ServiceAllocations(opts.storage));
+  // A record is leaked when its service is gone or holds other values.
+  const isHeld = async (owner: AllocationOwner, value: Allocated): Promise<boolean> => {
+    if (!services.get) return true;
+    try {
+      return holds(await services.get(systemContext(), owner.namespace, owner.name, {}), value);
+    } catch (e) {
+      if (isCode(e, 404)) return false;
+      throw e;
+    }
+  };
+  const allocator = new ServiceAllocator(opts.network, new ServiceAllocations(opts.storage, { isHeld }));
   const rest = new ServiceREST(services, allocator, table.lookup(gv, 'endpoints'));
   table.add(rest);
   return rest;
+}
+
+/** Whether a stored service holds an address or node port. */
+function holds(svc: KubeObject, value: Allocated): boolean {
+  const spec = specOf(svc);
+  if ('ip' in value) {
+    const want = parseIP(value.ip);
+    return strings(spec.clusterIPs).some((ip) => {
+      const got = parseIP(ip);
+      return !!got && !!want && got.family === want.family && got.value === want.value;
+    });
+  }
+  return portsOf(spec).some((p) => nodePortOf(p) === value.port) || spec.healthCheckNodePort === value.port;
 }
 
 export interface MasterServiceOptions {

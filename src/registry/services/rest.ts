@@ -18,6 +18,7 @@ import type {
   UpdateResult,
   UpdatedObjectInfo,
 } from '../types.js';
+import { generateName } from '../objectmeta.js';
 import type { AllocationTransaction, ServiceAllocator } from './allocator.js';
 
 type SubresourceHost = RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void };
@@ -75,6 +76,9 @@ export class ServiceREST implements RESTStore {
     const create = required(this.inner.create, 'create');
     if (subresource) return create.call(this.inner, ctx, namespace, obj, opts, name, subresource);
     const svc = this.defaulted(obj, namespace);
+    // The name is fixed before allocating, so that allocation records name their service.
+    const m = (svc.metadata ??= {});
+    if (!m.name && typeof m.generateName === 'string' && m.generateName) m.name = generateName(m.generateName);
     const txn = await this.allocator.allocateCreate(svc, opts.dryRun);
     try {
       const out = await create.call(this.inner, ctx, namespace, svc, opts);

@@ -239,3 +239,42 @@ test("the server's own Service takes the first address and points at the secure 
     await storage.close();
   }
 });
+
+test('a record left by a write that never happened is taken over once old enough', async () => {
+  const storage = new MemoryStorage();
+  let now = new Date('2026-01-01T00:00:00Z');
+  const held = new Set<string>();
+  const allocations = new ServiceAllocations(storage, {
+    now: () => now,
+    isHeld: async (owner) => held.has(`${owner.namespace}/${owner.name}`),
+  });
+  const range = parseServiceClusterIPRanges('10.0.0.0/24')[0]!;
+  try {
+    await allocations.allocateIP(range, '10.0.0.7', { namespace: 'n', name: 'crashed' }, false);
+    await allocations.allocateIP(range, '10.0.0.8', { namespace: 'n', name: 'alive' }, false);
+    held.add('n/alive');
+    // Too young: a create may still be on its way.
+    await assert.rejects(allocations.allocateIP(range, '10.0.0.7', { namespace: 'n', name: 'new' }, false), { failure: 'allocated' });
+    now = new Date('2026-01-01T00:05:00Z');
+    assert.equal(await allocations.allocateIP(range, '10.0.0.7', { namespace: 'n', name: 'new' }, false), '10.0.0.7');
+    await assert.rejects(allocations.allocateIP(range, '10.0.0.8', { namespace: 'n', name: 'new2' }, false), { failure: 'allocated' });
+  } finally {
+    await storage.close();
+  }
+});
+
+test('a generated name is fixed before allocation, so records name the service', async () => {
+  const storage = new MemoryStorage();
+  const { table, services } = server(storage);
+  try {
+    const out = await services.create!(ctx, 'n', { metadata: { generateName: 'gen-' }, spec: { ports: [{ port: 80 }] } }, noDry);
+    const ip = specOf(out).clusterIP as string;
+    const item = (await storage.get(`/registry/ranges/serviceips/${ip}`)).item!;
+    const rec = JSON.parse(new TextDecoder().decode(item.value)) as { namespace: string; name: string };
+    assert.deepEqual([rec.namespace, rec.name], ['n', out.metadata?.name]);
+    assert.match(rec.name, /^gen-[a-z0-9]{5}$/);
+  } finally {
+    await table.stop();
+    await storage.close();
+  }
+});
