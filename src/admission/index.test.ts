@@ -39,7 +39,8 @@ test('plugin selection: defaults, enabled, disabled, in run order; unknown names
 });
 
 test('the built chain runs NamespaceLifecycle first and reports what it cannot run', async () => {
-  const flags = parseFlags(['--enable-admission-plugins=AlwaysDeny,NodeRestriction', '--disable-admission-plugins', 'ServiceAccount'], admissionFlagDefinitions);
+  // The webhooks wait for their configurations, which this small table does not serve.
+  const flags = parseFlags(['--enable-admission-plugins=AlwaysDeny,NodeRestriction', '--disable-admission-plugins', 'ServiceAccount,MutatingAdmissionWebhook,ValidatingAdmissionWebhook'], admissionFlagDefinitions);
   const chain = buildAdmissionChain(flags, { client: client() });
   try {
     assert.equal(chain.enabled[0], 'NamespaceLifecycle');
@@ -48,6 +49,7 @@ test('the built chain runs NamespaceLifecycle first and reports what it cannot r
     assert.ok(chain.unavailable.includes('NodeRestriction'));
     assert.ok(!chain.unavailable.includes('ServiceAccount'));
     assert.ok(!chain.enabled.includes('ServiceAccount'));
+    assert.ok(!chain.unavailable.includes('MutatingAdmissionWebhook'));
     const attrs: AdmissionAttributes = {
       operation: 'CREATE',
       kind: { group: '', version: 'v1', kind: 'Node' },
@@ -104,4 +106,17 @@ test('bad flags and configuration files are flag errors', () => {
   writeFileSync(file, 'apiVersion: v1\nkind: Pod\n');
   assert.throws(() => buildAdmissionChain(parseFlags([`--admission-control-config-file=${file}`], admissionFlagDefinitions), { client: client() }), (e: unknown) => e instanceof FlagError && /expected kind AdmissionConfiguration/.test(e.message));
   assert.throws(() => buildAdmissionChain(parseFlags([`--admission-control-config-file=${join(dir, 'missing.yaml')}`], admissionFlagDefinitions), { client: client() }), FlagError);
+});
+
+test('the webhook plugins are built in and on by default, in their place before ResourceQuota', async () => {
+  const chain = buildAdmissionChain(parseFlags([], admissionFlagDefinitions), { client: client() });
+  try {
+    const at = (n: string): number => chain.enabled.indexOf(n);
+    assert.ok(at('MutatingAdmissionWebhook') > at('DefaultIngressClass'));
+    assert.ok(at('ValidatingAdmissionWebhook') > at('MutatingAdmissionWebhook'));
+    assert.ok(at('ResourceQuota') > at('ValidatingAdmissionWebhook'));
+    assert.ok(!chain.unavailable.includes('ValidatingAdmissionWebhook'));
+  } finally {
+    await chain.stop();
+  }
 });

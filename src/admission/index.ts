@@ -10,8 +10,11 @@ import { apiserverClientSigner, authorizedForSigner, CertificateApproval, Certif
 import { DefaultIngressClass, DefaultStorageClass, PersistentVolumeClaimResize, PriorityAdmission, RuntimeClassAdmission } from './classes.js';
 import { LimitRanger } from './limit-ranger.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { PodSecurity } from './pod-security.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
 import { ServiceAccountAdmission } from './service-account.js';
+import { webhookPluginFactories } from './webhook/index.js';
+import type { ResourceTable } from '../registry/types.js';
 import { defaultTolerationSeconds, storageObjectInUseProtection, taintNodesByCondition } from './simple-defaults.js';
 import { selectPlugins } from './plugins.js';
 import type { AdmissionChain, AdmissionPlugin } from './types.js';
@@ -42,6 +45,8 @@ export interface AdmissionDeps {
   informers?: SharedInformerFactory;
   /** Plugins implemented outside this folder, by name. */
   plugins?: Record<string, AdmissionPluginFactory>;
+  /** The served resources, for the webhooks' `matchPolicy: Equivalent` and version conversions. */
+  resources?: ResourceTable;
   /** How the certificate plugins ask whether a user may approve or sign for a signer (a SubjectAccessReview through `client` when absent). */
   signerAuthorizer?: SignerAuthorizer;
 }
@@ -66,6 +71,7 @@ function builtIn(deps: AdmissionDeps): Record<string, AdmissionPluginFactory> {
     LimitRanger: ({ client }) => new LimitRanger(client),
     ServiceAccount: ({ client }) => new ServiceAccountAdmission(client),
     TaintNodesByCondition: () => taintNodesByCondition,
+    PodSecurity: ({ client }) => new PodSecurity(client),
     Priority: ({ client }) => new PriorityAdmission(client),
     DefaultTolerationSeconds: () => defaultTolerationSeconds,
     DefaultStorageClass: ({ client }) => new DefaultStorageClass(client),
@@ -77,6 +83,7 @@ function builtIn(deps: AdmissionDeps): Record<string, AdmissionPluginFactory> {
     CertificateSubjectRestriction: () => certificateSubjectRestriction,
     DefaultIngressClass: ({ client }) => new DefaultIngressClass(client),
     ResourceQuota: ({ client }) => new ResourceQuotaAdmission(client),
+    ...webhookPluginFactories(deps.resources ? { resources: deps.resources } : {}),
   };
 }
 
