@@ -4,6 +4,8 @@
 // its Endpoints, as Kubernetes' service REST does.
 import { ApiError } from '../../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../../apimachinery/types.js';
+import { apiVersionOf } from '../../apimachinery/types.js';
+import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent } from '../../apply/index.js';
 import type {
   CreateOptions,
   DeleteOptions,
@@ -72,6 +74,21 @@ export class ServiceREST implements RESTStore {
     return svc;
   }
 
+  /**
+   * Records field ownership on the object as the client sent it, before allocation: the
+   * addresses and ports the server fills in belong to no manager, as in Kubernetes.
+   */
+  private trackOwnership(svc: KubeObject, old: KubeObject | undefined, opts: CreateOptions | UpdateOptions): void {
+    const def = this.definition;
+    const kind = { group: def.group, version: def.version, kind: def.kind };
+    const manager = fieldManagerForKind({ ...kind, apiVersion: apiVersionOf(def), hasStatus: this.strategy?.hasStatus ?? false, now: () => new Date() });
+    const tracked = manager.update(old ?? (emptyObjectOf(kind) as KubeObject), svc, opts.fieldManager ?? managerFromUserAgent(opts.userAgent));
+    const managed = tracked.metadata?.managedFields;
+    const m = (svc.metadata ??= {});
+    if (managed) m.managedFields = managed;
+    else delete m.managedFields;
+  }
+
   async create(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, name?: string, subresource?: string): Promise<KubeObject> {
     const create = required(this.inner.create, 'create');
     if (subresource) return create.call(this.inner, ctx, namespace, obj, opts, name, subresource);
@@ -79,9 +96,10 @@ export class ServiceREST implements RESTStore {
     // The name is fixed before allocating, so that allocation records name their service.
     const m = (svc.metadata ??= {});
     if (!m.name && typeof m.generateName === 'string' && m.generateName) m.name = generateName(m.generateName);
+    this.trackOwnership(svc, undefined, opts);
     const txn = await this.allocator.allocateCreate(svc, opts.dryRun);
     try {
-      const out = await create.call(this.inner, ctx, namespace, svc, opts);
+      const out = await create.call(this.inner, ctx, namespace, svc, { ...opts, managedFieldsComputed: true } as CreateOptions);
       await txn.commit();
       return out;
     } catch (e) {
@@ -99,12 +117,13 @@ export class ServiceREST implements RESTStore {
       if (txn) await txn.revert();
       txn = undefined;
       const svc = this.defaulted(await objInfo(current), namespace, name);
+      if (!opts.managedFieldsComputed) this.trackOwnership(svc, current, opts);
       txn = current ? await this.allocator.allocateUpdate(svc, current, opts.dryRun) : await this.allocator.allocateCreate(svc, opts.dryRun);
       return svc;
     };
     let result: UpdateResult;
     try {
-      result = await update.call(this.inner, ctx, namespace, name, allocating, opts);
+      result = await update.call(this.inner, ctx, namespace, name, allocating, { ...opts, managedFieldsComputed: true });
     } catch (e) {
       await (txn as AllocationTransaction | undefined)?.revert();
       throw e;

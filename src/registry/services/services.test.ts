@@ -278,3 +278,25 @@ test('a generated name is fixed before allocation, so records name the service',
     await storage.close();
   }
 });
+
+test('the addresses and ports the server fills in belong to no field manager', async () => {
+  const storage = new MemoryStorage();
+  const { table, services } = server(storage);
+  try {
+    const out = await services.create!(ctx, 'n', svc('owned', { type: 'NodePort' }), { dryRun: false, fieldManager: 'maker' });
+    const entries = out.metadata?.managedFields ?? [];
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0]?.manager, 'maker');
+    const fields = JSON.stringify(entries[0]?.fieldsV1);
+    assert.match(fields, /"f:type"/);
+    assert.match(fields, /"f:selector"/);
+    for (const f of ['f:clusterIP', 'f:clusterIPs', 'f:ipFamilies', 'f:ipFamilyPolicy', 'f:nodePort']) assert.ok(!fields.includes(`"${f}"`), `${f} is not owned: ${fields}`);
+    const updated = await services.update!(ctx, 'n', 'owned', (cur) => ({ ...cur!, spec: { ...specOf(cur!), sessionAffinity: 'ClientIP' } }), { dryRun: false, fieldManager: 'editor' });
+    const editor = (updated.object.metadata?.managedFields ?? []).find((e) => e.manager === 'editor');
+    assert.match(JSON.stringify(editor?.fieldsV1), /"f:sessionAffinity"/);
+    assert.ok(!JSON.stringify(updated.object.metadata?.managedFields).includes('"f:clusterIP"'));
+  } finally {
+    await table.stop();
+    await storage.close();
+  }
+});
