@@ -91,3 +91,29 @@ test('CertificateSubjectRestriction, CertificateApproval and CertificateSigning'
     await f.close();
   }
 });
+
+test('ClusterTrustBundleAttest: a bundle for a signer needs attest on it, unless the write leaves the bundle as it was', async () => {
+  const f = await fixture({ signerAuthorizer: async (user, verb, name) => user.username === 'carol' && verb === 'attest' && name === 'example.com/issuer' });
+  try {
+    const bundle = { metadata: { name: 'example.com:issuer:b1' }, spec: { signerName: 'example.com/issuer', trustBundle: 'PEM' } };
+    const attrs = (username: string, operation: 'CREATE' | 'UPDATE', oldObject?: KubeObject): AdmissionAttributes => ({
+      operation,
+      kind: { group: CSR.group, version: 'v1alpha1', kind: 'ClusterTrustBundle' },
+      resource: { group: CSR.group, version: 'v1alpha1', resource: 'clustertrustbundles' },
+      subresource: '',
+      namespace: '',
+      name: operation === 'CREATE' ? '' : bundle.metadata.name,
+      object: structuredClone(bundle),
+      ...(oldObject ? { oldObject } : {}),
+      user: { username, groups: [] },
+      dryRun: false,
+      warnings: [],
+    });
+    await assert.rejects(f.chain.validate(attrs('bob', 'CREATE')), forbidden('clustertrustbundles.certificates.orch.io "example.com:issuer:b1" is forbidden: user not permitted to attest for signerName "example.com/issuer"'));
+    await f.chain.validate(attrs('carol', 'CREATE'));
+    await f.chain.validate(attrs('bob', 'UPDATE', structuredClone(bundle)));
+    await assert.rejects(f.chain.validate(attrs('bob', 'UPDATE', { ...bundle, spec: { ...bundle.spec, trustBundle: 'OLD' } })), /not permitted to attest/);
+  } finally {
+    await f.close();
+  }
+});

@@ -7,8 +7,10 @@ import { flavor, group, longDomain } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 import { admissionForbidden, isMap, isResource, specOf, stringAt } from './util.js';
 
+export type SignerVerb = 'approve' | 'sign' | 'attest';
+
 /** Answers whether `user` may perform `verb` on the `signers` resource named `name`. */
-export type SignerAuthorizer = (user: UserInfo, verb: 'approve' | 'sign', name: string) => Promise<boolean>;
+export type SignerAuthorizer = (user: UserInfo, verb: SignerVerb, name: string) => Promise<boolean>;
 
 /** The API server's client signer: `orch.io/apiserver-client` / `kubernetes.io/kube-apiserver-client`. */
 export function apiserverClientSigner(): string {
@@ -37,7 +39,7 @@ export function subjectAccessReviewAuthorizer(client: ApiClient): SignerAuthoriz
 }
 
 /** Allowed on the signer itself, or on every signer of its domain (`example.com/*`). */
-export async function authorizedForSigner(authorize: SignerAuthorizer, user: UserInfo, verb: 'approve' | 'sign', signerName: string): Promise<boolean> {
+export async function authorizedForSigner(authorize: SignerAuthorizer, user: UserInfo, verb: SignerVerb, signerName: string): Promise<boolean> {
   if (await authorize(user, verb, signerName)) return true;
   return authorize(user, verb, `${signerName.split('/')[0]}/*`);
 }
@@ -72,6 +74,28 @@ export class CertificateSigning implements AdmissionPlugin {
     const signer = stringAt(specOf(attrs.object), 'signerName') ?? '';
     if (!(await authorizedForSigner(this.authorize, attrs.user, 'sign', signer))) {
       throw admissionForbidden(attrs, `user not permitted to sign requests with signerName "${signer}"`);
+    }
+  }
+}
+
+/** Publishing a trust bundle for a signer needs the `attest` verb on it (served only when the alpha API is enabled). */
+export class ClusterTrustBundleAttest implements AdmissionPlugin {
+  readonly name = 'ClusterTrustBundleAttest';
+  constructor(private readonly authorize: SignerAuthorizer) {}
+
+  handles(operation: AdmissionOperation): boolean {
+    return operation === 'CREATE' || operation === 'UPDATE';
+  }
+
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    if (!isResource(attrs, csrResource(), 'clustertrustbundles') || !attrs.object) return;
+    const spec = specOf(attrs.object);
+    const signer = stringAt(spec, 'signerName');
+    if (!signer) return;
+    // A write that leaves the bundle's meaning alone (migration, finalizers) needs no attestation.
+    if (attrs.operation === 'UPDATE' && JSON.stringify(specOf(attrs.oldObject) ?? {}) === JSON.stringify(spec ?? {})) return;
+    if (!(await authorizedForSigner(this.authorize, attrs.user, 'attest', signer))) {
+      throw admissionForbidden(attrs, `user not permitted to attest for signerName "${signer}"`);
     }
   }
 }

@@ -6,7 +6,7 @@ import type { ApiClient } from '../client/types.js';
 import type { SharedInformerFactory } from '../controllers/informer-factory.js';
 import { alwaysAdmit, alwaysDeny, PluginChain } from './chain.js';
 import { readAdmissionConfig, type AdmissionPluginConfigs } from './config-file.js';
-import { apiserverClientSigner, authorizedForSigner, CertificateApproval, CertificateSigning, certificateSubjectRestriction, subjectAccessReviewAuthorizer, type SignerAuthorizer } from './certificates.js';
+import { apiserverClientSigner, authorizedForSigner, CertificateApproval, ClusterTrustBundleAttest, CertificateSigning, certificateSubjectRestriction, subjectAccessReviewAuthorizer, type SignerAuthorizer } from './certificates.js';
 import { DefaultIngressClass, DefaultStorageClass, PersistentVolumeClaimResize, PriorityAdmission, RuntimeClassAdmission } from './classes.js';
 import { LimitRanger } from './limit-ranger.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
@@ -80,6 +80,7 @@ function builtIn(deps: AdmissionDeps): Record<string, AdmissionPluginFactory> {
     RuntimeClass: ({ client }) => new RuntimeClassAdmission(client),
     CertificateApproval: () => new CertificateApproval(signers()),
     CertificateSigning: () => new CertificateSigning(signers()),
+    ClusterTrustBundleAttest: () => new ClusterTrustBundleAttest(signers()),
     CertificateSubjectRestriction: () => certificateSubjectRestriction,
     DefaultIngressClass: ({ client }) => new DefaultIngressClass(client),
     ResourceQuota: ({ client }) => new ResourceQuotaAdmission(client),
