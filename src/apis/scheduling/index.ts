@@ -8,6 +8,16 @@ import { oneOf } from '../validation.js';
 /** The highest priority a user-defined class may have; higher ones are the system's. */
 const HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000;
 
+/** The classes the system creates; only they may use the `system-` prefix and the range above. */
+export const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, number>> = {
+  'system-node-critical': 2000001000,
+  'system-cluster-critical': 2000000000,
+};
+
+function isKnownSystemClass(name: string, value: unknown, globalDefault: unknown): boolean {
+  return SYSTEM_PRIORITY_CLASSES[name] === value && globalDefault !== true;
+}
+
 const priorityClasses: KindSpec = {
   defaults(o) {
     setDefault(o as Record<string, unknown>, 'preemptionPolicy', 'PreemptLowerPriority');
@@ -15,11 +25,12 @@ const priorityClasses: KindSpec = {
   validate(o) {
     const errs: FieldError[] = [];
     const name = meta(o).name ?? '';
-    if (name.startsWith('system-')) {
-      errs.push({ type: 'FieldValueInvalid', field: 'metadata.name', detail: `Invalid value: ${JSON.stringify(name)}: priority class names with 'system-' prefix are reserved for system use only` });
-    }
     if (typeof o.value !== 'number') errs.push(requiredField('value'));
-    else if (o.value > HIGHEST_USER_DEFINABLE_PRIORITY) {
+    if (isKnownSystemClass(name, o.value, o.globalDefault)) {
+      // The system's own classes, with their exact values.
+    } else if (name.startsWith('system-')) {
+      errs.push({ type: 'FieldValueInvalid', field: 'metadata.name', detail: `Invalid value: ${JSON.stringify(name)}: priority class names with 'system-' prefix are reserved for system use only` });
+    } else if (typeof o.value === 'number' && o.value > HIGHEST_USER_DEFINABLE_PRIORITY) {
       errs.push({ type: 'FieldValueForbidden', field: 'value', detail: `Forbidden: maximum allowed value of a user defined priority is ${HIGHEST_USER_DEFINABLE_PRIORITY}` });
     }
     errs.push(...oneOf(o.preemptionPolicy, ['PreemptLowerPriority', 'Never'], 'preemptionPolicy'));
