@@ -12,7 +12,8 @@ import { LoopbackClient } from '../client/loopback.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import { ensureSystemNamespaces, startControllers } from '../controllers/index.js';
-import { createProtobufSerializer, storageCodecFromFlags } from '../codec/protobuf/index.js';
+import { binarySerializer } from '../codec/binary.js';
+import { storageCodecFromFlags } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
 import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
@@ -88,7 +89,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   installPodBinding(table, definitions, { storage, codec: storageCodec });
   // The binary media type of the flavor, after JSON and YAML in negotiation order.
   const serializers = new SerializerSet();
-  serializers.register(createProtobufSerializer());
+  serializers.register(binarySerializer());
   // Admission plugins look objects up with a plain client; controllers write through one
   // that runs admission, as remote clients' writes do.
   const client = new LoopbackClient(table, LOOPBACK_USER);

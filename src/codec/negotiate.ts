@@ -2,6 +2,7 @@
 // Table, PartialObjectMetadata) a request gets, from its Accept header; which serializer
 // reads its body, from its Content-Type.
 import { notAcceptable, unsupportedMediaType } from '../apimachinery/errors.js';
+import type { GroupVersionKind } from '../apimachinery/types.js';
 import { metaGroup } from '../naming/index.js';
 import { formatMediaType, parseAccept, parseMediaType, type MediaType } from './media-type.js';
 import type { Serializer, SerializerSet } from './serializer.js';
@@ -33,11 +34,17 @@ const allowedAs: Record<Target, string[]> = {
 export interface NegotiateOptions {
   /** False for resources that cannot print tables (virtual resources). */
   tableSupported?: boolean;
+  /**
+   * The kind of the objects answered (one object, or each item of a list or watch):
+   * serializers without a form for what is written (`canEncode`) are passed over.
+   */
+  kind?: GroupVersionKind;
 }
 
 /**
  * Picks the first Accept entry the server can produce for this target. No header, `*\/*`
- * and `application/*` mean JSON. Throws 406 when nothing listed is supported.
+ * and `application/*` mean JSON. Throws 406 when nothing listed is supported: a client
+ * that did not list JSON never gets it.
  */
 export function negotiateOutput(accept: string | undefined, set: SerializerSet, target: Target, opts: NegotiateOptions = {}): OutputChoice {
   const entries = parseAccept(accept);
@@ -64,18 +71,28 @@ function tryEntry(mt: MediaType, set: SerializerSet, target: Target, opts: Negot
   // alias such as the other flavor's binary media type), not only in the canonical one.
   const base = serializer.aliases.includes(mt.type) ? mt.type : serializer.mediaType;
   const as = mt.params.as;
-  if (as === undefined) return { serializer, representation: { as: 'Object' }, contentType: base };
+  if (as === undefined) {
+    if (!canWrite(serializer, opts.kind && (target === 'list' ? { ...opts.kind, kind: `${opts.kind.kind}List` } : opts.kind))) return undefined;
+    return { serializer, representation: { as: 'Object' }, contentType: base };
+  }
   if (mt.params.g !== metaGroup()) return undefined;
   const version = mt.params.v;
   if (version !== 'v1' && version !== 'v1beta1') return undefined;
   if (!allowedAs[target].includes(as)) return undefined;
   if (as === 'Table' && opts.tableSupported === false) return undefined;
+  // Tables and metadata have their own kinds: a binary Table does not exist.
+  const written = as === 'PartialObjectMetadataList' && target === 'watch' ? 'PartialObjectMetadata' : as;
+  if (!canWrite(serializer, { group: metaGroup(), version, kind: written })) return undefined;
   const contentType = formatMediaType(base, [
     ['as', as],
     ['v', version],
     ['g', metaGroup()],
   ]);
   return { serializer, representation: { as, version } as Representation, contentType };
+}
+
+function canWrite(serializer: Serializer, kind: GroupVersionKind | undefined): boolean {
+  return kind === undefined || serializer.canEncode === undefined || serializer.canEncode(kind);
 }
 
 /** Whether the answer should be indented: `?pretty=true`, or a command-line HTTP client. */
@@ -95,12 +112,16 @@ export const PATCH_TYPES = [
 ] as const;
 export type PatchType = (typeof PATCH_TYPES)[number];
 
-/** The serializer for a request body. A missing Content-Type is read as JSON. Throws 415. */
-export function negotiateInput(contentType: string | undefined, set: SerializerSet): Serializer {
+/**
+ * The serializer for a request body of `kind` (when given, serializers without a form for
+ * it are not offered). A missing Content-Type is read as JSON. Throws 415.
+ */
+export function negotiateInput(contentType: string | undefined, set: SerializerSet, kind?: GroupVersionKind): Serializer {
   if (!contentType || contentType.trim() === '') return set.all()[0]!;
+  const offered = set.all().filter((s) => canWrite(s, kind));
   const mt = parseMediaType(contentType);
   const s = mt ? set.byMediaType(mt.type) : undefined;
-  if (!s) throw unsupportedMediaType(set.mediaTypes());
+  if (!s || !offered.includes(s)) throw unsupportedMediaType(offered.map((o) => o.mediaType));
   return s;
 }
 

@@ -1,8 +1,9 @@
 // The wire formats objects are read from and written to. JSON and YAML are built in; the
 // binary envelope codec registers itself into the same slot when it is available.
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { badRequest } from '../apimachinery/errors.js';
-import type { KubeObject } from '../apimachinery/types.js';
+import { ApiError, badRequest } from '../apimachinery/errors.js';
+import type { GroupVersionKind, KubeObject } from '../apimachinery/types.js';
+import { goJsonSyntaxError } from './go-json.js';
 
 export interface Serializer {
   /** The canonical media type this serializer answers with. */
@@ -12,8 +13,14 @@ export interface Serializer {
   /** Whether watch events can be framed in it. */
   streaming: boolean;
   encode(obj: unknown, opts: { pretty: boolean }): Uint8Array;
-  /** Decodes a request body; throws ApiError 400 on malformed input. */
-  decode(body: Uint8Array): unknown;
+  /**
+   * Decodes a request body; throws ApiError 400 on malformed input (MalformedBodyError when
+   * the body is not well-formed in this format). `expected` is the kind the request
+   * addresses, for formats whose documents may leave their type fields empty.
+   */
+  decode(body: Uint8Array, expected?: GroupVersionKind): unknown;
+  /** Whether objects of a kind have a form in this format; absent when every kind has. */
+  canEncode?(gvk: GroupVersionKind): boolean;
   /** Frames one watch event on a stream (binary codecs length-prefix it); JSON uses lines. */
   encodeWatchEvent?(event: { type: string; object: unknown }): Uint8Array;
 }
@@ -32,8 +39,25 @@ export function checkDepth(value: unknown, limit = MAX_NESTING_DEPTH): void {
   }
 }
 
+/**
+ * A body that is not well-formed in its format: a 400 whose message is the decoder's own
+ * text. `objectMessage` is what Kubernetes reports when the body was to be an object (its
+ * JSON decoder reads the type fields first and words the failure after that step).
+ */
+export class MalformedBodyError extends ApiError {
+  readonly objectMessage: string;
+
+  constructor(message: string, objectMessage = message) {
+    super(400, 'BadRequest', message);
+    this.objectMessage = objectMessage;
+  }
+}
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
+// JSON text as Go reads it: a byte order mark is not whitespace, and bytes that are not
+// UTF-8 inside strings become U+FFFD (elsewhere they are syntax errors either way).
+const jsonDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function text(body: Uint8Array): string {
   try {
@@ -80,13 +104,15 @@ function checkIndentDepth(s: string, limit = 4 * MAX_NESTING_DEPTH): void {
   }
 }
 
+/** Parses JSON; a malformed document is a MalformedBodyError in Go's words. */
 export function parseJson(body: Uint8Array): unknown {
-  const s = text(body);
+  const s = jsonDecoder.decode(body);
   checkRawBracketDepth(s);
   try {
     return JSON.parse(s);
-  } catch (e) {
-    throw badRequest(`error decoding JSON: ${e instanceof Error ? e.message : String(e)}`);
+  } catch {
+    const message = goJsonSyntaxError(body) ?? 'unexpected end of JSON input';
+    throw new MalformedBodyError(message, `couldn't get version/kind; json parse error: ${message}`);
   }
 }
 
@@ -116,7 +142,7 @@ export const yamlSerializer: Serializer = {
       // A small alias budget keeps "billion laughs" documents from expanding.
       value = parseYaml(s, { maxAliasCount: 100, uniqueKeys: false, strict: false });
     } catch (e) {
-      throw badRequest(`error converting YAML to JSON: ${e instanceof Error ? e.message : String(e)}`);
+      throw new MalformedBodyError(`error converting YAML to JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
     checkDepth(value);
     return value;

@@ -18,7 +18,9 @@ import { Discovery } from './discovery.js';
 import { HealthChecks, type HealthEndpoint } from './health.js';
 import {
   clientCertificateChain,
+  genericNotFound,
   headerValue,
+  methodNotAllowed,
   remoteAddress,
   setWarnings,
   toApiError,
@@ -29,7 +31,7 @@ import {
 } from './http.js';
 import { ApiServerMetrics } from './metrics.js';
 import { RequestInfoError, parseRequestInfo, type RequestInfo } from './request-info.js';
-import { ResourceHandler, genericNotFound, type FieldChecker, type Patchers } from './resource-handler.js';
+import { ResourceHandler, type FieldChecker, type Patchers } from './resource-handler.js';
 import type { VersionInfo } from './version.js';
 
 export interface RawAnswer {
@@ -367,7 +369,7 @@ export class ApiServer {
       writeBody(res, 200, contentType, encodeJson(body as Record<string, unknown>, pretty), head);
     };
     const requireGet = (): void => {
-      if (!readOnly) throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`, {});
+      if (!readOnly) throw methodNotAllowed();
     };
     const accept = headerValue(req, 'accept');
 

@@ -101,7 +101,13 @@ function hostileRequests(n: number, rand: () => number): Hostile[] {
     if (kind === 0) {
       out.push({ method: 'POST', path: '/api/v1/namespaces/default/configmaps?' + (rand() < 0.5 ? pick(queries) : ''), headers: { ...headers, 'Content-Type': pick(contentTypes) }, body: pick(bodies)() });
     } else if (kind === 1) {
-      out.push({ method: pick(['PUT', 'PATCH']), path: '/api/v1/namespaces/default/configmaps/' + pick(['missing', 'keep']) + '?' + pick(queries), headers: { ...headers, 'Content-Type': pick([...contentTypes, 'application/json-patch+json', 'application/merge-patch+json']) }, body: pick(bodies)() });
+      const method = pick(['PUT', 'PATCH']);
+      const path = '/api/v1/namespaces/default/configmaps/' + pick(['missing', 'keep']) + '?' + pick(queries);
+      const contentType = pick([...contentTypes, 'application/json-patch+json', 'application/merge-patch+json']);
+      let body = pick(bodies)();
+      // A null JSON patch is a valid patch without operations, not a hostile one.
+      if (method === 'PATCH' && contentType === 'application/json-patch+json' && body.toString() === 'null') body = Buffer.from('[1,2,3]');
+      out.push({ method, path, headers: { ...headers, 'Content-Type': contentType }, body });
     } else if (kind === 2) {
       out.push({ method: 'GET', path: pick(paths) + '?' + pick(queries) + '&' + pick(queries), headers });
     } else if (kind === 3) {

@@ -62,6 +62,16 @@ export function writeBody(res: ServerResponse, code: number, contentType: string
   res.end(head ? undefined : body);
 }
 
+/** 404 for a path nothing is served at, as Kubernetes' router answers it (empty details). */
+export function genericNotFound(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+/** 405 for a path that is served, but not for this method, as Kubernetes' router answers it. */
+export function methodNotAllowed(): ApiError {
+  return new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+}
+
 /** Turns anything thrown into the Status a client receives; unknown errors are 500s. */
 export function toApiError(err: unknown): ApiError {
   if (isApiError(err)) return err;

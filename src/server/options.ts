@@ -64,9 +64,7 @@ export function parseListOptions(query: URLSearchParams, watch: boolean): ListOp
 
 /** `dryRun`: absent or `All`; anything else is invalid. */
 export function parseDryRun(values: string[], kind: string): boolean {
-  const errs: FieldError[] = [];
-  for (const v of values) if (v !== 'All') errs.push(notSupportedField('dryRun', values, ['All']));
-  if (errs.length > 0) throw invalidOptions(kind, errs.slice(0, 1));
+  if (values.some((v) => v !== 'All')) throw invalidOptions(kind, [notSupportedField('dryRun', values, ['All'])]);
   return values.length > 0;
 }
 

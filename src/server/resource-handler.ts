@@ -3,15 +3,16 @@
 // it), and encode the answer in the negotiated representation.
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../admission/types.js';
 import {
-  ApiError,
   badRequest,
+  invalid,
+  invalidField,
   methodNotSupported,
   notFound,
   successStatus,
   unsupportedMediaType,
 } from '../apimachinery/errors.js';
 import { apiVersionOf, isPlainObject, type KubeList, type KubeObject, type UserInfo } from '../apimachinery/types.js';
-import { negotiateInput, negotiateOutput, negotiatePatchType, type OutputChoice, type Target } from '../codec/negotiate.js';
+import { negotiateInput, negotiateOutput, negotiatePatchType, type OutputChoice, type PatchType, type Target } from '../codec/negotiate.js';
 import {
   fallbackTableConvertor,
   parseIncludeObject,
@@ -19,12 +20,14 @@ import {
   partialObjectMetadataList,
   toTable,
 } from '../codec/representation.js';
-import type { SerializerSet } from '../codec/serializer.js';
+import { goJsonKind, typeMetaError } from '../codec/go-json.js';
+import { decodeObjectBody } from '../codec/object-body.js';
+import { MalformedBodyError, parseJson, type SerializerSet } from '../codec/serializer.js';
 import { group as namingGroup, metaGroup } from '../naming/index.js';
 import type { RESTStore, RequestContext, ResourceTable, TableConvertor, ValidateObjectFunc } from '../registry/types.js';
 import { checkApplyVersion, decodeApplyConfiguration, fieldManagerForKind, parseForce, validateApplyOptions } from '../apply/index.js';
 import { readBody } from './body.js';
-import { headerValue, setWarnings, writeBody, type ServerRequest, type ServerResponse } from './http.js';
+import { genericNotFound, headerValue, methodNotAllowed, setWarnings, writeBody, type ServerRequest, type ServerResponse } from './http.js';
 import {
   dryRunFromQuery,
   parseDeleteOptions,
@@ -39,6 +42,8 @@ import { serveWatch } from './watch-handler.js';
 /** The patch functions of the patch module, injected so that the server does not own them. */
 export interface Patchers {
   json(doc: unknown, ops: unknown): unknown;
+  /** The strict reading of JSON patch operations (`fieldValidation` Warn and Strict): throws 400 for wrongly typed fields, returns unknown-field messages. */
+  jsonStrictErrors?(ops: unknown): string[];
   merge(doc: unknown, patch: unknown): unknown;
   /** Strategic merge patch with the kind's schema; absent until the schema is wired. */
   strategic?(doc: unknown, patch: unknown, kind: { group: string; version: string; kind: string }): unknown;
@@ -92,71 +97,74 @@ function returnsDeletedObject(group: string, resource: string): boolean {
   return group === namingGroup('storage') && ['storageclasses', 'volumeattachments', 'csidrivers', 'csinodes'].includes(resource);
 }
 
-export function genericNotFound(): ApiError {
-  return new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
-}
-
 interface ResolvedStore {
   store: RESTStore;
   /** The namespace the Store is called with: '' for cluster-scoped resources and cluster-wide lists. */
   namespace: string;
 }
 
-/** Finds the Store for the request and checks scope and verb; throws 404 or 405. */
-export function resolveStore(table: ResourceTable, info: RequestInfo): ResolvedStore {
+/** The method of each verb's route at a collection, an object and a subresource path. */
+const COLLECTION_ROUTES: Record<string, string> = { list: 'GET', create: 'POST', deletecollection: 'DELETE' };
+const OBJECT_ROUTES: Record<string, string> = { get: 'GET', update: 'PUT', patch: 'PATCH', delete: 'DELETE' };
+const SUBRESOURCE_ROUTES: Record<string, string> = { get: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH' };
+/** Across namespaces only lists are served; the legacy `/watch/` paths serve watches only. */
+const CLUSTER_WIDE_ROUTES: Record<string, string> = { list: 'GET' };
+const WATCH_ROUTES: Record<string, string> = { watch: 'GET' };
+
+const STORE_METHODS: Record<string, keyof RESTStore> = {
+  get: 'get',
+  list: 'list',
+  watch: 'watch',
+  create: 'create',
+  update: 'update',
+  patch: 'update',
+  delete: 'delete',
+  deletecollection: 'deleteCollection',
+};
+
+/**
+ * Finds the Store for the request and checks scope and verb, as Kubernetes routes requests:
+ * a path no verb of the resource is served at is 404; a path served for other methods is
+ * the generic 405; a route whose storage lacks the verb (a watch of a resource that is
+ * only listed) is 405 naming the verb.
+ */
+export function resolveStore(table: ResourceTable, info: RequestInfo, method: string): ResolvedStore {
   const store = table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
   if (!store) throw genericNotFound();
   const def = store.definition;
   const isNamespaceObject = def.group === '' && def.resource === 'namespaces';
-  let namespace = '';
-  if (def.namespaced) {
-    namespace = info.namespace;
-    const clusterWideAllowed = info.collection && (info.verb === 'list' || info.verb === 'watch');
-    if (namespace === '' && !clusterWideAllowed) throw genericNotFound();
-  } else if (info.namespace !== '' && !isNamespaceObject) {
-    throw genericNotFound();
-  }
+  if (!def.namespaced && info.namespace !== '' && !isNamespaceObject) throw genericNotFound();
+  const clusterWide = def.namespaced && info.namespace === '';
   let verbs = def.verbs;
+  let routes: Record<string, string>;
   if (info.subresource) {
     const sub = def.subresources.find((s) => s.name === info.subresource);
-    if (!sub || info.collection) throw genericNotFound();
+    if (!sub || info.collection || info.legacyWatch || clusterWide) throw genericNotFound();
     verbs = sub.verbs;
+    routes = SUBRESOURCE_ROUTES;
+  } else if (info.legacyWatch) {
+    // Watching a collection needs a list to start from.
+    routes = info.collection && !verbs.includes('list') ? {} : WATCH_ROUTES;
+  } else if (clusterWide) {
+    routes = info.collection ? CLUSTER_WIDE_ROUTES : {};
+  } else {
+    routes = info.collection ? COLLECTION_ROUTES : OBJECT_ROUTES;
   }
-  const verb = info.verb;
-  const method = storeMethodFor(verb, info);
-  if (!verbs.includes(verb) || !method || typeof store[method] !== 'function') {
-    throw methodNotSupported({ group: def.group, resource: def.resource }, verb || 'this method');
+  const methods = new Set(verbs.flatMap((v) => routes[v] ?? []));
+  if (methods.size === 0) throw genericNotFound();
+  if (!methods.has(method === 'HEAD' ? 'GET' : method)) throw methodNotAllowed();
+  const storeMethod = STORE_METHODS[info.verb];
+  if (!verbs.includes(info.verb) || !storeMethod || typeof store[storeMethod] !== 'function') {
+    throw methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
   }
-  return { store, namespace };
-}
-
-function storeMethodFor(verb: string, info: RequestInfo): keyof RESTStore | undefined {
-  switch (verb) {
-    case 'get':
-      return info.collection ? undefined : 'get';
-    case 'list':
-      return 'list';
-    case 'watch':
-      return 'watch';
-    case 'create':
-      return info.collection || info.subresource ? 'create' : undefined;
-    case 'update':
-    case 'patch':
-      return info.collection ? undefined : 'update';
-    case 'delete':
-      return info.subresource ? undefined : 'delete';
-    case 'deletecollection':
-      return 'deleteCollection';
-    default:
-      return undefined;
-  }
+  return { store, namespace: def.namespaced ? info.namespace : '' };
 }
 
 export class ResourceHandler {
   constructor(private readonly deps: ResourceHandlerDeps) {}
 
   async handle(r: ResourceRequest): Promise<void> {
-    const { store, namespace } = resolveStore(this.deps.table, r.info);
+    const { store, namespace } = resolveStore(this.deps.table, r.info, (r.req.method ?? 'GET').toUpperCase());
     const ctx: RequestContext = { user: r.user, signal: r.signal, warnings: r.warnings };
     switch (r.info.verb) {
       case 'get':
@@ -179,7 +187,7 @@ export class ResourceHandler {
   }
 
   private output(r: ResourceRequest, store: RESTStore, target: Target): OutputChoice {
-    return negotiateOutput(headerValue(r.req, 'accept'), this.deps.serializers, target);
+    return negotiateOutput(headerValue(r.req, 'accept'), this.deps.serializers, target, { kind: this.expectedKind(r, store) });
   }
 
   private async get(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
@@ -206,17 +214,11 @@ export class ResourceHandler {
 
   /** Decodes a body into an object of the expected kind (defaulting apiVersion and kind). */
   private async decodeObject(r: ResourceRequest, store: RESTStore, optionsKind: string): Promise<KubeObject> {
-    const serializer = negotiateInput(headerValue(r.req, 'content-type'), this.deps.serializers);
-    const body = await readBody(r.req, this.deps.maxBodyBytes);
-    if (body.byteLength === 0) throw badRequest('the request body is empty');
-    const value = serializer.decode(body);
-    if (!isPlainObject(value)) throw badRequest(`the body of the request must be an object, not ${Array.isArray(value) ? 'an array' : typeof value}`);
-    const obj = value as KubeObject;
     const want = this.expectedKind(r, store);
+    const serializer = negotiateInput(headerValue(r.req, 'content-type'), this.deps.serializers, want);
+    const body = await readBody(r.req, this.deps.maxBodyBytes);
+    const obj = decodeObjectBody(serializer, body, want);
     const wantApiVersion = apiVersionOf(want);
-    if (obj.apiVersion !== undefined && typeof obj.apiVersion !== 'string') throw badRequest('apiVersion must be a string');
-    if (obj.kind !== undefined && typeof obj.kind !== 'string') throw badRequest('kind must be a string');
-    if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) throw badRequest('metadata must be an object');
     const gotKind = obj.kind || want.kind;
     const gotApiVersion = obj.apiVersion || wantApiVersion;
     if (gotApiVersion !== wantApiVersion) {
@@ -230,6 +232,12 @@ export class ResourceHandler {
     const level = parseFieldValidation(r.query, optionsKind);
     if (this.deps.fieldChecker) {
       r.warnings.push(...this.deps.fieldChecker(body, obj, want, level, headerValue(r.req, 'content-type') ?? 'application/json'));
+    }
+    // Kinds outside the schema catalog still need object metadata, worded as Go's decoder.
+    if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
+      throw badRequest(
+        `${want.kind} in version "${want.version}" cannot be handled as a ${want.kind}: json: cannot unmarshal ${goJsonKind(obj.metadata)} into Go struct field ${want.kind}.metadata of type v1.ObjectMeta`,
+      );
     }
     return obj;
   }
@@ -343,13 +351,6 @@ export class ResourceHandler {
     const raw = await readBody(r.req, this.deps.maxBodyBytes);
     if (raw.byteLength === 0) throw badRequest('the request body is empty');
     if (patchType === 'application/apply-patch+yaml') return this.apply(r, ctx, store, ns, raw, dryRun, level);
-    const patch = this.deps.serializers.all()[0]!.decode(raw);
-    if (patchType === 'application/json-patch+json' && !Array.isArray(patch)) {
-      throw badRequest('the JSON patch must be an array of operations');
-    }
-    if (patchType !== 'application/json-patch+json' && !isPlainObject(patch)) {
-      throw badRequest('the patch must be a JSON object');
-    }
     const name = r.info.name;
     const kind = this.expectedKind(r, store);
     const def = store.definition;
@@ -358,13 +359,18 @@ export class ResourceHandler {
       ns,
       name,
       async (current) => {
+        // As in Kubernetes, the patch is read once the object is known to exist.
         if (!current) throw notFound({ group: def.group, resource: def.resource }, name);
+        const patch = decodePatch(raw, patchType, level);
         let patched: unknown;
-        if (patchType === 'application/json-patch+json') patched = patchers.json(structuredClone(current), patch);
-        else if (patchType === 'application/merge-patch+json') patched = patchers.merge(structuredClone(current), patch);
+        let opErrors: string[] = [];
+        if (patchType === 'application/json-patch+json') {
+          if (level !== 'Ignore') opErrors = patchers.jsonStrictErrors?.(patch) ?? [];
+          patched = patchers.json(structuredClone(current), patch);
+        } else if (patchType === 'application/merge-patch+json') patched = patchers.merge(structuredClone(current), patch);
         else patched = patchers.strategic!(structuredClone(current), patch, kind);
-        if (!isPlainObject(patched)) throw badRequest('the patched object must be an object');
-        const obj = patched as KubeObject;
+        const obj = patchedObject(patched, level, opErrors);
+        for (const w of level === 'Warn' ? opErrors : []) if (!r.warnings.includes(w)) r.warnings.push(w);
         if (this.deps.fieldChecker) {
           const warnings = this.deps.fieldChecker(raw, obj, kind, level, contentType ?? '', true);
           for (const w of warnings) if (!r.warnings.includes(w)) r.warnings.push(w);
@@ -432,7 +438,12 @@ export class ResourceHandler {
     const raw = await readBody(r.req, this.deps.maxBodyBytes);
     if (raw.byteLength === 0) return undefined;
     const serializer = negotiateInput(headerValue(r.req, 'content-type'), this.deps.serializers);
-    return serializer.decode(raw);
+    try {
+      return serializer.decode(raw);
+    } catch (e) {
+      // DeleteOptions are read as any object: the type fields first.
+      throw e instanceof MalformedBodyError ? badRequest(e.objectMessage) : e;
+    }
   }
 
   private async delete(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
@@ -481,9 +492,7 @@ export class ResourceHandler {
         const items = isList ? (value as KubeList).items : [value as KubeObject];
         const listMeta = isList ? (value as KubeList).metadata : { resourceVersion: (value as KubeObject).metadata?.resourceVersion };
         out = toTable(items, listMeta, convertor, { version: rep.version, includeObject, withColumns: true, now: this.deps.now?.() ?? new Date() });
-      } else if (rep.as === 'PartialObjectMetadata') {
-        out = isList ? partialObjectMetadataList(value as KubeList, rep.version) : partialObjectMetadata(value as KubeObject, rep.version);
-      } else if (rep.as === 'PartialObjectMetadataList') {
+      } else if (rep.as !== 'Object') {
         out = isList ? partialObjectMetadataList(value as KubeList, rep.version) : partialObjectMetadata(value as KubeObject, rep.version);
       }
     }
@@ -492,24 +501,41 @@ export class ResourceHandler {
 
   private writeEncoded(r: ResourceRequest, choice: OutputChoice, code: number, out: unknown): void {
     const isStatus = isPlainObject(out) && out.kind === 'Status';
-    const json = this.deps.serializers.all()[0]!;
-    let serializer = isStatus && choice.representation.as !== 'Object' ? json : choice.serializer;
-    let contentType = isStatus ? serializer.mediaType : choice.contentType;
-    let bytes: Uint8Array;
-    try {
-      bytes = serializer.encode(out, { pretty: r.pretty });
-    } catch (err) {
-      // A kind without a binary form (a custom resource) falls back to JSON, as if the
-      // client's next Accept entry had been chosen.
-      if (serializer === json) throw err;
-      const params = contentType.indexOf(';');
-      contentType = isStatus || params < 0 ? json.mediaType : json.mediaType + contentType.slice(params);
-      serializer = json;
-      bytes = json.encode(out, { pretty: r.pretty });
-    }
+    // A Status in answer to a Table or metadata request is written as itself, in JSON.
+    const serializer = isStatus && choice.representation.as !== 'Object' ? this.deps.serializers.all()[0]! : choice.serializer;
+    const contentType = isStatus ? serializer.mediaType : choice.contentType;
+    const bytes = serializer.encode(out, { pretty: r.pretty });
     setWarnings(r.res, r.warnings);
     writeBody(r.res, code, contentType, bytes, r.req.method === 'HEAD');
   }
+}
+
+/**
+ * A patch document, read as Kubernetes reads each patch type: Go's decoder text, prefixed
+ * `error decoding patch:` when fields are checked (JSON and merge patches), and `Invalid
+ * JSON Patch` for a malformed merge patch otherwise.
+ */
+function decodePatch(raw: Uint8Array, patchType: PatchType, level: FieldValidation): unknown {
+  try {
+    return parseJson(raw);
+  } catch (e) {
+    if (!(e instanceof MalformedBodyError) || patchType === 'application/strategic-merge-patch+json') throw e;
+    if (level !== 'Ignore') throw badRequest(`error decoding patch: ${e.message}`);
+    if (patchType === 'application/merge-patch+json') throw badRequest('Invalid JSON Patch');
+    throw e;
+  }
+}
+
+/**
+ * The result of a patch as the object to store: what is not an object with readable type
+ * fields (a merge patch that is an array replaces the document) is the 422 Kubernetes gives
+ * when the patched document does not decode; so are unknown fields of JSON patch
+ * operations under `Strict`.
+ */
+function patchedObject(patched: unknown, level: FieldValidation, opErrors: string[]): KubeObject {
+  const problem = typeMetaError(patched) ?? (level === 'Strict' && opErrors.length > 0 ? `strict decoding error: ${opErrors.join(', ')}` : undefined);
+  if (problem) throw invalid({ group: '', kind: '' }, '', [invalidField('patch', JSON.stringify(patched), problem)]);
+  return (patched ?? {}) as KubeObject;
 }
 
 /** The object must carry the URL's name, and no other namespace than the request's. */

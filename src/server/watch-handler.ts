@@ -13,7 +13,8 @@ import { parseListOptions } from './options.js';
 import { tableConvertorOf, type ResourceHandlerDeps, type ResourceRequest } from './resource-handler.js';
 
 export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string, deps: ResourceHandlerDeps): Promise<void> {
-  const choice = negotiateOutput(headerValue(r.req, 'accept'), deps.serializers, 'watch');
+  const { group, version, kind } = store.definition;
+  const choice = negotiateOutput(headerValue(r.req, 'accept'), deps.serializers, 'watch', { kind: { group, version, kind } });
   const opts = parseListOptions(r.query, true);
   if (!r.info.collection) {
     // A watch on one object (the legacy `/watch/.../name` path) is a watch of the

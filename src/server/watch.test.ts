@@ -24,7 +24,8 @@ function flakyStore(failEarly: boolean): RESTStore {
       namespaced: false,
       shortNames: [],
       categories: [],
-      verbs: ['watch'],
+      // Watches are served at the list's route, so the resource declares both.
+      verbs: ['list', 'watch'],
       subresources: [],
       preferred: true,
     },
