@@ -38,6 +38,25 @@ describe('negotiateOutput', () => {
     assert.equal(negotiateOutput(`text/yaml;as=Table;v=v1;g=${metaGroup()}`, set, 'list').contentType, `text/yaml;as=Table;v=v1;g=${metaGroup()}`);
   });
 
+  it('passes over a serializer without a form for the kinds written, in and out', () => {
+    const written: string[] = [];
+    const binary = { ...jsonSerializer, mediaType: 'application/x-binary', canEncode: (k: { kind: string }) => (written.push(k.kind), k.kind.startsWith('Config')) };
+    const withBinary = new SerializerSet();
+    withBinary.register(binary);
+    const cm = { group: '', version: 'v1', kind: 'ConfigMap' };
+    assert.equal(negotiateOutput('application/x-binary', withBinary, 'list', { kind: cm }).serializer, binary);
+    assert.deepEqual(written, ['ConfigMapList']);
+    const widget = { group: 'x', version: 'v1', kind: 'Widget' };
+    assert.equal(negotiateOutput('application/x-binary,application/yaml', withBinary, 'object', { kind: widget }).serializer, yamlSerializer);
+    assert.throws(() => negotiateOutput('application/x-binary', withBinary, 'object', { kind: widget }), (e: unknown) => isApiError(e) && e.code === 406);
+    assert.throws(() => negotiateOutput(`application/x-binary;as=Table;v=v1;g=${metaGroup()}`, withBinary, 'list', { kind: cm }), (e: unknown) => isApiError(e) && e.code === 406);
+    assert.equal(negotiateInput('application/x-binary', withBinary, cm), binary);
+    assert.throws(
+      () => negotiateInput('application/x-binary', withBinary, widget),
+      (e: unknown) => isApiError(e) && e.code === 415 && e.message.endsWith('include: application/json, application/yaml'),
+    );
+  });
+
   it('answers 406 when nothing listed is supported, and refuses YAML for watch', () => {
     for (const [accept, target] of [['application/xml', 'object'], ['application/json;as=Table;v=v9;g=x', 'list'], ['application/yaml', 'watch']] as const) {
       assert.throws(() => negotiateOutput(accept, set, target), (e: unknown) => isApiError(e) && e.code === 406);
