@@ -27,7 +27,7 @@ import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { schemaFieldChecker } from '../server/field-checker.js';
 import { defaultPatchers } from '../server/patchers.js';
 import { versionInfo } from '../server/version.js';
-import { createStorage, startCompactor, type Storage } from '../storage/index.js';
+import { createStorage, startCompactor, type CreateStorageOptions, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
 import { ensurePki } from './pki.js';
 
@@ -56,6 +56,28 @@ function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceH
   return typeof (s as { setSubresourceHandler?: unknown }).setSubresourceHandler === 'function';
 }
 
+/** The storage backend and its settings from the flags. */
+function storageOptions(flags: ParsedFlags, dataDir: string): CreateStorageOptions {
+  const backend = flags.string('storage-backend') ?? 'sqlite';
+  if (backend !== 'sqlite' && backend !== 'memory' && backend !== 'etcd') {
+    throw new Error(`--storage-backend: must be sqlite, etcd or memory, not "${backend}"`);
+  }
+  if (backend !== 'etcd') return { backend, dataDir };
+  const file = (name: string): Uint8Array | undefined => {
+    const path = flags.string(name);
+    return path ? readFileSync(path) : undefined;
+  };
+  const ca = file('etcd-cafile');
+  const cert = file('etcd-certfile');
+  const key = file('etcd-keyfile');
+  return {
+    backend,
+    etcdServers: flags.list('etcd-servers'),
+    etcdPrefix: flags.string('etcd-prefix') ?? '',
+    ...(ca ? { etcdTls: { ca, ...(cert ? { cert } : {}), ...(key ? { key } : {}) } } : {}),
+  };
+}
+
 export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const compat = flags.string('compat') ?? 'orch';
@@ -73,9 +95,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const keyFile = flags.string('tls-private-key-file') ?? pki.servingKey;
   const clientCaFile = flags.string('client-ca-file') ?? pki.caCert;
 
-  const backend = flags.string('storage-backend') ?? 'sqlite';
-  if (backend !== 'sqlite' && backend !== 'memory') throw new Error(`--storage-backend: must be sqlite or memory, not "${backend}"`);
-  const storage: Storage = await createStorage({ backend, dataDir });
+  const storage: Storage = await createStorage(storageOptions(flags, dataDir));
   const windowMs = flags.number('watch-history-window') ?? 300_000;
   const definitions = builtinResourceDefinitions({ runtimeConfig: flags.string('runtime-config') ?? '' });
   const storageCodec = storageCodecFromFlags(flags);
@@ -93,7 +113,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   // Admission plugins look objects up with a plain client; controllers write through one
   // that runs admission, as remote clients' writes do.
   const client = new LoopbackClient(table, LOOPBACK_USER);
-  const admission = buildAdmissionChain(flags, { client });
+  const admission = buildAdmissionChain(flags, { client, resources: table });
   const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
 
   const port = flags.number('secure-port') ?? 6443;
@@ -210,6 +230,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       controllers = startControllers({
         client: controllerClient,
         table,
+        serviceAccounts: true,
+        rootCAFile: pki.caCert,
+        systemPriorityClasses: true,
         onError: (name, err) => log(`controller ${name}: ${err instanceof Error ? err.message : String(err)}`),
       });
       ctrl.complete();

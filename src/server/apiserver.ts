@@ -170,6 +170,7 @@ export class ApiServer {
       maxBodyBytes: config.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES,
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds ?? 1800,
       shutdownSignal: this.shutdownController.signal,
+      authorize: (info, user) => this.authorize(info, user),
     });
     this.health.add(['livez', 'readyz', 'healthz'], { name: 'ping', check: () => {} });
     this.health.add(['livez', 'readyz', 'healthz'], { name: 'log', check: () => {} });

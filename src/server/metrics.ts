@@ -1,5 +1,5 @@
 // The server's Prometheus metrics, named as kube-apiserver names them.
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, register as defaultRegistry } from 'prom-client';
 import type { RequestInfo } from './request-info.js';
 
 export class ApiServerMetrics {
@@ -61,8 +61,10 @@ export class ApiServerMetrics {
     this.deprecated.set({ group, version, resource, subresource, removed_release: removedRelease }, 1);
   }
 
+  /** The server's own metrics plus those other modules record in prom-client's default registry (admission webhooks). */
   async text(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const merged = Registry.merge([this.registry, defaultRegistry]);
+    return { contentType: merged.contentType, body: await merged.metrics() };
   }
 }
 

@@ -4,6 +4,7 @@
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../admission/types.js';
 import {
   badRequest,
+  forbiddenField,
   invalid,
   invalidField,
   methodNotSupported,
@@ -24,8 +25,8 @@ import { goJsonKind, typeMetaError } from '../codec/go-json.js';
 import { decodeObjectBody } from '../codec/object-body.js';
 import { MalformedBodyError, parseJson, type SerializerSet } from '../codec/serializer.js';
 import { group as namingGroup, metaGroup } from '../naming/index.js';
-import type { RESTStore, RequestContext, ResourceTable, TableConvertor, ValidateObjectFunc } from '../registry/types.js';
-import { checkApplyVersion, decodeApplyConfiguration, fieldManagerForKind, parseForce, validateApplyOptions } from '../apply/index.js';
+import type { CreateOptions, RESTStore, RequestContext, ResourceTable, TableConvertor, UpdateOptions, ValidateObjectFunc } from '../registry/types.js';
+import { checkApplyVersion, decodeApplyConfiguration, fieldManagerErrors, fieldManagerForKind, parseForce, validateApplyOptions } from '../apply/index.js';
 import { readBody } from './body.js';
 import { genericNotFound, headerValue, methodNotAllowed, setWarnings, writeBody, type ServerRequest, type ServerResponse } from './http.js';
 import {
@@ -74,6 +75,8 @@ export interface ResourceHandlerDeps {
   minRequestTimeoutSeconds: number;
   /** Aborts every watch when the server shuts down. */
   shutdownSignal: AbortSignal;
+  /** Authorizes a further verb on the same resource (an apply that creates also needs `create`). */
+  authorize?: (info: RequestInfo, user: UserInfo) => Promise<void>;
   now?: () => Date;
 }
 
@@ -305,7 +308,7 @@ export class ResourceHandler {
       ctx,
       ns,
       obj,
-      { dryRun, fieldManager: r.query.get('fieldManager') ?? undefined, validate: this.validator(r, store, 'CREATE', ns, name, dryRun) },
+      this.writeOptions(r, store, 'CREATE', 'CreateOptions', ns, name, dryRun),
       subName,
       r.info.subresource || undefined,
     );
@@ -328,7 +331,7 @@ export class ResourceHandler {
         await this.admit(this.admissionAttributes(r, store, current ? 'UPDATE' : 'CREATE', ns, name, dryRun, obj, current));
         return obj;
       },
-      { dryRun, fieldManager: r.query.get('fieldManager') ?? undefined, validate: this.validator(r, store, 'UPDATE', ns, name, dryRun) },
+      this.writeOptions(r, store, 'UPDATE', 'UpdateOptions', ns, name, dryRun),
       r.info.subresource || undefined,
     );
     this.respond(r, store, choice, result.created ? 201 : 200, result.object);
@@ -351,6 +354,9 @@ export class ResourceHandler {
     const raw = await readBody(r.req, this.deps.maxBodyBytes);
     if (raw.byteLength === 0) throw badRequest('the request body is empty');
     if (patchType === 'application/apply-patch+yaml') return this.apply(r, ctx, store, ns, raw, dryRun, level);
+    if (r.query.has('force')) {
+      throw invalid({ group: metaGroup(), kind: 'PatchOptions' }, '', [forbiddenField('force', 'may not be specified for non-apply patch')]);
+    }
     const name = r.info.name;
     const kind = this.expectedKind(r, store);
     const def = store.definition;
@@ -379,7 +385,7 @@ export class ResourceHandler {
         await this.admit(this.admissionAttributes(r, store, 'UPDATE', ns, name, dryRun, obj, current));
         return obj;
       },
-      { dryRun, fieldManager: r.query.get('fieldManager') ?? undefined, validate: this.validator(r, store, 'UPDATE', ns, name, dryRun) },
+      this.writeOptions(r, store, 'UPDATE', 'PatchOptions', ns, name, dryRun),
       r.info.subresource || undefined,
     );
     this.respond(r, store, choice, result.created ? 201 : 200, result.object);
@@ -411,6 +417,8 @@ export class ResourceHandler {
       ns,
       name,
       async (current) => {
+        // Creating through apply needs the create permission besides patch.
+        if (!current && this.deps.authorize) await this.deps.authorize({ ...r.info, verb: 'create' }, r.user);
         const obj = manager.apply(current, structuredClone(config), fieldManager, force);
         if (this.deps.fieldChecker) {
           const warnings = this.deps.fieldChecker(raw, obj, kind, level, 'application/apply-patch+yaml', true);
@@ -427,11 +435,33 @@ export class ResourceHandler {
         force,
         forceAllowCreate: !subresource,
         managedFieldsComputed: true,
+        userAgent: headerValue(r.req, 'user-agent'),
         validate: this.validator(r, store, 'UPDATE', ns, name, dryRun),
       },
       subresource,
     );
     this.respond(r, store, choice, result.created ? 201 : 200, result.object);
+  }
+
+  /**
+   * What every create, update and patch hands the Store: dry run, the field manager (checked
+   * as Kubernetes checks it) and the User-Agent it defaults from, and admission's validation.
+   */
+  private writeOptions(
+    r: ResourceRequest,
+    store: RESTStore,
+    operation: 'CREATE' | 'UPDATE',
+    optionsKind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions',
+    ns: string,
+    name: string,
+    dryRun: boolean,
+  ): CreateOptions & UpdateOptions {
+    const fieldManager = r.query.get('fieldManager') ?? undefined;
+    if (fieldManager !== undefined) {
+      const errs = fieldManagerErrors(fieldManager);
+      if (errs.length > 0) throw invalid({ group: metaGroup(), kind: optionsKind }, '', errs);
+    }
+    return { dryRun, fieldManager, userAgent: headerValue(r.req, 'user-agent'), validate: this.validator(r, store, operation, ns, name, dryRun) };
   }
 
   private async readOptionalJson(r: ResourceRequest): Promise<unknown> {
