@@ -23,10 +23,22 @@ export const jsonCodec: ObjectCodec = {
   },
 };
 
-/** Encodes `obj` for storage: a copy without `metadata.resourceVersion`. */
+/**
+ * Encodes `obj` for storage: without `metadata.resourceVersion`, and with the type fields
+ * and metadata first, as Go writes a typed object, so that an object read back and written
+ * again unchanged encodes to the same bytes (an unchanged update then writes nothing).
+ */
 export function encodeForStorage(codec: ObjectCodec, obj: KubeObject): Uint8Array {
-  if (obj.metadata?.resourceVersion === undefined) return codec.encode(obj);
-  const metadata = { ...obj.metadata };
-  delete metadata.resourceVersion;
-  return codec.encode({ ...obj, metadata });
+  const { kind, apiVersion, metadata, ...rest } = obj;
+  let meta = metadata;
+  if (meta?.resourceVersion !== undefined) {
+    meta = { ...meta };
+    delete meta.resourceVersion;
+  }
+  return codec.encode({
+    ...(kind !== undefined ? { kind } : {}),
+    ...(apiVersion !== undefined ? { apiVersion } : {}),
+    ...(meta !== undefined ? { metadata: meta } : {}),
+    ...rest,
+  });
 }
