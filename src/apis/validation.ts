@@ -9,77 +9,22 @@ import {
   type FieldError,
 } from '../apimachinery/errors.js';
 import { isPlainObject, type KubeObject } from '../apimachinery/types.js';
+import {
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  labelSelectorAsSelector,
+  type LabelSelectorObject,
+} from '../apimachinery/labels.js';
+
+// The name and label rules are apimachinery's; the kinds re-export them for their own checks.
+export { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue };
 import { deepEqual, meta, obj, str } from './util.js';
 
 /** Returns the problems of a name (empty when valid). */
 export type NameValidator = (name: string, prefix: boolean) => string[];
-
-const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
-const DNS1035_LABEL = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const QUALIFIED_NAME_PART = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const LABEL_VALUE = `(${QUALIFIED_NAME_PART})?`;
-
-const full = (re: string): RegExp => new RegExp(`^(?:${re})$`);
-const dns1123LabelRe = full(DNS1123_LABEL);
-const dns1123SubdomainRe = full(DNS1123_SUBDOMAIN);
-const dns1035LabelRe = full(DNS1035_LABEL);
-const qualifiedNamePartRe = full(QUALIFIED_NAME_PART);
-const labelValueRe = full(LABEL_VALUE);
-
-function maxLen(n: number): string {
-  return `must be no more than ${n} characters`;
-}
-
-function regexError(what: string, re: string, examples: string[]): string {
-  const ex = examples.map((e) => `'${e}'`).join(',  or ');
-  return `${what} (e.g. ${ex}, regex used for validation is '${re}')`;
-}
-
-export function isDNS1123Label(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push(maxLen(63));
-  if (!dns1123LabelRe.test(value)) {
-    errs.push(
-      regexError(
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-        DNS1123_LABEL,
-        ['my-name', '123-abc'],
-      ),
-    );
-  }
-  return errs;
-}
-
-export function isDNS1123Subdomain(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 253) errs.push(maxLen(253));
-  if (!dns1123SubdomainRe.test(value)) {
-    errs.push(
-      regexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-        DNS1123_SUBDOMAIN,
-        ['example.com'],
-      ),
-    );
-  }
-  return errs;
-}
-
-export function isDNS1035Label(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push(maxLen(63));
-  if (!dns1035LabelRe.test(value)) {
-    errs.push(
-      regexError(
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-        DNS1035_LABEL,
-        ['my-name', 'abc-123'],
-      ),
-    );
-  }
-  return errs;
-}
 
 /** A generated name's prefix is checked with a suffix appended, as the real name will have one. */
 function withPrefix(check: (v: string) => string[]): NameValidator {
@@ -106,56 +51,6 @@ export const pathSegmentName: NameValidator = (name, prefix) => {
 function pathSegmentChars(name: string): string[] {
   const errs: string[] = [];
   for (const c of ['/', '%']) if (name.includes(c)) errs.push(`may not contain '${c}'`);
-  return errs;
-}
-
-/** A qualified name (`prefix/name` or `name`), as label keys and annotation keys are. */
-export function isQualifiedName(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split('/');
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0];
-  } else if (parts.length === 2) {
-    const [prefix, n] = parts;
-    name = n;
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
-  } else {
-    return [
-      regexError(
-        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-        QUALIFIED_NAME_PART,
-        ['MyName', 'my.name', '123-abc'],
-      ) + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-    ];
-  }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push(`name part ${maxLen(63)}`);
-  if (name.length > 0 && !qualifiedNamePartRe.test(name)) {
-    errs.push(
-      regexError(
-        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-        QUALIFIED_NAME_PART,
-        ['MyName', 'my.name', '123-abc'],
-      ),
-    );
-  }
-  return errs;
-}
-
-export function isValidLabelValue(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push(maxLen(63));
-  if (!labelValueRe.test(value)) {
-    errs.push(
-      regexError(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-        LABEL_VALUE,
-        ['MyValue', 'my_value', '12345'],
-      ),
-    );
-  }
   return errs;
 }
 
@@ -293,32 +188,11 @@ export function validateLabelSelector(selector: unknown, path: string): FieldErr
 export function selectorMatches(selector: unknown, labels: Record<string, string>): boolean {
   const sel = obj(selector);
   if (!sel) return false;
-  const ml = obj(sel.matchLabels) ?? {};
-  for (const [k, v] of Object.entries(ml)) if (labels[k] !== v) return false;
-  for (const e of Array.isArray(sel.matchExpressions) ? sel.matchExpressions : []) {
-    const expr = obj(e);
-    if (!expr) return false;
-    const key = str(expr.key) ?? '';
-    const values = (Array.isArray(expr.values) ? expr.values : []).filter((v): v is string => typeof v === 'string');
-    const has = Object.prototype.hasOwnProperty.call(labels, key);
-    switch (expr.operator) {
-      case 'In':
-        if (!has || !values.includes(labels[key])) return false;
-        break;
-      case 'NotIn':
-        if (has && values.includes(labels[key])) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
+  try {
+    return labelSelectorAsSelector(sel as LabelSelectorObject).matches(labels);
+  } catch {
+    return false;
   }
-  return true;
 }
 
 /** Whether a selector is empty (selects everything). */
