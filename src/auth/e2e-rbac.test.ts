@@ -111,7 +111,13 @@ describe('auth over HTTPS with the default configuration', () => {
     who['admin-as-bob'] = { ...s.admin, headers: { 'Impersonate-User': 'bob' } };
     who['bootstrap'] = { token: 'grid01.0123456789abcdef' };
     for (const ns of ['dev', 'prod', 'qa']) await must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    for (const ns of ['dev', 'prod']) await must('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+    // Pods need the namespace's default service account. The service account controller
+    // creates it on its own; create it here only when the controller has not yet done so.
+    for (const ns of ['dev', 'prod']) {
+      const r = await s.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, s.admin, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+      assert.ok(r.status === 201 || (r.status === 409 && r.json['reason'] === 'AlreadyExists'), `the default service account of ${ns}: ${r.status} ${r.text}`);
+      await must('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`);
+    }
     await must('POST', '/api/v1/namespaces/dev/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder' } });
     await must('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, binding('RoleBinding', 'alice-edit', 'ClusterRole', 'edit', [userSubject('alice')]));
     await must('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, binding('RoleBinding', 'bob-view', 'ClusterRole', 'view', [userSubject('bob')]));

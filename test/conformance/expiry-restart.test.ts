@@ -6,28 +6,30 @@ import assert from 'node:assert/strict';
 import { Server, meta, serverUnavailable } from './harness.js';
 
 const skip = serverUnavailable();
-const CM = '/api/v1/namespaces/default/configmaps';
+// Leases in the first test: a kind nothing in the server creates on its own (the root CA
+// publisher puts a config map into every namespace), so its lists hold only what it creates.
+const LEASES = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
 
 const names = (list: Record<string, unknown>) => (list.items as Record<string, unknown>[]).map((i) => meta(i).name);
 
 test('an expired continue token is 410 with a token that finishes the list at the latest revision', { skip }, async () => {
   const server = await Server.start(['--compat', 'kubernetes', '--storage-backend', 'memory', '--watch-history-window', '1s', '--etcd-compaction-interval', '1s']);
   try {
-    for (const name of ['a', 'b', 'c']) await server.expect(201, 'POST', CM, { body: { metadata: { name } } });
-    const first = await server.expect(200, 'GET', `${CM}?limit=1`);
+    for (const name of ['a', 'b', 'c']) await server.expect(201, 'POST', LEASES, { body: { metadata: { name } } });
+    const first = await server.expect(200, 'GET', `${LEASES}?limit=1`);
     const oldRv = String(meta(first).resourceVersion);
-    await server.expect(201, 'POST', CM, { body: { metadata: { name: 'd' } } });
+    await server.expect(201, 'POST', LEASES, { body: { metadata: { name: 'd' } } });
     await new Promise((r) => setTimeout(r, 3500));
-    await server.expect(201, 'POST', CM, { body: { metadata: { name: 'e' } } });
+    await server.expect(201, 'POST', LEASES, { body: { metadata: { name: 'e' } } });
     await new Promise((r) => setTimeout(r, 1500));
-    const exact = await server.expect(410, 'GET', `${CM}?resourceVersion=${oldRv}&resourceVersionMatch=Exact`);
+    const exact = await server.expect(410, 'GET', `${LEASES}?resourceVersion=${oldRv}&resourceVersionMatch=Exact`);
     assert.equal(exact.message, 'The resourceVersion for the provided list is too old.');
-    const expired = await server.expect(410, 'GET', `${CM}?limit=1&continue=${String(meta(first).continue)}`);
+    const expired = await server.expect(410, 'GET', `${LEASES}?limit=1&continue=${String(meta(first).continue)}`);
     assert.equal(expired.reason, 'Expired');
     assert.match(String(expired.message), /^The provided continue parameter is too old to display a consistent list result\./);
     const token = String(meta(expired).continue ?? '');
     assert.notEqual(token, '');
-    const rest = await server.expect(200, 'GET', `${CM}?continue=${token}`);
+    const rest = await server.expect(200, 'GET', `${LEASES}?continue=${token}`);
     assert.deepEqual(names(rest), ['b', 'c', 'd', 'e']);
   } finally {
     await server.stop();

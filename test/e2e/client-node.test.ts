@@ -49,14 +49,17 @@ describe('@kubernetes/client-node', { skip }, () => {
     await assert.rejects(core.readNamespacedConfigMap({ name: 'c1', namespace: 'cn' }), (e: unknown) => apiCode(e) === 404);
   });
 
+  // Paging, the informer and the resumed watch use secrets: nothing in the server creates
+  // secrets on its own, whereas the root CA publisher adds a config map to every namespace,
+  // at a moment of its choosing.
   test('list paging with limit and continue', async () => {
     await core.createNamespace({ body: { metadata: { name: 'paging' } } });
-    for (let i = 0; i < 7; i++) await core.createNamespacedConfigMap({ namespace: 'paging', body: { metadata: { name: `p${i}` } } });
+    for (let i = 0; i < 7; i++) await core.createNamespacedSecret({ namespace: 'paging', body: { metadata: { name: `p${i}` } } });
     const names: string[] = [];
     let cont: string | undefined;
     let pages = 0;
     do {
-      const page = await core.listNamespacedConfigMap({ namespace: 'paging', limit: 3, _continue: cont });
+      const page = await core.listNamespacedSecret({ namespace: 'paging', limit: 3, _continue: cont });
       pages++;
       names.push(...page.items.map((i) => i.metadata!.name!));
       if (page.metadata?._continue) assert.equal(page.metadata.remainingItemCount, 7 - names.length);
@@ -68,8 +71,8 @@ describe('@kubernetes/client-node', { skip }, () => {
 
   test('an informer lists, then follows the watch', async () => {
     await core.createNamespace({ body: { metadata: { name: 'informed' } } });
-    await core.createNamespacedConfigMap({ namespace: 'informed', body: { metadata: { name: 'before' } } });
-    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/informed/configmaps', () => core.listNamespacedConfigMap({ namespace: 'informed' }));
+    await core.createNamespacedSecret({ namespace: 'informed', body: { metadata: { name: 'before' } } });
+    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/informed/secrets', () => core.listNamespacedSecret({ namespace: 'informed' }));
     const log: string[] = [];
     informer.on('add', (o) => log.push(`add ${o.metadata?.name}`));
     informer.on('update', (o) => log.push(`update ${o.metadata?.name}`));
@@ -79,14 +82,14 @@ describe('@kubernetes/client-node', { skip }, () => {
     await informer.start();
     try {
       await eventually(() => (log.includes('add before') ? true : undefined), 'the initial list');
-      await core.createNamespacedConfigMap({ namespace: 'informed', body: { metadata: { name: 'after' } } });
+      await core.createNamespacedSecret({ namespace: 'informed', body: { metadata: { name: 'after' } } });
       await eventually(() => (log.includes('add after') ? true : undefined), 'the watch add');
-      await core.patchNamespacedConfigMap(
-        { name: 'after', namespace: 'informed', body: { data: { x: 'y' } } },
+      await core.patchNamespacedSecret(
+        { name: 'after', namespace: 'informed', body: { data: { x: Buffer.from('y').toString('base64') } } },
         k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
       );
       await eventually(() => (log.includes('update after') ? true : undefined), 'the watch update');
-      await core.deleteNamespacedConfigMap({ name: 'before', namespace: 'informed' });
+      await core.deleteNamespacedSecret({ name: 'before', namespace: 'informed' });
       await eventually(() => (log.includes('delete before') ? true : undefined), 'the watch delete');
       assert.deepEqual(informer.list('informed').map((o) => o.metadata?.name), ['after']);
       assert.deepEqual(errors, []);
@@ -97,14 +100,14 @@ describe('@kubernetes/client-node', { skip }, () => {
 
   test('a watch resumed from a resourceVersion delivers exactly the changes after it', async () => {
     await core.createNamespace({ body: { metadata: { name: 'resume' } } });
-    const first = await core.createNamespacedConfigMap({ namespace: 'resume', body: { metadata: { name: 'r1' } } });
-    await core.createNamespacedConfigMap({ namespace: 'resume', body: { metadata: { name: 'r2' } } });
-    await core.deleteNamespacedConfigMap({ name: 'r1', namespace: 'resume' });
+    const first = await core.createNamespacedSecret({ namespace: 'resume', body: { metadata: { name: 'r1' } } });
+    await core.createNamespacedSecret({ namespace: 'resume', body: { metadata: { name: 'r2' } } });
+    await core.deleteNamespacedSecret({ name: 'r1', namespace: 'resume' });
     const watch = new k8s.Watch(kc);
     const events: string[] = [];
     let ended: unknown = 'open';
     const controller = await watch.watch(
-      '/api/v1/namespaces/resume/configmaps',
+      '/api/v1/namespaces/resume/secrets',
       { resourceVersion: first.metadata!.resourceVersion! },
       (type, obj: { metadata?: { name?: string } }) => events.push(`${type} ${obj.metadata?.name}`),
       (err) => (ended = err),

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
+import { ApiError } from '../../src/apimachinery/errors.js';
 import { group, setFlavor } from '../../src/naming/index.js';
 import { eventually, Kubectl, kubectlPath, serverUnavailable, startTestServer, type TestServer } from './harness.js';
 
@@ -22,6 +23,8 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
     let rbacGroup: string;
     const validate = flavor === 'orch' ? ['--validate=false'] : [];
     const ns = 'kc';
+    // The root CA publisher adds this config map to every namespace, the new one included.
+    const rootCA = `${flavor === 'orch' ? 'orch' : 'kube'}-root-ca.crt`;
 
     before(async () => {
       setFlavor(flavor);
@@ -30,6 +33,10 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
       server = await startTestServer({ flavor });
       kubectl = new Kubectl(binary!, server.kubeconfigPath);
       await server.client.create({ group: '', version: 'v1', resource: 'namespaces' }, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      await eventually(
+        () => server.client.get(CM, ns, rootCA).catch((e: unknown) => (e instanceof ApiError && e.code === 404 ? undefined : Promise.reject(e))),
+        `${rootCA} in ${ns}`,
+      );
     });
     after(async () => {
       kubectl?.dispose();
@@ -51,7 +58,7 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
       assert.deepEqual((parse(yaml.stdout) as { data: unknown }).data, { a: '1' });
       const name = await kubectl.run(['get', 'configmaps', '-n', ns, '-o', 'name']);
       assert.equal(name.code, 0, name.stderr);
-      assert.equal(name.stdout.trim(), 'configmap/k1');
+      assert.deepEqual(name.stdout.trim().split('\n').sort(), ['configmap/k1', `configmap/${rootCA}`].sort());
       const missing = await kubectl.run(['get', 'configmap', 'nope', '-n', ns]);
       assert.notEqual(missing.code, 0);
       assert.match(missing.stderr, /configmaps "nope" not found/);

@@ -10,6 +10,7 @@ import { eventually, serverUnavailable, startTestServer, type TestServer } from 
 
 const NS = { group: '', version: 'v1', resource: 'namespaces' };
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
+const SECRET = { group: '', version: 'v1', resource: 'secrets' };
 
 const skip = serverUnavailable();
 
@@ -36,6 +37,10 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
   describe(`namespaces and the HTTPS client (${flavor} flavor)`, { skip }, () => {
     let server: TestServer;
     const prefix = flavor === 'orch' ? 'orch' : 'kube';
+    // The root CA publisher adds this config map to every namespace soon after its creation.
+    const rootCA = `${prefix}-root-ca.crt`;
+    const rootCAPublished = (ns: string) =>
+      eventually(() => server.client.get(CM, ns, rootCA).catch((e: unknown) => (e instanceof ApiError && e.code === 404 ? undefined : Promise.reject(e))), `${rootCA} in ${ns}`);
 
     before(async () => {
       server = await startTestServer({ flavor });
@@ -53,6 +58,7 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
     test('CRUD, conflicts and paging of config maps', async () => {
       const c = server.client;
       await c.create(NS, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'crud' } });
+      await rootCAPublished('crud');
       const created = await c.create(CM, 'crud', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one' }, data: { a: '1' } });
       assert.equal(created.metadata?.namespace, 'crud');
       assert.ok(created.metadata?.uid);
@@ -77,7 +83,7 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
         seen.push(...page.items.map((i) => i.metadata!.name!));
         cont = page.metadata.continue || undefined;
       } while (cont);
-      assert.deepEqual(seen, ['one', 'page-0', 'page-1', 'page-2', 'page-3', 'page-4']);
+      assert.deepEqual(seen, [rootCA, 'one', 'page-0', 'page-1', 'page-2', 'page-3', 'page-4'].sort());
       await c.delete(CM, 'crud', 'one');
       await assert.rejects(c.get(CM, 'crud', 'one'), isError(404, 'configmaps "one" not found'));
     });
@@ -85,6 +91,8 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
     test('watch from a list resourceVersion sees the changes after it', async () => {
       const c = server.client;
       await c.create(NS, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } });
+      // Listed after the publisher's config map, so that the watch sees only the changes below.
+      await rootCAPublished('watched');
       const list = await c.list(CM, 'watched');
       const ac = new AbortController();
       const events: WatchEvent[] = [];
@@ -104,10 +112,12 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
     test('the Informer over HTTPS misses nothing when the server ends its watches', async () => {
       const c = server.client;
       await c.create(NS, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'informed' } });
-      await c.create(CM, 'informed', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first' } });
+      await c.create(SECRET, 'informed', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'first' } });
+      // Secrets: nothing in the server creates them on its own, so the log holds only the
+      // changes below (the root CA publisher's config map arrives at a moment of its choosing).
       const errors: unknown[] = [];
       // One-second watches: every change below lands on a resumed watch sooner or later.
-      const informer = new Informer(c, CM, { namespace: 'informed', watchTimeoutSeconds: 1, onError: (e) => errors.push(e) });
+      const informer = new Informer(c, SECRET, { namespace: 'informed', watchTimeoutSeconds: 1, onError: (e) => errors.push(e) });
       const log: string[] = [];
       informer.addEventHandler({
         onAdd: (o) => log.push(`add ${o.metadata?.name}`),
@@ -121,10 +131,10 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
         await informer.waitForSync();
         for (let i = 0; i < 3; i++) {
           await new Promise((r) => setTimeout(r, 1200));
-          await c.create(CM, 'informed', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `later-${i}` } });
+          await c.create(SECRET, 'informed', { apiVersion: 'v1', kind: 'Secret', metadata: { name: `later-${i}` } });
         }
-        await c.patch(CM, 'informed', 'first', { data: { x: 'y' } });
-        await c.delete(CM, 'informed', 'later-0');
+        await c.patch(SECRET, 'informed', 'first', { data: { x: Buffer.from('y').toString('base64') } });
+        await c.delete(SECRET, 'informed', 'later-0');
         await eventually(() => (log.includes('delete later-0') ? true : undefined), 'the last event');
         assert.deepEqual(log, ['add first', 'add later-0', 'add later-1', 'add later-2', 'update first', 'delete later-0']);
         assert.deepEqual(informer.listKeys().sort(), ['informed/first', 'informed/later-1', 'informed/later-2']);
