@@ -63,6 +63,7 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
 
   const strategy: Strategy = {
     hasStatus: shape.hasStatus,
+    validateName: nameRule,
     allowCreateOnUpdate: spec.allowCreateOnUpdate ?? false,
     allowUnconditionalUpdate: spec.allowUnconditionalUpdate ?? true,
     defaults(o) {

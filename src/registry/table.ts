@@ -9,7 +9,6 @@ import type { ObjectCodec } from './codec.js';
 import { resourcePrefix } from './keys.js';
 import { NamespaceStore } from './namespaces.js';
 import type { NameValidator } from './objectmeta.js';
-import { dns1035LabelName, dns1123LabelName, dns1123SubdomainName, pathSegmentName } from './objectmeta.js';
 import { GenericStore } from './store.js';
 import type { RESTStore, ResourceDefinition, ResourceTable } from './types.js';
 
@@ -72,21 +71,10 @@ export interface BuildResourceTableOptions {
   waitTimeoutMs?: number;
 }
 
-/**
- * Name rules per resource where Kubernetes uses other rules than DNS-1123 subdomains
- * (the strategy contract has no name hook; see the registry notes).
- */
-const NAME_RULES: Record<string, NameValidator> = {
-  namespaces: dns1123LabelName,
-  services: dns1035LabelName,
-  roles: pathSegmentName,
-  clusterroles: pathSegmentName,
-  rolebindings: pathSegmentName,
-  clusterrolebindings: pathSegmentName,
-};
-
-export function nameValidatorFor(def: ResourceDefinition): NameValidator {
-  return NAME_RULES[def.resource] ?? dns1123SubdomainName;
+/** The kind's name rule, when its strategy has one (the stores default to their kind's usual rule). */
+export function nameValidatorFor(def: ResourceDefinition): NameValidator | undefined {
+  const rule = def.strategy?.validateName;
+  return rule ? (name, prefix) => rule.call(def.strategy, name, prefix) : undefined;
 }
 
 export function buildResourceTable(defs: ResourceDefinition[], storage: Storage, opts: BuildResourceTableOptions = {}): DefaultResourceTable {
@@ -100,7 +88,8 @@ export function buildResourceTable(defs: ResourceDefinition[], storage: Storage,
       cacher = createCacher(storage, prefix, opts.cacherOptions);
       cachers.set(prefix, cacher);
     }
-    const storeOpts = { storage, cacher, codec: opts.codec, waitTimeoutMs: opts.waitTimeoutMs, validateName: nameValidatorFor(def) };
+    const validateName = nameValidatorFor(def);
+    const storeOpts = { storage, cacher, codec: opts.codec, waitTimeoutMs: opts.waitTimeoutMs, ...(validateName ? { validateName } : {}) };
     stores.push(def.group === '' && def.resource === 'namespaces' ? new NamespaceStore(def, storeOpts) : new GenericStore(def, storeOpts));
   }
   return new DefaultResourceTable(stores, [...cachers.values()]);

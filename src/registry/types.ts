@@ -42,6 +42,11 @@ export interface Strategy {
   prepareForStatusUpdate(obj: KubeObject, old: KubeObject): void;
   validate(obj: KubeObject): FieldError[];
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * The kind's name rule: the problems of a name, or of a `generateName` prefix when
+   * `prefix` is true (empty when valid). DNS-1123 subdomains when absent.
+   */
+  validateName?(name: string, prefix: boolean): string[];
   /** Field-selector attributes (always `metadata.name`, and `metadata.namespace` when namespaced). */
   selectableFields(obj: KubeObject): Record<string, string>;
   /** Extra field-selector keys this kind supports, beyond the metadata ones. */
