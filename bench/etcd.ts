@@ -1,9 +1,9 @@
 // etcd backend benchmark: creates per second from 1 and 64 concurrent writers against an etcd
 // this program starts on loopback (a single member, its data on the temporary directory's disk).
-//   node <build>/src/storage/etcd-bench.js [<seconds per measurement>]
+//   npm run bench:etcd [-- <seconds per measurement>]
 
-import { EtcdStorage } from './etcd.js';
-import { startEtcd } from './etcd-testing.js';
+import { EtcdStorage } from '../src/storage/etcd.js';
+import { startEtcd } from '../src/storage/etcd-testing.js';
 
 const seconds = Number(process.argv[2] ?? '3');
 const value = new Uint8Array(1024).fill(120);
