@@ -1,7 +1,7 @@
 // Binary message -> JSON form, as the upstream types would print after reading it: keys in
 // declaration order, zero values for absent non-pointer fields (`""`, `0`, `{}`, `null` for
 // times and nil slices unless `omitempty`), pointers and slices only when present.
-import { Kind, Shape, type FieldPlan, type MessagePlan, type ValuePlan } from './plan.js';
+import { Kind, Shape, scalarZero, type FieldPlan, type MessagePlan, type ValuePlan } from './plan.js';
 import { formatDuration, formatMicroTime, formatTime, quantityString, ZERO_TIME_SECONDS } from './values.js';
 import { Reader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, WireError, utf8 } from './wire.js';
 import { decodeEmbedded, hasPrefix } from './envelope.js';
@@ -217,25 +217,7 @@ function isEmptyCollection(v: unknown): boolean {
 
 /** The JSON of a Go zero value of a non-pointer field. */
 function zeroJson(vp: ValuePlan): unknown {
-  switch (vp.kind) {
-    case Kind.String:
-      return '';
-    case Kind.Bool:
-      return false;
-    case Kind.Int32:
-    case Kind.Int64:
-    case Kind.Double:
-    case Kind.IntOrString:
-      return 0;
-    case Kind.Quantity:
-      return '0';
-    case Kind.Duration:
-      return '0s';
-    case Kind.Message:
-      return emptyMessage(vp.message!);
-    default:
-      return null;
-  }
+  return vp.kind === Kind.Message ? emptyMessage(vp.message!) : scalarZero(vp.kind);
 }
 
 function readValue(r: Reader, vp: ValuePlan): unknown {

@@ -1,7 +1,7 @@
 // JSON form -> binary message, following what the upstream generated marshallers write:
 // fields ascending by number; non-pointer scalars and structs always (zero values too);
 // pointers, byte slices, lists and maps only when set; map entries sorted by key.
-import { Kind, Shape, type FieldPlan, type MessagePlan, type ValuePlan } from './plan.js';
+import { Kind, Shape, scalarZero, type FieldPlan, type MessagePlan, type ValuePlan } from './plan.js';
 import { durationNanos, parseTime, quantityString, ZERO_TIME_SECONDS } from './values.js';
 import type { Writer } from './wire.js';
 
@@ -310,25 +310,7 @@ function writeRaw(w: Writer, tag: number, v: unknown): void {
 }
 
 function zeroOf(vp: ValuePlan): unknown {
-  switch (vp.kind) {
-    case Kind.String:
-      return '';
-    case Kind.Bool:
-      return false;
-    case Kind.Int32:
-    case Kind.Int64:
-    case Kind.Double:
-    case Kind.IntOrString:
-      return 0;
-    case Kind.Quantity:
-      return '0';
-    case Kind.Duration:
-      return '0s';
-    case Kind.Message:
-      return EMPTY;
-    default:
-      return null;
-  }
+  return vp.kind === Kind.Message ? EMPTY : scalarZero(vp.kind);
 }
 
 function writeList(w: Writer, f: FieldPlan, v: unknown): void {

@@ -46,6 +46,27 @@ export const enum Shape {
   Map,
 }
 
+/** The JSON of a Go zero value of a non-message scalar kind (null where Go writes none). */
+export function scalarZero(kind: Kind): unknown {
+  switch (kind) {
+    case Kind.String:
+      return '';
+    case Kind.Bool:
+      return false;
+    case Kind.Int32:
+    case Kind.Int64:
+    case Kind.Double:
+    case Kind.IntOrString:
+      return 0;
+    case Kind.Quantity:
+      return '0';
+    case Kind.Duration:
+      return '0s';
+    default:
+      return null;
+  }
+}
+
 export interface ValuePlan {
   kind: Kind;
   /** For `Message` and the schema wrappers: the struct's plan. */
