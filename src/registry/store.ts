@@ -850,25 +850,7 @@ export class GenericStore implements RESTStore {
 
   async deleteCollection(ctx: RequestContext, namespace: string, opts: DeleteOptions, listOpts: ListOptions): Promise<KubeList> {
     validateDeleteOptions(opts);
-    const listed = await this.list(ctx, namespace, {
-      labelSelector: listOpts.labelSelector,
-      fieldSelector: listOpts.fieldSelector,
-      resourceVersion: listOpts.resourceVersion,
-      resourceVersionMatch: listOpts.resourceVersionMatch,
-    });
-    const deleted: KubeObject[] = [];
-    for (const obj of listed.items) {
-      const m = obj.metadata ?? {};
-      try {
-        const result = await this.delete(ctx, m.namespace ?? namespace, m.name ?? '', { ...opts, preconditions: undefined });
-        deleted.push(result.object);
-      } catch (e) {
-        // Gone in the meantime: someone else deleted it, which is what was asked.
-        if (e instanceof ApiError && e.code === 404) continue;
-        throw e;
-      }
-    }
-    return { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: { resourceVersion: listed.metadata.resourceVersion }, items: deleted };
+    return deleteEach(this as Required<Pick<RESTStore, 'list' | 'delete'>>, ctx, namespace, opts, listOpts);
   }
 
   // -------------------------------------------------------------------------------------
@@ -947,4 +929,35 @@ export function validateWatchOptions(opts: ListOptions): void {
     if (opts.continue) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
   }
   if (errs.length > 0) throw listOptionsInvalid(errs);
+}
+
+/**
+ * deletecollection as Kubernetes does it: list the matches, then delete each through the
+ * store's own delete (finalizers and kind-specific deletion apply), skipping what is gone.
+ */
+export async function deleteEach(
+  store: Required<Pick<RESTStore, 'list' | 'delete'>>,
+  ctx: RequestContext,
+  namespace: string,
+  opts: DeleteOptions,
+  listOpts: ListOptions,
+): Promise<KubeList> {
+  const listed = await store.list(ctx, namespace, {
+    labelSelector: listOpts.labelSelector,
+    fieldSelector: listOpts.fieldSelector,
+    resourceVersion: listOpts.resourceVersion,
+    resourceVersionMatch: listOpts.resourceVersionMatch,
+  });
+  const deleted: KubeObject[] = [];
+  for (const obj of listed.items) {
+    const m = obj.metadata ?? {};
+    try {
+      deleted.push((await store.delete(ctx, m.namespace ?? namespace, m.name ?? '', { ...opts, preconditions: undefined })).object);
+    } catch (e) {
+      // Gone in the meantime: someone else deleted it, which is what was asked.
+      if (e instanceof ApiError && e.code === 404) continue;
+      throw e;
+    }
+  }
+  return { ...listed, metadata: { resourceVersion: listed.metadata.resourceVersion }, items: deleted };
 }

@@ -21,6 +21,7 @@ import type {
   UpdatedObjectInfo,
 } from '../types.js';
 import { generateName } from '../objectmeta.js';
+import { deleteEach } from '../store.js';
 import type { AllocationTransaction, ServiceAllocator } from './allocator.js';
 
 type SubresourceHost = RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void };
@@ -142,23 +143,7 @@ export class ServiceREST implements RESTStore {
   }
 
   async deleteCollection(ctx: RequestContext, namespace: string, opts: DeleteOptions, listOpts: ListOptions): Promise<KubeList> {
-    const listed = await this.list(ctx, namespace, {
-      labelSelector: listOpts.labelSelector,
-      fieldSelector: listOpts.fieldSelector,
-      resourceVersion: listOpts.resourceVersion,
-      resourceVersionMatch: listOpts.resourceVersionMatch,
-    });
-    const deleted: KubeObject[] = [];
-    for (const obj of listed.items) {
-      const m = obj.metadata ?? {};
-      try {
-        deleted.push((await this.delete(ctx, m.namespace ?? namespace, m.name ?? '', { ...opts, preconditions: undefined })).object);
-      } catch (e) {
-        if (e instanceof ApiError && e.code === 404) continue;
-        throw e;
-      }
-    }
-    return { ...listed, metadata: { resourceVersion: listed.metadata.resourceVersion }, items: deleted };
+    return deleteEach(this, ctx, namespace, opts, listOpts);
   }
 
   private async afterDelete(svc: KubeObject, ctx?: RequestContext): Promise<void> {
