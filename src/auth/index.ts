@@ -71,6 +71,9 @@ export async function buildAuth(flags: ParsedFlags, deps: AuthDeps): Promise<Aut
     reviewToken: authn.reviewToken,
     apiAudiences: authn.apiAudiences,
   });
+  // Guarded from the start: the server listens before start() runs, and an authorizer other
+  // than RBAC (ABAC, Webhook) may already allow writes to roles and bindings then.
+  const stopEscalationChecks = installEscalationChecks(deps.table, rbacCache, authz.authorizer);
   const stopRBAC = new AbortController();
   let stopRBACControllers: (() => Promise<void>) | undefined;
 
@@ -82,12 +85,12 @@ export async function buildAuth(flags: ParsedFlags, deps: AuthDeps): Promise<Aut
     subresources: authn.subresources,
     nonResource: authn.nonResource,
     async start() {
-      installEscalationChecks(deps.table, rbacCache, authz.authorizer);
       stopRBACControllers = await startRBAC(deps.client, rbacCache, stopRBAC.signal);
       await authz.start();
       await authn.start();
     },
     async stop() {
+      stopEscalationChecks();
       stopRBAC.abort();
       await stopRBACControllers?.();
       await authz.stop();
