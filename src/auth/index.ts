@@ -16,6 +16,7 @@ import { RBACCache } from './rbac/cache.js';
 export { authFlagDefinitions } from './flags.js';
 export { forbiddenError, forbiddenMessage } from './authz/union.js';
 export { withEscalationCheck, EscalationCheck } from './rbac/escalation.js';
+export { distinctHeaders } from './own-keys.js';
 
 export interface AuthDeps {
   /** A privileged in-process client (reads secrets, service accounts, RBAC objects). */
