@@ -18,6 +18,28 @@ function recording(allow: (a: AuthorizationAttributes) => boolean): Authorizer &
 }
 
 describe('impersonation', () => {
+  it('treats __proto__, constructor and prototype extra keys as any other key', async () => {
+    const authz = recording(() => true);
+    const headers = { 'impersonate-user': 'jane', 'impersonate-extra-__proto__': ['x', 'y'], 'impersonate-extra-constructor': 'c', 'impersonate-extra-prototype': 'p', 'impersonate-extra-%5F%5Fproto%5F%5F': 'z' };
+    const user = await impersonate(headers, caller, authz);
+    assert.equal(({} as Record<string, unknown>)['x'], undefined);
+    assert.equal(Object.getPrototypeOf({}), Object.prototype);
+    assert.equal(Object.getPrototypeOf(user.extra), Object.prototype);
+    assert.deepEqual(Object.entries(user.extra ?? {}), [
+      ['__proto__', ['x', 'y', 'z']],
+      ['constructor', ['c']],
+      ['prototype', ['p']],
+    ]);
+    const extras = authz.seen.filter((a) => a.resource === 'userextras').map((a) => `${a.subresource}=${a.name}`);
+    assert.deepEqual(extras, ['__proto__=x', '__proto__=y', '__proto__=z', 'constructor=c', 'prototype=p']);
+  });
+
+  it('keeps repeated group and extra values apart when the server passes them apart', async () => {
+    const user = await impersonate({ 'impersonate-user': 'jane', 'impersonate-group': ['a, b', 'c'], 'impersonate-extra-scopes': ['read, write', 'x'] }, caller, recording(() => true));
+    assert.deepEqual(user.groups, ['a, b', 'c', 'system:authenticated']);
+    assert.deepEqual(user.extra, { scopes: ['read, write', 'x'] });
+  });
+
   it('passes the caller through without impersonation headers', async () => {
     assert.equal(await impersonate({ accept: 'x' }, caller, recording(() => false)), caller);
   });

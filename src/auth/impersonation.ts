@@ -5,6 +5,7 @@ import { badRequest } from '../apimachinery/errors.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import { group } from '../naming/index.js';
 import { forbiddenError } from './authz/union.js';
+import { appendOwn } from './own-keys.js';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './authn/union.js';
 import type { AuthorizationAttributes, Authorizer } from './types.js';
 
@@ -70,7 +71,7 @@ export async function impersonate(headers: Headers, caller: UserInfo, authorizer
     } else if (name.startsWith(EXTRA_PREFIX)) {
       any = true;
       const key = decodeExtraKey(name.slice(EXTRA_PREFIX.length));
-      (extra[key] ??= []).push(...repeated(rawValue));
+      appendOwn(extra, key, repeated(rawValue));
     }
   }
   if (!any) return caller;

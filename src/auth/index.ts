@@ -16,6 +16,7 @@ import { RBACCache } from './rbac/cache.js';
 export { authFlagDefinitions } from './flags.js';
 export { forbiddenError, forbiddenMessage } from './authz/union.js';
 export { withEscalationCheck, EscalationCheck } from './rbac/escalation.js';
+export { distinctHeaders } from './own-keys.js';
 
 export interface AuthDeps {
   /** A privileged in-process client (reads secrets, service accounts, RBAC objects). */
@@ -71,6 +72,9 @@ export async function buildAuth(flags: ParsedFlags, deps: AuthDeps): Promise<Aut
     reviewToken: authn.reviewToken,
     apiAudiences: authn.apiAudiences,
   });
+  // Guarded from the start: the server listens before start() runs, and an authorizer other
+  // than RBAC (ABAC, Webhook) may already allow writes to roles and bindings then.
+  const stopEscalationChecks = installEscalationChecks(deps.table, rbacCache, authz.authorizer);
   const stopRBAC = new AbortController();
   let stopRBACControllers: (() => Promise<void>) | undefined;
 
@@ -82,12 +86,12 @@ export async function buildAuth(flags: ParsedFlags, deps: AuthDeps): Promise<Aut
     subresources: authn.subresources,
     nonResource: authn.nonResource,
     async start() {
-      installEscalationChecks(deps.table, rbacCache, authz.authorizer);
       stopRBACControllers = await startRBAC(deps.client, rbacCache, stopRBAC.signal);
       await authz.start();
       await authn.start();
     },
     async stop() {
+      stopEscalationChecks();
       stopRBAC.abort();
       await stopRBACControllers?.();
       await authz.stop();

@@ -13,6 +13,8 @@ export interface AuthenticationResult {
   user: UserInfo;
   /** Audiences the credential was valid for, when the authenticator is audience-aware. */
   audiences?: string[];
+  /** Warnings for the client (`Warning: 299 - "..."`), e.g. a malformed bearer header that was ignored. */
+  warnings?: string[];
 }
 
 export interface Authenticator {

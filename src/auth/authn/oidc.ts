@@ -3,6 +3,7 @@
 // a request never waits on the issuer.
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { AuthenticationResult } from '../types.js';
+import { getOwn, setOwn } from '../own-keys.js';
 import { getJson } from './https-get.js';
 import type { TokenAuthenticator } from './union.js';
 
@@ -38,16 +39,17 @@ export function parseRequiredClaims(list: string[]): Record<string, string> {
   for (const item of list) {
     const eq = item.indexOf('=');
     if (eq <= 0) throw new Error(`--oidc-required-claim: "${item}" is not of the form key=value`);
-    out[item.slice(0, eq)] = item.slice(eq + 1);
+    setOwn(out, item.slice(0, eq), item.slice(eq + 1));
   }
   return out;
 }
 
 /** The user a verified token's claims name; throws when the claims do not qualify. */
 export function oidcIdentity(payload: JWTPayload, o: OidcOptions): AuthenticationResult {
-  const raw = payload[o.usernameClaim];
+  const claims = payload as Record<string, unknown>;
+  const raw = getOwn(claims, o.usernameClaim);
   if (typeof raw !== 'string' || raw === '') throw new Error(`oidc: claim ${o.usernameClaim} not present`);
-  if (o.usernameClaim === 'email' && payload['email_verified'] !== undefined && payload['email_verified'] !== true) {
+  if (o.usernameClaim === 'email' && getOwn(claims, 'email_verified') !== undefined && getOwn(claims, 'email_verified') !== true) {
     throw new Error('oidc: email not verified');
   }
   let prefix: string;
@@ -56,13 +58,13 @@ export function oidcIdentity(payload: JWTPayload, o: OidcOptions): Authenticatio
   else prefix = o.usernameClaim === 'email' ? '' : `${o.issuerURL}#`;
   const groups: string[] = [];
   if (o.groupsClaim) {
-    const g = payload[o.groupsClaim];
+    const g = getOwn(claims, o.groupsClaim);
     if (typeof g === 'string') groups.push(g);
     else if (Array.isArray(g) && g.every((x) => typeof x === 'string')) groups.push(...(g as string[]));
     else if (g !== undefined) throw new Error(`oidc: groups claim ${o.groupsClaim} is not a string or an array of strings`);
   }
   for (const [k, v] of Object.entries(o.requiredClaims)) {
-    if (payload[k] !== v) throw new Error(`oidc: required claim ${k} missing or mismatched`);
+    if (getOwn(claims, k) !== v) throw new Error(`oidc: required claim ${k} missing or mismatched`);
   }
   const user: AuthenticationResult['user'] = { username: `${prefix}${raw}`, groups: groups.map((x) => `${o.groupsPrefix ?? ''}${x}`) };
   return { user };

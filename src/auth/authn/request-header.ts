@@ -4,6 +4,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { unauthorized } from '../../apimachinery/errors.js';
 import type { AuthenticationRequest, AuthenticationResult, Authenticator } from '../types.js';
+import { appendOwn, getOwn } from '../own-keys.js';
 import { subjectOf, verifyClientChain } from './x509.js';
 
 export interface RequestHeaderOptions {
@@ -14,9 +15,10 @@ export interface RequestHeaderOptions {
   extraHeaderPrefixes: string[];
 }
 
-function allValues(v: string | string[] | undefined): string[] {
-  if (v === undefined) return [];
-  return Array.isArray(v) ? v : [v];
+/** Each occurrence's value: the server passes repeated headers apart (see `distinctHeaders`). */
+function allValues(v: unknown): string[] {
+  if (typeof v === 'string') return [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 export class RequestHeaderAuthenticator implements Authenticator {
@@ -24,7 +26,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
 
   async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
-    const username = this.o.usernameHeaders.map((h) => allValues(headers[h.toLowerCase()])[0] ?? '').find((v) => v !== '');
+    const username = this.o.usernameHeaders.map((h) => allValues(getOwn(headers, h.toLowerCase()))[0] ?? '').find((v) => v !== '');
     if (username === undefined) return null;
     if (req.clientCertificateChain.length === 0) return null;
     try {
@@ -34,7 +36,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
       // Not the proxy: its headers are ignored; the certificate may still be a client's own.
       throw unauthorized();
     }
-    const groups = this.o.groupHeaders.flatMap((h) => allValues(headers[h.toLowerCase()]));
+    const groups = this.o.groupHeaders.flatMap((h) => allValues(getOwn(headers, h.toLowerCase())));
     const extra: Record<string, string[]> = {};
     for (const prefix of this.o.extraHeaderPrefixes.map((p) => p.toLowerCase())) {
       for (const [name, value] of Object.entries(headers)) {
@@ -45,7 +47,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
         } catch {
           // keep the raw key
         }
-        (extra[key.toLowerCase()] ??= []).push(...allValues(value));
+        appendOwn(extra, key.toLowerCase(), allValues(value));
       }
     }
     const user: AuthenticationResult['user'] = { username, groups };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { TokenFileAuthenticator, parseCsvLine, parseTokenFile } from './token-file.js';
 import { bootstrapIdentity } from './bootstrap-token.js';
 import { oidcIdentity, parseRequiredClaims, validateOidcOptions, type OidcOptions } from './oidc.js';
-import { BearerTokenAuthenticator, UnionAuthenticator, bearerToken } from './union.js';
+import { BearerTokenAuthenticator, EXTRA_SPACE_WARNING, UnionAuthenticator, bearerToken, parseBearer } from './union.js';
 import { secretEquals } from './secure-compare.js';
 
 describe('static token file', () => {
@@ -30,9 +30,34 @@ describe('static token file', () => {
 describe('bearer tokens and the union', () => {
   it('reads Authorization: Bearer case-insensitively', () => {
     assert.equal(bearerToken({ authorization: 'Bearer abc' }), 'abc');
-    assert.equal(bearerToken({ authorization: 'bearer  abc ' }), 'abc');
+    assert.equal(bearerToken({ authorization: ' bEaReR abc \t' }), 'abc');
+    assert.equal(bearerToken({ authorization: ['Bearer first', 'Bearer second'] }), 'first');
     assert.equal(bearerToken({ authorization: 'Basic abc' }), undefined);
     assert.equal(bearerToken({}), undefined);
+  });
+
+  it('splits the header as kube-apiserver does: at single spaces, into at most three parts', () => {
+    // The token is the second part: what follows another space is not part of it.
+    assert.deepEqual(parseBearer({ authorization: 'Bearer a b' }), { token: 'a' });
+    assert.deepEqual(parseBearer({ authorization: 'Bearer a\tb' }), { token: 'a\tb' });
+    // An empty second part presents nothing (the request goes on as anonymous), with a
+    // warning when a token follows the extra space.
+    assert.deepEqual(parseBearer({ authorization: 'Bearer  abc' }), { warning: EXTRA_SPACE_WARNING });
+    assert.deepEqual(parseBearer({ authorization: 'Bearer' }), {});
+    assert.deepEqual(parseBearer({ authorization: 'Bearer ' }), {});
+    assert.deepEqual(parseBearer({ authorization: 'Bearer\tabc' }), {});
+    assert.deepEqual(parseBearer({ authorization: 'Bearer: abc' }), {});
+    assert.deepEqual(parseBearer({ authorization: '\u00a0Bearer abc\u0085' }), { token: 'abc' });
+  });
+
+  it('answers 401 for Bearer with two words, and anonymous with a warning for an extra space', async () => {
+    const union = new UnionAuthenticator([new BearerTokenAuthenticator([new TokenFileAuthenticator(parseTokenFile('good,u,1'))], () => ['api'])], true);
+    await assert.rejects(union.authenticate({ headers: { authorization: 'Bearer bad good' }, clientCertificateChain: [] }), (e: Error) => e.message === 'Unauthorized');
+    const first = await union.authenticate({ headers: { authorization: 'Bearer good bad' }, clientCertificateChain: [] });
+    assert.equal(first?.user.username, 'u');
+    const spaced = await union.authenticate({ headers: { authorization: 'Bearer  good' }, clientCertificateChain: [] });
+    assert.deepEqual(spaced, { user: { username: 'system:anonymous', groups: ['system:unauthenticated'] }, warnings: [EXTRA_SPACE_WARNING] });
+    assert.deepEqual(await union.authenticate({ headers: {}, clientCertificateChain: [] }), { user: { username: 'system:anonymous', groups: ['system:unauthenticated'] } });
   });
 
   it('fails a presented token nobody accepts even with anonymous on; the first success wins', async () => {
@@ -95,6 +120,23 @@ describe('OIDC claims', () => {
     assert.doesNotThrow(() => oidcIdentity(claims, { ...base, requiredClaims: parseRequiredClaims(['hd=example.com']) }));
     assert.throws(() => oidcIdentity({ ...claims, email_verified: false }, { ...base, usernameClaim: 'email' }), /not verified/);
     assert.throws(() => oidcIdentity({ iss: 'x' }, base), /claim sub not present/);
+  });
+
+  it('reads only the token\'s own claims, and keeps a required __proto__ or constructor claim', () => {
+    // A missing claim named like an Object member is missing, not the inherited member.
+    assert.deepEqual(oidcIdentity(claims, { ...base, groupsClaim: 'constructor' }).user.groups, []);
+    assert.throws(() => oidcIdentity(claims, { ...base, usernameClaim: 'constructor' }), /claim constructor not present/);
+    const withProto = JSON.parse('{"sub":"u1","__proto__":"p","constructor":["c"]}') as Record<string, unknown>;
+    assert.equal(oidcIdentity(withProto, { ...base, usernameClaim: '__proto__', usernamePrefix: '-' }).user.username, 'p');
+    assert.deepEqual(oidcIdentity(withProto, { ...base, groupsClaim: 'constructor' }).user.groups, ['c']);
+    const required = parseRequiredClaims(['__proto__=p', 'constructor=x']);
+    assert.deepEqual(Object.entries(required), [
+      ['__proto__', 'p'],
+      ['constructor', 'x'],
+    ]);
+    assert.throws(() => oidcIdentity(claims, { ...base, requiredClaims: parseRequiredClaims(['__proto__=p']) }), /required claim __proto__/);
+    assert.doesNotThrow(() => oidcIdentity(withProto, { ...base, requiredClaims: parseRequiredClaims(['__proto__=p']) }));
+    assert.equal(({} as Record<string, unknown>)['x'], undefined);
   });
 
   it('accepts only https issuers and needs a client id', () => {

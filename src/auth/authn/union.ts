@@ -14,13 +14,36 @@ export interface TokenAuthenticator {
   authenticateToken(token: string, audiences: string[]): Promise<AuthenticationResult | null>;
 }
 
-/** The bearer token of `Authorization: Bearer <token>`, or undefined. */
-export function bearerToken(headers: AuthenticationRequest['headers']): string | undefined {
+// Go's unicode.IsSpace: kube-apiserver trims the header with it.
+const GO_SPACE = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const TRIM_GO_SPACE = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, 'g');
+
+export const EXTRA_SPACE_WARNING = 'the provided Authorization header contains extra space before the bearer token, and is ignored';
+
+/**
+ * What `Authorization` presents, read as kube-apiserver does: the first header, trimmed, split
+ * at single spaces into at most three parts. `Bearer <token>` presents the second part (so
+ * `Bearer a b` presents `a`, which then fails as any unknown token does); an empty second part
+ * (`Bearer`, `Bearer  a`) or another scheme presents nothing, and the request goes on as if the
+ * header were absent, with a warning for the extra space.
+ */
+export function parseBearer(headers: AuthenticationRequest['headers']): { token?: string; warning?: string } {
   const raw = headers['authorization'];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  if (!value) return undefined;
-  const m = /^\s*bearer\s+(\S+)\s*$/i.exec(value);
-  return m ? m[1] : undefined;
+  const value = (Array.isArray(raw) ? raw[0] : raw) ?? '';
+  const auth = value.replace(TRIM_GO_SPACE, '');
+  if (auth === '') return {};
+  const first = auth.indexOf(' ');
+  if (first < 0 || auth.slice(0, first).toLowerCase() !== 'bearer') return {};
+  const rest = auth.slice(first + 1);
+  const second = rest.indexOf(' ');
+  const token = second < 0 ? rest : rest.slice(0, second);
+  if (token === '') return second < 0 ? {} : { warning: EXTRA_SPACE_WARNING };
+  return { token };
+}
+
+/** The bearer token the request presents, or undefined. */
+export function bearerToken(headers: AuthenticationRequest['headers']): string | undefined {
+  return parseBearer(headers).token;
 }
 
 /** Tries each token authenticator; a presented token nobody accepts is a 401. */
@@ -81,6 +104,8 @@ export class UnionAuthenticator implements Authenticator {
       }
     }
     if (failed) throw unauthorized();
-    return this.anonymous ? { user: anonymousUser() } : null;
+    if (!this.anonymous) return null;
+    const { warning } = parseBearer(req.headers);
+    return warning ? { user: anonymousUser(), warnings: [warning] } : { user: anonymousUser() };
   }
 }

@@ -18,6 +18,18 @@ function fakeHook(answer: (body: Record<string, unknown>) => Record<string, unkn
 const user = { username: 'u', uid: 'id', groups: ['g'] };
 
 describe('token webhook audiences', () => {
+  it('keeps __proto__ and constructor keys of the answer\'s extra as ordinary keys', async () => {
+    const answer = JSON.parse('{"status":{"authenticated":true,"user":{"username":"u","extra":{"__proto__":["x"],"constructor":["c"]}}}}') as Record<string, unknown>;
+    const auth = new WebhookTokenAuthenticator(fakeHook(() => answer), 'v1', 60_000, () => ['api']);
+    const r = await auth.authenticateToken('t', []);
+    assert.equal(Object.getPrototypeOf(r?.user.extra), Object.prototype);
+    assert.deepEqual(Object.entries(r?.user.extra ?? {}), [
+      ['__proto__', ['x']],
+      ['constructor', ['c']],
+    ]);
+    assert.equal(({} as Record<string, unknown>)['x'], undefined);
+  });
+
   it('sends the wanted audiences and intersects them with the answer', async () => {
     const hook = fakeHook(() => ({ status: { authenticated: true, user, audiences: ['b', 'c'] } }));
     const auth = new WebhookTokenAuthenticator(hook, 'v1beta1', 60_000, () => ['api']);

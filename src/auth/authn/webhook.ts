@@ -4,6 +4,7 @@ import { isPlainObject } from '../../apimachinery/types.js';
 import { group } from '../../naming/index.js';
 import type { AuthenticationResult } from '../types.js';
 import { TtlCache, type WebhookClient } from '../webhook-client.js';
+import { setOwn } from '../own-keys.js';
 import { digest } from './secure-compare.js';
 import type { TokenAuthenticator } from './union.js';
 
@@ -41,7 +42,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
         if (typeof u['uid'] === 'string' && u['uid']) user.uid = u['uid'];
         if (isPlainObject(u['extra'])) {
           user.extra = {};
-          for (const [k, v] of Object.entries(u['extra'])) user.extra[k] = strings(v);
+          for (const [k, v] of Object.entries(u['extra'])) setOwn(user.extra, k, strings(v));
         }
         result = { user, audiences: auds };
       }

@@ -38,6 +38,15 @@ describe('ABAC', () => {
     });
   }
 
+  it('reads only a spec\'s own fields of the right type', async () => {
+    const [p] = parseAbacPolicies('{"kind":"Policy","spec":{"__proto__":{"user":"*","namespace":"*","resource":"*","apiGroup":"*"},"constructor":"x","user":"bob","namespace":"ns","resource":"pods","apiGroup":""}}');
+    assert.deepEqual(p, { user: 'bob', apiGroup: '', resource: 'pods', namespace: 'ns' });
+    assert.equal((await new AbacAuthorizer([p!]).authorize(res(alice, 'get', '', 'pods', 'ns', 'p'))).decision, 'NoOpinion');
+    assert.throws(() => parseAbacPolicies(line({ user: 7 })), /line 1: spec.user must be a string/);
+    assert.throws(() => parseAbacPolicies(line({ user: 'u', readonly: 'false' })), /line 1: spec.readonly must be a boolean/);
+    assert.equal(({} as Record<string, unknown>)['user'], undefined);
+  });
+
   it('names the bad line of a policy file', () => {
     assert.throws(() => parseAbacPolicies('{"kind":"Policy","spec":{}}\nnot json'), /line 2/);
   });

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { isPlainObject } from '../../apimachinery/types.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../types.js';
 import { UNAUTHENTICATED_GROUP } from '../authn/union.js';
+import { getOwn } from '../own-keys.js';
 
 export interface AbacPolicySpec {
   user?: string;
@@ -28,10 +29,30 @@ export function parseAbacPolicies(text: string): AbacPolicySpec[] {
     } catch {
       throw new Error(`error reading policy file line ${i + 1}: not JSON`);
     }
-    if (!isPlainObject(doc) || doc['kind'] !== 'Policy' || !isPlainObject(doc['spec'])) throw new Error(`error reading policy file line ${i + 1}: not a Policy`);
-    out.push(doc['spec'] as AbacPolicySpec);
+    if (!isPlainObject(doc) || getOwn(doc, 'kind') !== 'Policy' || !isPlainObject(getOwn(doc, 'spec'))) throw new Error(`error reading policy file line ${i + 1}: not a Policy`);
+    out.push(policySpec(getOwn(doc, 'spec') as Record<string, unknown>, i + 1));
   });
   return out;
+}
+
+const STRING_FIELDS = ['user', 'group', 'apiGroup', 'resource', 'namespace', 'nonResourcePath'] as const;
+
+// Only the spec's own fields of the right type count: a line's other keys (`__proto__`
+// included) are ignored, and an inherited property never reads as a grant.
+function policySpec(raw: Record<string, unknown>, line: number): AbacPolicySpec {
+  const spec: AbacPolicySpec = {};
+  for (const field of STRING_FIELDS) {
+    const v = getOwn(raw, field);
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') throw new Error(`error reading policy file line ${line}: spec.${field} must be a string`);
+    spec[field] = v;
+  }
+  const readonly = getOwn(raw, 'readonly');
+  if (readonly !== undefined && readonly !== null) {
+    if (typeof readonly !== 'boolean') throw new Error(`error reading policy file line ${line}: spec.readonly must be a boolean`);
+    spec.readonly = readonly;
+  }
+  return spec;
 }
 
 function subjectMatches(p: AbacPolicySpec, attrs: AuthorizationAttributes): boolean {

@@ -40,11 +40,39 @@ describe('escalation prevention', () => {
     await assert.rejects(check.check(u('pam'), 'roles', 'other', role([{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]), undefined), /not currently held/);
   });
 
-  it('allows with escalate, for the superuser group, and for updates that keep the rules', async () => {
+  it('allows with escalate, for the superuser group, and for updates of the garbage collector\'s fields only', async () => {
     const secrets = role([{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }]);
     await check.check(u('eli'), 'roles', 'ns', secrets, undefined);
     await check.check(u('root', 'system:masters'), 'clusterroles', '', secrets, undefined);
-    await check.check(u('pam'), 'roles', 'ns', { ...secrets, metadata: { name: 'r', labels: { a: 'b' } } }, secrets);
+    await check.check(u('pam'), 'roles', 'ns', secrets, secrets);
+    const owned = { ...secrets, metadata: { ...secrets.metadata, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u' }], finalizers: ['f'], resourceVersion: '9', managedFields: [] } };
+    await check.check(u('pam'), 'roles', 'ns', owned, { ...secrets, metadata: { ...secrets.metadata, labels: {} } });
+  });
+
+  it('reviews every other update of a role: a label can aggregate its rules elsewhere', async () => {
+    const secrets = role([{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }]);
+    const labeled = { ...secrets, metadata: { name: 'r', namespace: 'ns', labels: { [`${RBAC}/aggregate-to-view`]: 'true' } } };
+    await assert.rejects(check.check(u('pam'), 'roles', 'ns', labeled, secrets), /not currently held/);
+    const annotated = { ...secrets, metadata: { name: 'r', namespace: 'ns', annotations: { a: 'b' } } };
+    await assert.rejects(check.check(u('pam'), 'roles', 'ns', annotated, secrets), /not currently held/);
+    const widened = role([{ verbs: ['get'], apiGroups: [''], resources: ['pods', 'secrets'] }]);
+    await assert.rejects(check.check(u('pam'), 'roles', 'ns', widened, role([{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }])), /Resources:\["secrets"\]/);
+    // What the user holds it may still write, changed or not.
+    await check.check(u('pam'), 'roles', 'ns', { ...role([{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]), metadata: { name: 'r', namespace: 'ns', labels: { a: 'b' } } }, role([]));
+  });
+
+  it('reviews updates of a binding that change its subjects or anything but the garbage collector\'s fields', async () => {
+    const admin = bindTo('ClusterRole', 'cluster-admin');
+    const joined = { ...admin, subjects: [...(admin['subjects'] as unknown[]), { kind: 'User', name: 'pam' }] };
+    await assert.rejects(check.check(u('pam'), 'rolebindings', 'ns', joined, admin), /not currently held/);
+    await assert.rejects(check.check(u('pam'), 'clusterrolebindings', '', { ...joined, metadata: { name: 'x' } }, { ...admin, metadata: { name: 'x' } }), /not currently held/);
+    // Kubernetes reviews a label change too (only owner references and finalizers are exempt).
+    await assert.rejects(check.check(u('pam'), 'rolebindings', 'ns', { ...admin, metadata: { name: 'x', namespace: 'ns', labels: { a: 'b' } } }, admin), /not currently held/);
+    await check.check(u('pam'), 'rolebindings', 'ns', { ...admin, metadata: { name: 'x', namespace: 'ns', finalizers: ['f'] } }, admin);
+    await check.check(u('pam'), 'rolebindings', 'ns', structuredClone(admin), admin);
+    // bind on the role, or holding its permissions, allows the change.
+    await check.check(u('bea'), 'rolebindings', 'ns', joined, admin);
+    await check.check(u('pam'), 'rolebindings', 'ns', { ...bindTo('ClusterRole', 'pod-admin'), subjects: [{ kind: 'User', name: 'pam' }] }, bindTo('ClusterRole', 'pod-admin'));
   });
 
   it('lets bindings reference only roles the user holds, or may bind', async () => {
@@ -55,9 +83,13 @@ describe('escalation prevention', () => {
     await assert.rejects(check.check(u('pam'), 'rolebindings', 'ns', bindTo('Role', 'missing'), undefined), /role\.rbac\.authorization\.orch\.io "missing" not found/);
   });
 
-  it('asks for everything before an aggregation rule may be written', async () => {
+  it('asks for everything before an aggregation rule may be written, changed or dropped', async () => {
     const agg: KubeObject = { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] }, rules: [] };
-    await assert.rejects(check.check(u('pam'), 'clusterroles', '', agg, undefined), /Resources:\["\*"\]/);
+    const message = `clusterroles.${RBAC} "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule`;
+    await assert.rejects(check.check(u('pam'), 'clusterroles', '', agg, undefined), { message });
+    await assert.rejects(check.check(u('pam'), 'clusterroles', '', { ...agg, metadata: { name: 'agg', labels: { a: 'b' } } }, agg), { message });
+    await assert.rejects(check.check(u('pam'), 'clusterroles', '', { metadata: { name: 'agg' }, rules: [] }, agg), { message });
+    await check.check(u('pam'), 'clusterroles', '', { metadata: { name: 'agg' }, rules: [] }, { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [] }, rules: [] });
   });
 
   it('wraps a store so create and update run the check before the store writes', async () => {
@@ -78,5 +110,27 @@ describe('escalation prevention', () => {
     assert.deepEqual(written, ['r']);
     assert.equal(typeof guarded.get, 'function');
     assert.equal(guarded.update, undefined);
+  });
+
+  it('runs the check on the object an update computes, for every subresource and for creation through update', async () => {
+    const stored = new Map<string, KubeObject>([['r', role([{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }])]]);
+    const store: RESTStore = {
+      definition: { group: RBAC, version: 'v1', resource: 'roles', kind: 'Role', singularName: 'role', namespaced: true, shortNames: [], categories: [], verbs: ['update'], subresources: [], preferred: true },
+      async update(_ctx, _ns, name, objInfo, opts) {
+        const old = stored.get(name);
+        const next = await objInfo(old);
+        await opts.validate?.(next, old);
+        stored.set(name, next);
+        return { object: next, created: !old };
+      },
+    };
+    const guarded = withEscalationCheck(store, 'roles', check);
+    const ctx = { user: u('pam'), signal: new AbortController().signal, warnings: [] };
+    const addSecrets = (o: KubeObject | undefined): KubeObject => ({ ...o, rules: [...((o?.['rules'] as unknown[]) ?? []), { verbs: ['get'], apiGroups: [''], resources: ['secrets'] }] });
+    await assert.rejects(guarded.update!(ctx, 'ns', 'r', addSecrets, { dryRun: false }), /not currently held/);
+    await assert.rejects(guarded.update!(ctx, 'ns', 'r', addSecrets, { dryRun: true }, 'status'), /not currently held/);
+    await assert.rejects(guarded.update!(ctx, 'ns', 'new', addSecrets, { dryRun: false, forceAllowCreate: true }), /not currently held/);
+    assert.deepEqual([...stored.keys()], ['r']);
+    assert.deepEqual(stored.get('r')!['rules'], [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]);
   });
 });

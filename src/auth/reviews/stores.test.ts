@@ -69,6 +69,20 @@ describe('review APIs', () => {
     await assert.rejects(create('LocalSubjectAccessReview', alice, { spec: { user: 'u', resourceAttributes: { verb: 'get' } } }, ''), (e: Error & { status?: { code: number } }) => e.status?.code === 400);
   });
 
+  it('keeps __proto__, constructor and prototype keys of a SubjectAccessReview\'s extra as ordinary keys', async () => {
+    const spec = JSON.parse('{"user":"alice","extra":{"__proto__":["x"],"constructor":["c"],"prototype":["p"]},"resourceAttributes":{"verb":"get","resource":"pods"}}') as Record<string, unknown>;
+    const sar = await create('SubjectAccessReview', alice, { spec });
+    assert.equal(status(sar)['allowed'], true);
+    const extra = seen.at(-1)!.user.extra;
+    assert.equal(Object.getPrototypeOf(extra), Object.prototype);
+    assert.deepEqual(Object.entries(extra ?? {}), [
+      ['__proto__', ['x']],
+      ['constructor', ['c']],
+      ['prototype', ['p']],
+    ]);
+    assert.equal(({} as Record<string, unknown>)['x'], undefined);
+  });
+
   it('evaluates another user in SubjectAccessReview and LocalSubjectAccessReview', async () => {
     const sar = await create('SubjectAccessReview', { username: 'bob', groups: [] }, { spec: { user: 'alice', groups: ['x'], uid: 'u1', extra: { k: ['v'] }, resourceAttributes: { verb: 'get', resource: 'pods' } } });
     assert.equal(status(sar)['allowed'], true);

@@ -6,6 +6,7 @@ import { apiVersionOf, isPlainObject, type KubeObject, type UserInfo } from '../
 import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition } from '../../registry/types.js';
 import type { PolicyRule } from '../rbac/rules.js';
 import type { AuthenticationResult, AuthorizationAttributes, Authorizer } from '../types.js';
+import { setOwn } from '../own-keys.js';
 import { reviewDefinitions } from './definitions.js';
 
 export interface RulesResult {
@@ -59,7 +60,7 @@ function strings(v: unknown): string[] {
 function extraOf(v: unknown): Record<string, string[]> | undefined {
   if (!isPlainObject(v)) return undefined;
   const out: Record<string, string[]> = {};
-  for (const [k, vs] of Object.entries(v)) out[k] = strings(vs);
+  for (const [k, vs] of Object.entries(v)) setOwn(out, k, strings(vs));
   return out;
 }
 

@@ -59,7 +59,8 @@ export async function startAuthTestServer(args: string[] = [], opts: { dataDir?:
       const url = new URL(path, running.url);
       const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
       const headers: Record<string, string | string[]> = { Accept: 'application/json', ...(who.headers ?? {}) };
-      if (payload !== undefined) headers['Content-Type'] = 'application/json';
+      // A caller's own Content-Type (patch types) wins over the JSON default.
+      if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
       if (who.token !== undefined) headers['Authorization'] = `Bearer ${who.token}`;
       const req = request(
         url,
