@@ -155,6 +155,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     minRequestTimeoutSeconds: flags.number('min-request-timeout'),
     requestTimeoutMs: flags.number('request-timeout'),
     shutdownDelayMs: flags.number('shutdown-delay-duration'),
+    http2MaxStreamsPerConnection: flags.number('http2-max-streams-per-connection'),
     log,
   });
 

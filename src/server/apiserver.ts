@@ -4,8 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { AdmissionChain } from '../admission/types.js';
 import { ApiError, badRequest, tooManyRequests, unauthorized } from '../apimachinery/errors.js';
+import { pathSegmentName } from '../registry/index.js';
 import { parseDuration } from '../apimachinery/flags.js';
 import { apiVersionOf, type UserInfo } from '../apimachinery/types.js';
 import { forbiddenError } from '../auth/authz/union.js';
@@ -14,6 +16,7 @@ import { wantsPretty } from '../codec/negotiate.js';
 import { SerializerSet, encodeJson } from '../codec/serializer.js';
 import type { ResourceTable } from '../registry/types.js';
 import { MAX_REQUEST_BODY_BYTES } from './body.js';
+import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connections.js';
 import { Discovery } from './discovery.js';
 import { HealthChecks, type HealthEndpoint } from './health.js';
 import {
@@ -69,8 +72,16 @@ export interface ApiServerConfig {
   shutdownDelayMs?: number;
   /** `host:port` clients use (discovery's serverAddressByClientCIDRs); defaults to the listener's. */
   externalAddress?: string;
+  /** HTTP/2 streams a client may open at once on one connection (kube-apiserver: 1000; 0: 250). */
+  http2MaxStreamsPerConnection?: number;
+  /** Connection timeouts and limits; see ConnectionLimits for the defaults. */
+  connections?: Partial<ConnectionLimits>;
   log?: (msg: string) => void;
 }
+
+/** Go's HTTP/2 default for MAX_CONCURRENT_STREAMS, used when the flag is 0. */
+const GO_HTTP2_DEFAULT_MAX_STREAMS = 250;
+const DEFAULT_HTTP2_MAX_STREAMS = 1000;
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const AUTH_CACHE_MS = 10_000;
@@ -140,6 +151,7 @@ function onlyPlainHeaders(headers: Record<string, unknown>): boolean {
   return true;
 }
 const SUPERUSER_GROUP = 'system:masters';
+const ANONYMOUS_USER = 'system:anonymous';
 
 export class ApiServer {
   readonly health = new HealthChecks();
@@ -157,9 +169,13 @@ export class ApiServer {
   private shuttingDown = false;
   private address = '';
   private readonly authCache = new WeakMap<object, { user: UserInfo; until: number }>();
+  private readonly connections: ConnectionGuard;
+  private readonly connectionLimits: ConnectionLimits;
 
   constructor(private readonly config: ApiServerConfig) {
     this.serializers = config.serializers ?? new SerializerSet();
+    this.connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connections };
+    this.connections = new ConnectionGuard(this.connectionLimits);
     this.discovery = new Discovery(config.table, () => config.externalAddress ?? this.address);
     this.resources = new ResourceHandler({
       table: config.table,
@@ -186,6 +202,8 @@ export class ApiServer {
   /** Starts listening; resolves with the bound port. */
   async listen(port: number, host: string): Promise<number> {
     const tls = this.config.tls;
+    const limits = this.connectionLimits;
+    const streams = this.config.http2MaxStreamsPerConnection ?? DEFAULT_HTTP2_MAX_STREAMS;
     const server = createSecureServer(
       {
         cert: tls.cert,
@@ -194,15 +212,25 @@ export class ApiServer {
         requestCert: true,
         rejectUnauthorized: false,
         allowHTTP1: true,
-        settings: { maxConcurrentStreams: 1000 },
+        settings: { maxConcurrentStreams: streams > 0 ? streams : GO_HTTP2_DEFAULT_MAX_STREAMS },
+        handshakeTimeout: limits.headerTimeoutMs,
       },
       (req, res) => void this.handle(req as unknown as ServerRequest, res as unknown as ServerResponse),
     );
+    // Later HTTP/1.1 requests on a kept-alive connection: Node's own header deadline, checked often enough to hold.
+    const http1 = server as unknown as { headersTimeout: number; connectionsCheckingInterval: number };
+    http1.headersTimeout = limits.headerTimeoutMs;
+    http1.connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.floor(limits.headerTimeoutMs / 4)));
+    server.on('connection', (raw: Socket) => this.connections.accepted(raw));
+    // Runs before the HTTP/2 layer's own listener, which emits 'session' synchronously.
+    server.prependListener('secureConnection', (s: TLSSocket) => this.connections.beforeSecure(s));
     server.on('secureConnection', (s: Socket) => {
+      this.connections.secured();
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
     server.on('session', (session: Http2Session) => {
+      this.connections.session(session);
       this.sessions.add(session);
       session.on('close', () => this.sessions.delete(session));
     });
@@ -227,9 +255,12 @@ export class ApiServer {
   async handle(req: ServerRequest, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
     this.active++;
+    const conn = connectionOf(req);
+    this.connections.requestStarted(conn);
     const requestAbort = new AbortController();
     const onClose = (): void => requestAbort.abort();
     res.on('close', onClose);
+    let pathname = '/';
     res.setHeader('Audit-Id', randomUUID());
     // As kube-apiserver: API answers are per user and must not be cached on the way.
     res.setHeader('Cache-Control', 'no-cache, private');
@@ -239,11 +270,20 @@ export class ApiServer {
     let mutatingSlot = false;
     let readOnlySlot = false;
     try {
-      const url = parseUrl(req.url ?? '/');
-      query = url.searchParams;
+      if (isHttp2(req)) {
+        // Node runs this handler inside the frame parser, before it reads the frames that
+        // follow: a RST_STREAM sent right behind the HEADERS would only be seen once all the
+        // work is done. One turn of the event loop lets it arrive first (rapid reset).
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (streamClosed(req)) requestAbort.abort();
+        if (requestAbort.signal.aborted) return;
+      }
+      const target = parseRequestTarget(req.url ?? '/');
+      pathname = target.pathname;
+      query = target.query;
       const method = (req.method ?? 'GET').toUpperCase();
       try {
-        info = parseRequestInfo(method, url.pathname, query);
+        info = parseRequestInfo(method, pathname, query);
       } catch (e) {
         if (e instanceof RequestInfoError) throw genericNotFound();
         throw e;
@@ -251,6 +291,7 @@ export class ApiServer {
       const pretty = wantsPretty(query, headerValue(req, 'user-agent'));
 
       const user = await this.authenticate(req);
+      if (user.username !== ANONYMOUS_USER) this.connections.authenticated(conn);
       const actingUser = this.config.impersonate ? await this.config.impersonate(req.headers, user) : user;
 
       // Max in flight: long-running requests (watch) and superusers are not limited.
@@ -270,20 +311,26 @@ export class ApiServer {
       }
 
       await this.authorize(info, actingUser);
+      // The client went away (an HTTP/2 reset) while it was authenticated: nothing to do.
+      if (requestAbort.signal.aborted) return;
 
       if (info.isResourceRequest) {
+        checkPathNames(info);
         const deprecation = this.deprecationWarning(info);
         if (deprecation) warnings.push(deprecation);
         const work = this.resources.handle({ req, res, info, query, user: actingUser, signal: requestAbort.signal, warnings, pretty });
         if (longRunning) await work;
         else await withDeadline(work, requestTimeoutMs(query, this.config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS), requestAbort);
       } else {
-        await this.nonResource(req, res, info, method, url.pathname, query, pretty);
+        await this.nonResource(req, res, info, method, pathname, query, pretty);
       }
     } catch (err) {
       const apiErr = toApiError(err);
-      if (apiErr.code >= 500 && !(err instanceof ApiError)) this.config.log?.(`internal error on ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      if (!res.headersSent) {
+      // Method and path only: query values may carry secrets (tokens, field selectors).
+      if (apiErr.code >= 500 && !(err instanceof ApiError)) this.config.log?.(`internal error on ${logSafe(req.method ?? '')} ${logSafe(pathname)}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      if (requestAbort.signal.aborted && streamClosed(req)) {
+        // Nobody to answer.
+      } else if (!res.headersSent) {
         setWarnings(res, warnings);
         writeStatus(res, apiErr);
       } else if (!res.writableEnded) res.end();
@@ -292,7 +339,8 @@ export class ApiServer {
       if (readOnlySlot) this.metrics.setInflight('readOnly', --this.inflight.readOnly);
       res.off('close', onClose);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.metrics.observe(info, req.method ?? 'GET', res.statusCode, seconds, query.getAll('dryRun').includes('All'));
+      this.metrics.observe(this.servedInfo(info), req.method ?? 'GET', res.statusCode, seconds, query.getAll('dryRun').includes('All'));
+      this.connections.requestEnded(conn);
       this.active--;
       if (this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
     }
@@ -336,6 +384,18 @@ export class ApiServer {
     };
     const result = await this.config.authorizer.authorize(attrs);
     if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
+  }
+
+  /**
+   * The request as metrics may label it: a group, version, resource or subresource the server
+   * does not serve is blanked, so that made-up paths cannot add series.
+   */
+  private servedInfo(info: RequestInfo | undefined): RequestInfo | undefined {
+    if (!info?.isResourceRequest) return info;
+    const store = this.config.table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
+    if (!store) return { ...info, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '' };
+    if (info.subresource && !store.definition.subresources.some((s) => s.name === info.subresource)) return { ...info, subresource: '' };
+    return info;
   }
 
   /** The warning for a request to a deprecated version, counted in the deprecated-API gauge. */
@@ -471,6 +531,7 @@ export class ApiServer {
     }
     for (const s of this.sockets) s.destroy();
     for (const s of this.sessions) s.destroy();
+    this.connections.destroyAll();
     await closed;
   }
 
@@ -479,11 +540,50 @@ export class ApiServer {
   }
 }
 
-function parseUrl(raw: string): URL {
-  try {
-    if (!raw.startsWith('/')) throw new Error('not an origin-form request target');
-    return new URL(raw, 'https://localhost');
-  } catch {
-    throw badRequest(`malformed request URL`);
+/**
+ * Splits an origin-form request target into its path and query, taking the path as sent:
+ * no dot-segment removal and no merging of slashes (`new URL()` would turn
+ * `configmaps/..` into the namespace). Segments are percent-decoded later, one by one.
+ */
+export function parseRequestTarget(raw: string): { pathname: string; query: URLSearchParams } {
+  if (!raw.startsWith('/')) throw badRequest('malformed request URL');
+  const q = raw.indexOf('?');
+  const pathname = q < 0 ? raw : raw.slice(0, q);
+  let query = q < 0 ? '' : raw.slice(q + 1);
+  // A fragment is never sent; if one is, it is not part of the query.
+  const hash = query.indexOf('#');
+  if (hash >= 0) query = query.slice(0, hash);
+  return { pathname, query: new URLSearchParams(query) };
+}
+
+/**
+ * Names and namespaces taken from the path must be usable as a single path segment, as the
+ * generic registry's key functions require: `Name parameter invalid: "..": may not be '..'`.
+ */
+function checkPathNames(info: RequestInfo): void {
+  if (info.name && !info.collection) {
+    const problems = pathSegmentName(info.name, false);
+    if (problems.length > 0) throw badRequest(`Name parameter invalid: ${JSON.stringify(info.name)}: ${problems.join(';')}`);
   }
+  if (info.namespace) {
+    const problems = pathSegmentName(info.namespace, false);
+    if (problems.length > 0) throw badRequest(`Namespace parameter invalid: ${JSON.stringify(info.namespace)}: ${problems.join(';')}`);
+  }
+}
+
+/** For log lines: request-derived text, bounded and without control characters. */
+function logSafe(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\x00-\x1f\x7f]/g, '?');
+  return clean.length > 256 ? `${clean.slice(0, 256)}...` : clean;
+}
+
+function isHttp2(req: ServerRequest): boolean {
+  return (req as { stream?: unknown }).stream !== undefined;
+}
+
+/** True when the request's HTTP/2 stream is already closed (reset by the client). */
+function streamClosed(req: ServerRequest): boolean {
+  const stream = (req as { stream?: { closed?: boolean; destroyed?: boolean } }).stream;
+  return stream !== undefined && (stream.closed === true || stream.destroyed === true);
 }

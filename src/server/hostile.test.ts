@@ -211,3 +211,120 @@ it('survives thousands of hostile requests with no 5xx and no change to stored s
   );
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
+
+/** One HTTPS request with the path exactly as given (fetch and URL would normalize it). */
+function raw(method: string, path: string, opts: { body?: string; contentType?: string; headers?: Record<string, string>; as?: 'admin' | 'anonymous' } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { ...opts.headers };
+    if (opts.body !== undefined) {
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      headers['Content-Length'] = Buffer.byteLength(opts.body);
+    }
+    const id = opts.as === 'anonymous' ? {} : { cert: t.admin.cert, key: t.admin.key };
+    const req = request({ host: '127.0.0.1', port: t.port, method, path, headers, ca: t.caPem, ...id, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+it('takes path segments literally: dot segments, encoded slashes and question marks never reach another object', async () => {
+  await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'victim' } } });
+  await t.request('POST', '/api/v1/namespaces/victim/configmaps', { body: { metadata: { name: 'keep' }, data: { k: 'v' } } });
+  const base = '/api/v1/namespaces/victim/configmaps';
+  const invalid = (name: string): string => `Name parameter invalid: "${name}": may not be '${name}'`;
+  const cases: [string, string, number, string?][] = [
+    ['DELETE', `${base}/..`, 400, invalid('..')],
+    ['DELETE', `${base}/%2e%2e`, 400, invalid('..')],
+    ['DELETE', `${base}/%2E%2E`, 400, invalid('..')],
+    ['DELETE', `${base}/.`, 400, invalid('.')],
+    ['DELETE', `${base}/%2e`, 400, invalid('.')],
+    ['GET', `${base}/..`, 400, invalid('..')],
+    ['GET', `${base}/.`, 400, invalid('.')],
+    ['PATCH', `${base}/..`, 400, invalid('..')],
+    ['PUT', `${base}/..`, 400, invalid('..')],
+    ['DELETE', `${base}/keep%2F..`, 400, `Name parameter invalid: "keep/..": may not contain '/'`],
+    ['DELETE', `${base}/..%2f..`, 400, `Name parameter invalid: "../..": may not contain '/'`],
+    ['DELETE', `${base}/keep/..`, 404],
+    ['DELETE', `${base}/keep/.`, 404],
+    ['DELETE', `${base}/x%3F`, 404],
+    ['DELETE', `${base}/x%23`, 404],
+    ['DELETE', `${base}//keep`, 404],
+    ['DELETE', `/api/v1/namespaces/victim/configmaps/../../../victim`, 400, invalid('..')],
+    ['DELETE', `/api/v1/namespaces/%2e%2e/configmaps/keep`, 400, `Namespace parameter invalid: "..": may not be '..'`],
+    ['PATCH', `/api/v1/namespaces/..`, 400, invalid('..')],
+  ];
+  const failures: string[] = [];
+  for (const [method, path, want, message] of cases) {
+    const body = method === 'PATCH' ? '{"metadata":{"labels":{"hit":"yes"}}}' : method === 'PUT' ? '{"metadata":{"name":".."}}' : undefined;
+    const r = await raw(method, path, { body, contentType: method === 'PATCH' ? 'application/merge-patch+json' : undefined });
+    const got = r.status === want && (message === undefined || (JSON.parse(r.body) as { message?: string }).message === message);
+    if (!got) failures.push(`${method} ${path} -> ${r.status} ${r.body.slice(0, 160)}`);
+  }
+  assert.deepEqual(failures, []);
+  const ns = await t.request('GET', '/api/v1/namespaces/victim');
+  assert.equal(ns.status, 200);
+  assert.equal(ns.json().metadata?.deletionTimestamp, undefined);
+  assert.equal(ns.json().metadata?.labels?.hit, undefined);
+  const cm = await t.request('GET', `${base}/keep`);
+  assert.equal(cm.status, 200);
+  assert.equal(cm.json().metadata?.labels?.hit, undefined);
+});
+
+it('reads prototype keys in query parameters and header names as plain names', async () => {
+  const list = await raw('GET', '/api/v1/namespaces/default/configmaps?__proto__=x&constructor=y&__proto__[polluted]=1&toString=z', {
+    headers: { __proto__: 'x', constructor: 'y', hasOwnProperty: 'z' },
+  });
+  assert.equal(list.status, 200, list.body);
+  const get = await raw('GET', '/api/v1/namespaces/default/configmaps/__proto__?watch=__proto__');
+  assert.equal(get.status, 404, get.body);
+  const labelled = await raw('GET', '/api/v1/namespaces/default/configmaps?labelSelector=constructor%3DtoString&fieldSelector=metadata.name%3D__proto__');
+  assert.equal(labelled.status, 200, labelled.body);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  assert.equal(({} as Record<string, unknown>).x, undefined);
+});
+
+it('adds no metric series for requests to paths the server does not serve', async () => {
+  const series = async (): Promise<number> => (await t.request('GET', '/metrics')).body.split('\n').filter((l) => l.startsWith('apiserver_request')).length;
+  // One round first, so that the fixed placeholder series exist.
+  for (const as of ['admin', 'anonymous'] as const) await raw('GET', '/apis/g0.x/v1/r0/n/s0', { as });
+  const before = await series();
+  const agent = new Agent({ keepAlive: true, maxSockets: 16, ca: t.caPem });
+  const one = (i: number): Promise<void> =>
+    new Promise((resolve) => {
+      const paths = [`/apis/g${i}.x/v1/r${i}/n/s${i}`, `/api/v${i}/namespaces/default/r${i}`, `/apis/widgets.testing/v1/namespaces/default/widgets/w/sub${i}`];
+      const req = request({ host: '127.0.0.1', port: t.port, method: i % 7 === 0 ? `M${i}` : 'GET', path: paths[i % 3], agent }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', () => resolve());
+      req.end();
+    });
+  for (let i = 1; i <= 500; i += 25) await Promise.all(Array.from({ length: 25 }, (_, k) => one(i + k)));
+  agent.destroy();
+  const after = await series();
+  // The fixed labels of the unknown resource and of other verbs, at most a few buckets' worth.
+  assert.ok(after - before <= 60, `metrics grew by ${after - before} series`);
+});
+
+it('logs internal errors with the method and path only, never the query', async () => {
+  const lines: string[] = [];
+  const s = await startTestServer({
+    log: (l) => lines.push(l),
+    nonResource: async () => {
+      throw new Error('handler failed');
+    },
+  });
+  try {
+    const r = await s.request('GET', '/custom/thing?token=SECRET-VALUE&password=hunter2');
+    assert.equal(r.status, 500);
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /^internal error on GET \/custom\/thing: /);
+    assert.doesNotMatch(lines.join('\n'), /SECRET-VALUE|hunter2/);
+  } finally {
+    await s.close();
+  }
+});

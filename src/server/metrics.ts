@@ -37,10 +37,11 @@ export class ApiServerMetrics {
     });
   }
 
+  /** Labels come only from bounded sets: the caller passes a RequestInfo naming served resources only. */
   observe(info: RequestInfo | undefined, method: string, code: number, seconds: number, dryRun: boolean): void {
-    const verb = (info?.isResourceRequest ? info.verb : method).toUpperCase();
+    const verb = verbForMetrics((info?.isResourceRequest ? info.verb : method).toUpperCase());
     const labels = {
-      verb: verb === 'LIST' || verb === 'WATCH' || verb === 'DELETECOLLECTION' ? verb : verbForMetrics(verb),
+      verb: KNOWN_VERBS.has(verb) ? verb : OTHER_VERB,
       dry_run: dryRun ? 'All' : '',
       group: info?.apiGroup ?? '',
       version: info?.apiVersion ?? '',
@@ -67,6 +68,10 @@ export class ApiServerMetrics {
     return { contentType: merged.contentType, body: await merged.metrics() };
   }
 }
+
+/** The verbs kube-apiserver reports; any other method is counted as "other". */
+const KNOWN_VERBS = new Set(['APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'HEAD', 'LIST', 'OPTIONS', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST']);
+const OTHER_VERB = 'other';
 
 function verbForMetrics(verb: string): string {
   switch (verb) {

@@ -196,12 +196,15 @@ export class ResourceHandler {
   private async get(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
     const choice = this.output(r, store, 'object');
     const obj = await store.get!(ctx, ns, r.info.name, parseGetOptions(r.query), r.info.subresource || undefined);
+    if (r.signal.aborted) return;
     this.respond(r, store, choice, 200, obj);
   }
 
   private async list(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string): Promise<void> {
     const choice = this.output(r, store, 'list');
     const list = await store.list!(ctx, ns, parseListOptions(r.query, false));
+    // A client that reset its stream meanwhile gets nothing: encoding a large list for nobody is the cost.
+    if (r.signal.aborted) return;
     this.respond(r, store, choice, 200, list);
   }
 

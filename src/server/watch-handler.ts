@@ -12,6 +12,9 @@ import { headerValue, setWarnings, toApiError } from './http.js';
 import { parseListOptions } from './options.js';
 import { tableConvertorOf, type ResourceHandlerDeps, type ResourceRequest } from './resource-handler.js';
 
+/** The longest watch timeout a timer can hold, in whole seconds. */
+export const MAX_WATCH_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
 export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string, deps: ResourceHandlerDeps): Promise<void> {
   const { group, version, kind } = store.definition;
   const choice = negotiateOutput(headerValue(r.req, 'accept'), deps.serializers, 'watch', { kind: { group, version, kind } });
@@ -23,7 +26,10 @@ export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store:
     opts.fieldSelector = opts.fieldSelector ? `${opts.fieldSelector},${byName}` : byName;
   }
   const includeObject = choice.representation.as === 'Table' ? parseIncludeObject(r.query.get('includeObject')) : 'Metadata';
-  const timeoutSeconds = opts.timeoutSeconds ?? Math.floor(deps.minRequestTimeoutSeconds * (1 + Math.random()));
+  // Timers hold at most 2^31-1 ms (about 24.8 days); a larger value would fire at once. Kubernetes
+  // puts no bound on timeoutSeconds, so a huge one is served as the longest wait a timer has.
+  const asked = opts.timeoutSeconds || Math.floor(deps.minRequestTimeoutSeconds * (1 + Math.random()));
+  const timeoutSeconds = Math.min(asked, MAX_WATCH_TIMEOUT_SECONDS);
 
   const ac = new AbortController();
   const stop = (): void => ac.abort();

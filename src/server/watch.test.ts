@@ -108,6 +108,15 @@ describe('watch', () => {
     assert.deepEqual(w.events.map((e) => e.object.metadata?.name), ['pre']);
   });
 
+  it('keeps a watch with a timeoutSeconds too large for a timer open instead of ending it at once', async () => {
+    // 2147484 s is just over 2^31-1 ms, where a timer would fire after 1 ms.
+    const w = collect(`${CM}?watch=1&timeoutSeconds=2147484`);
+    const ended = await Promise.race([w.done.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 400))]);
+    w.close();
+    await w.done;
+    assert.equal(ended, false);
+  });
+
   it('answers an error before the first event as an HTTP error', async () => {
     const r = await t.request('GET', '/apis/flaky.testing/v1/early?watch=true');
     assert.equal(r.status, 410);
