@@ -104,7 +104,7 @@ describe('authentication headers over HTTPS', () => {
 
   // Needs the server to hand the authenticators each occurrence of a header apart
   // (`distinctHeaders(req.rawHeaders)`); Node's `headers` joins them with ", ".
-  it('takes repeated X-Remote-Group and Impersonate-Group headers as separate groups', { todo: 'the server passes joined headers' }, async () => {
+  it('takes repeated X-Remote-Group and Impersonate-Group headers as separate groups', async () => {
     const proxied = await whoami({ ...proxy, headers: { 'X-Remote-User': 'pat', 'X-Remote-Group': ['pg1', 'pg2'] } });
     assert.deepEqual(userInfo(proxied)['groups'], ['pg1', 'pg2', 'system:authenticated']);
     const impersonated = await whoami({ ...s.admin, headers: { 'Impersonate-User': 'jane', 'Impersonate-Group': ['g1, g2', 'g3'] } });

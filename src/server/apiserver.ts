@@ -11,7 +11,8 @@ import { pathSegmentName } from '../registry/index.js';
 import { parseDuration } from '../apimachinery/flags.js';
 import { apiVersionOf, type UserInfo } from '../apimachinery/types.js';
 import { forbiddenError } from '../auth/authz/union.js';
-import type { AuthorizationAttributes, Authenticator, Authorizer } from '../auth/types.js';
+import { distinctHeaders } from '../auth/own-keys.js';
+import type { AuthenticationRequest, AuthorizationAttributes, Authenticator, Authorizer } from '../auth/types.js';
 import { wantsPretty } from '../codec/negotiate.js';
 import { SerializerSet, encodeJson } from '../codec/serializer.js';
 import type { ResourceTable } from '../registry/types.js';
@@ -290,9 +291,11 @@ export class ApiServer {
       }
       const pretty = wantsPretty(query, headerValue(req, 'user-agent'));
 
-      const user = await this.authenticate(req);
+      // Repeatable headers (groups, extras) are read occurrence by occurrence, never joined.
+      const headers = req.rawHeaders ? distinctHeaders(req.rawHeaders) : req.headers;
+      const user = await this.authenticate(req, headers, warnings);
       if (user.username !== ANONYMOUS_USER) this.connections.authenticated(conn);
-      const actingUser = this.config.impersonate ? await this.config.impersonate(req.headers, user) : user;
+      const actingUser = this.config.impersonate ? await this.config.impersonate(headers, user) : user;
 
       // Max in flight: long-running requests (watch) and superusers are not limited.
       const longRunning = info.isResourceRequest && info.verb === 'watch';
@@ -352,7 +355,7 @@ export class ApiServer {
    * carries no header an authenticator could read, the connection's last answer is reused
    * for a few seconds.
    */
-  private async authenticate(req: ServerRequest): Promise<UserInfo> {
+  private async authenticate(req: ServerRequest, headers: AuthenticationRequest['headers'], warnings: string[]): Promise<UserInfo> {
     const socket = connectionOf(req);
     const cacheable = socket !== undefined && onlyPlainHeaders(req.headers);
     if (cacheable) {
@@ -360,11 +363,12 @@ export class ApiServer {
       if (hit && hit.until > Date.now()) return hit.user;
     }
     const result = await this.config.authenticator.authenticate({
-      headers: req.headers,
+      headers,
       clientCertificateChain: clientCertificateChain(req),
       remoteAddress: remoteAddress(req),
     });
     if (!result) throw unauthorized();
+    if (result.warnings) warnings.push(...result.warnings);
     if (cacheable) this.authCache.set(socket, { user: result.user, until: Date.now() + AUTH_CACHE_MS });
     return result.user;
   }

@@ -9,6 +9,8 @@ export interface ServerRequest extends AsyncIterable<Buffer | string> {
   method?: string;
   url?: string;
   headers: IncomingHttpHeaders;
+  /** Header names and values as received, in order (repeated headers kept apart). */
+  rawHeaders?: string[];
   socket: unknown;
   on(event: 'close' | 'aborted', listener: () => void): unknown;
   destroy(err?: Error): unknown;
