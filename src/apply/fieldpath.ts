@@ -213,7 +213,7 @@ function readFieldsV1(value: unknown, into: FieldSet): void {
       continue;
     }
     const prefix = k.slice(0, 2);
-    if (!(prefix in KIND_ORDER)) throw new Error(`unexpected path element ${JSON.stringify(k)}`);
+    if (!Object.hasOwn(KIND_ORDER, prefix)) throw new Error(`unexpected path element ${JSON.stringify(k)}`);
     if (prefix === 'k:' || prefix === 'v:') JSON.parse(k.slice(2));
     const child = new FieldSet();
     readFieldsV1(v, child);

@@ -50,6 +50,7 @@ import type {
   UpdateResult,
 } from './types.js';
 import { watchStream } from './watch.js';
+import { setOwn } from '../apimachinery/own.js';
 
 export interface GenericStoreOptions {
   storage: Storage;
@@ -88,7 +89,7 @@ function meta(obj: KubeObject): ObjectMeta {
 function specPart(obj: KubeObject): string {
   const rest: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
-    if (k !== 'metadata' && k !== 'status' && k !== 'apiVersion' && k !== 'kind') rest[k] = v;
+    if (k !== 'metadata' && k !== 'status' && k !== 'apiVersion' && k !== 'kind') setOwn(rest, k, v);
   }
   return canonicalJson(rest);
 }

@@ -20,6 +20,7 @@ import { lookupType, jsonFields, servedFieldName, typeIdForKind } from './catalo
 import type { FieldDef, ScalarType, TypeRef } from './catalog-types.js';
 import { checkBase64, normalizeDuration, normalizeMicroTime, normalizeTime } from './go-values.js';
 import { canonicalQuantity } from './quantity.js';
+import { setOwn } from '../apimachinery/own.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -216,7 +217,7 @@ class Walker {
     }
     if (this.checkRequired) {
       for (const [name, f] of fields) {
-        if (f.required && !(name in obj)) this.errors.push(requiredField(join(path, name)));
+        if (f.required && !Object.hasOwn(obj, name)) this.errors.push(requiredField(join(path, name)));
       }
     }
     for (const key of Object.keys(obj)) {
@@ -252,7 +253,7 @@ class Walker {
         const item = value[k];
         if (item === null) continue;
         const r = this.value(item, type.map, entryPath, goPath, struct, field);
-        if (r !== undefined) value[k] = r;
+        if (r !== undefined) setOwn(value, k, r);
       }
       return undefined;
     }
