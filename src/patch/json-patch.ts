@@ -161,7 +161,7 @@ function applyOperation(root: Root, op: JsonObject | null): void {
       const path = stringField(op, 'path', kind);
       const [dst, dstKey] = locate(root.doc, path, `copy operation does not apply: doc is missing destination path: ${path}`);
       // Copies can multiply a document; their total size is bounded.
-      if (value !== undefined && value !== null) root.copied += Buffer.byteLength(JSON.stringify(value));
+      if (value !== undefined && value !== null) root.copied += Buffer.byteLength(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
       if (root.copied > root.maxCopyBytes) {
         throw new ApplyFailure(
           `Unable to complete the copy, the accumulated size increase of copy is ${root.copied}, exceeding the limit ${root.maxCopyBytes}`,

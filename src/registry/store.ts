@@ -115,6 +115,7 @@ function canonicalJson(value: unknown): string {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
+  if (typeof value === 'bigint') return value.toString();
   return JSON.stringify(value) ?? 'null';
 }
 

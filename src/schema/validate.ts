@@ -274,13 +274,19 @@ class Walker {
         return undefined;
       case 'int32':
       case 'int64': {
+        // Integers beyond 2^53 arrive as bigint: valid int64s, out of range for int32.
+        if (typeof value === 'bigint') {
+          const bits = scalar === 'int32' ? 31n : 63n;
+          if (value < -(2n ** bits) || value >= 2n ** bits) this.fail(value, goPath, struct, type, true);
+          return undefined;
+        }
         if (typeof value !== 'number') return this.fail(value, goPath, struct, type);
         const limit = scalar === 'int32' ? 2 ** 31 : 2 ** 63;
         if (!Number.isInteger(value) || value < -limit || value >= limit) this.fail(value, goPath, struct, type, true);
         return undefined;
       }
       case 'float64':
-        if (typeof value !== 'number') this.fail(value, goPath, struct, type);
+        if (typeof value !== 'number' && typeof value !== 'bigint') this.fail(value, goPath, struct, type);
         return undefined;
       case 'bytes':
         if (typeof value !== 'string') return this.fail(value, goPath, struct, type);
@@ -293,6 +299,7 @@ class Walker {
       case 'int-or-string': {
         const int32 = { scalar: 'int32' as const };
         if (typeof value === 'string') return undefined;
+        if (typeof value === 'bigint') return this.fail(value, goPath, struct, int32, true);
         if (typeof value !== 'number') return this.fail(value, goPath, struct, int32);
         if (!Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31) this.fail(value, goPath, struct, int32, true);
         return undefined;
