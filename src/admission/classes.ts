@@ -8,6 +8,7 @@ import { group, longDomainKey } from '../naming/index.js';
 import { parseQuantity } from '../schema/quantity.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 import { admissionForbidden, getOrUndefined, isMap, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { setOwn } from '../apimachinery/own.js';
 
 const priorityClasses = () => ({ group: group('scheduling'), version: 'v1', resource: 'priorityclasses' });
 const storageClasses = () => ({ group: group('storage'), version: 'v1', resource: 'storageclasses' });
@@ -234,10 +235,10 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
     if (Object.keys(selector).length > 0) {
       const podSelector = stringMapAt(spec, 'nodeSelector');
       for (const [k, v] of Object.entries(selector)) {
-        if (k in podSelector && podSelector[k] !== v) {
+        if (Object.hasOwn(podSelector, k) && podSelector[k] !== v) {
           throw admissionForbidden(attrs, `conflict: runtimeClass.scheduling.nodeSelector[${k}] = ${v}; pod.spec.nodeSelector[${k}] = ${podSelector[k]}`);
         }
-        podSelector[k] = v;
+        setOwn(podSelector, k, v);
       }
       spec.nodeSelector = podSelector;
     }

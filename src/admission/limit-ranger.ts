@@ -7,6 +7,7 @@ import { longDomainKey } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 import { amountOf, amountsOf, canonical, formatAmount, containerAmounts, containerResources, podTotals, type Amount, type Amounts } from './resources.js';
 import { admissionForbidden, isMap, isResource, mapsAt, specOf, stringAt, type JsonMap } from './util.js';
+import { setOwn } from '../apimachinery/own.js';
 
 const LIMIT_RANGES = { group: '', version: 'v1', resource: 'limitranges' };
 
@@ -38,9 +39,9 @@ export function limitItems(lr: KubeObject): LimitItem[] {
       maxLimitRequestRatio: mapOr(l.maxLimitRequestRatio),
     };
     if (item.type === 'Container') {
-      for (const [k, v] of Object.entries(item.max)) if (!(k in item.default)) item.default[k] = v;
-      for (const [k, v] of Object.entries(item.default)) if (!(k in item.defaultRequest)) item.defaultRequest[k] = v;
-      for (const [k, v] of Object.entries(item.min)) if (!(k in item.defaultRequest)) item.defaultRequest[k] = v;
+      for (const [k, v] of Object.entries(item.max)) if (!Object.hasOwn(item.default, k)) setOwn(item.default, k, v);
+      for (const [k, v] of Object.entries(item.default)) if (!Object.hasOwn(item.defaultRequest, k)) setOwn(item.defaultRequest, k, v);
+      for (const [k, v] of Object.entries(item.min)) if (!Object.hasOwn(item.defaultRequest, k)) setOwn(item.defaultRequest, k, v);
     }
     return item;
   });
@@ -52,8 +53,9 @@ export function applyDefaults(podSpec: JsonMap, ranges: KubeObject[]): string | 
   for (const lr of ranges) {
     for (const item of limitItems(lr)) {
       if (item.type !== 'Container') continue;
-      Object.assign(defaults.requests, item.defaultRequest);
-      Object.assign(defaults.limits, item.default);
+      // Resource names come from the object: copied as own members, never through setters.
+      for (const [k, v] of Object.entries(item.defaultRequest)) setOwn(defaults.requests, k, v);
+      for (const [k, v] of Object.entries(item.default)) setOwn(defaults.limits, k, v);
     }
   }
   if (Object.keys(defaults.requests).length === 0 && Object.keys(defaults.limits).length === 0) return undefined;
@@ -62,11 +64,11 @@ export function applyDefaults(podSpec: JsonMap, ranges: KubeObject[]): string | 
     for (const c of containers) {
       const { requests, limits } = containerResources(c);
       // A limit without a request is also the request (the API's own pod default).
-      for (const [k, v] of Object.entries(limits)) if (!(k in requests)) requests[k] = v;
-      const setLimits = Object.keys(defaults.limits).filter((k) => !(k in limits)).sort();
-      const setRequests = Object.keys(defaults.requests).filter((k) => !(k in requests)).sort();
-      for (const k of setLimits) limits[k] = defaults.limits[k];
-      for (const k of setRequests) requests[k] = defaults.requests[k];
+      for (const [k, v] of Object.entries(limits)) if (!Object.hasOwn(requests, k)) setOwn(requests, k, v);
+      const setLimits = Object.keys(defaults.limits).filter((k) => !Object.hasOwn(limits, k)).sort();
+      const setRequests = Object.keys(defaults.requests).filter((k) => !Object.hasOwn(requests, k)).sort();
+      for (const k of setLimits) setOwn(limits, k, defaults.limits[k]);
+      for (const k of setRequests) setOwn(requests, k, defaults.requests[k]);
       const name = stringAt(c, 'name') ?? '';
       if (setRequests.length > 0) notes.push(`${setRequests.join(', ')} request for ${what} ${name}`);
       if (setLimits.length > 0) notes.push(`${setLimits.join(', ')} limit for ${what} ${name}`);

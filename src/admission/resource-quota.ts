@@ -9,6 +9,7 @@ import { betaStorageClassAnnotation } from './classes.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 import { addInto, amountOf, amountsOf, containerAmounts, formatAmount, podTotals, type Amount, type Amounts } from './resources.js';
 import { admissionForbidden, isMap, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { setOwn } from '../apimachinery/own.js';
 
 const QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };
 
@@ -209,9 +210,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     const next: JsonMap = {};
     for (const k of Object.keys(hard)) {
       const a = used.get(k);
-      if (a) next[k] = formatAmount(a);
-      else if (k in previous) next[k] = previous[k];
-      else next[k] = '0';
+      setOwn(next, k, a ? formatAmount(a) : Object.hasOwn(previous, k) ? previous[k] : '0');
     }
     try {
       await this.client.update(QUOTAS, quota.metadata?.namespace ?? '', { ...quota, status: { hard: { ...hard }, used: next } }, 'status');

@@ -5,6 +5,7 @@ import { forbidden, isApiError, type ApiError } from '../apimachinery/errors.js'
 import type { GroupVersionResource, KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
 import type { AdmissionAttributes } from './types.js';
+import { setOwn } from '../apimachinery/own.js';
 
 /** The name admission errors speak of: the request's, or the object's (generateName before a name exists). */
 export function admissionName(attrs: AdmissionAttributes): string {
@@ -53,7 +54,7 @@ export function stringAt(obj: JsonMap | undefined, key: string): string | undefi
 export function stringMapAt(obj: JsonMap | undefined, key: string): Record<string, string> {
   const v = obj?.[key];
   const out: Record<string, string> = {};
-  if (isMap(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
+  if (isMap(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') setOwn(out, k, x);
   return out;
 }
 

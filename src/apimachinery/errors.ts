@@ -132,9 +132,19 @@ function renderValue(value: unknown): string {
   return String(value);
 }
 
+/**
+ * The most field errors a 422 lists. kube-apiserver 1.27 lists every one, so a body with
+ * 150,000 bad label keys answered tens of megabytes; the answer is bounded here instead, the
+ * message saying how many were left out.
+ */
+export const MAX_INVALID_CAUSES = 100;
+
 /** 422 Invalid: `Pod "x" is invalid: [a: Required value, b: ...]`. */
-export function invalid(gk: { group: string; kind: string }, name: string, errors: FieldError[]): ApiError {
+export function invalid(gk: { group: string; kind: string }, name: string, allErrors: FieldError[]): ApiError {
+  const errors = allErrors.length > MAX_INVALID_CAUSES ? allErrors.slice(0, MAX_INVALID_CAUSES) : allErrors;
   const rendered = errors.map((e) => (e.field ? `${e.field}: ${e.detail}` : e.detail));
+  const omitted = allErrors.length - errors.length;
+  if (omitted > 0) rendered.push(`and ${omitted} more errors`);
   const list = rendered.length === 1 ? rendered[0] : `[${rendered.join(', ')}]`;
   const kind = gk.group ? `${gk.kind}.${gk.group}` : gk.kind;
   return new ApiError(422, 'Invalid', `${kind} "${name}" is invalid: ${list}`, {

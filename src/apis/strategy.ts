@@ -7,6 +7,7 @@ import type { ScaleAccess, Strategy, TableConvertor } from '../registry/types.js
 import { defaultTableConvertor } from './table.js';
 import { clone, meta } from './util.js';
 import { dnsSubdomainName, validateObjectMeta, type NameValidator } from './validation.js';
+import { setOwn } from '../apimachinery/own.js';
 
 /** Metadata fields a `/status` write may not change for a kind (Kubernetes keeps them from the old object). */
 export type StatusProtectedMeta = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers';
@@ -83,7 +84,7 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
     },
     prepareForStatusUpdate(o, old) {
       for (const key of Object.keys(o)) if (!HEADER_FIELDS.has(key)) delete o[key];
-      for (const [key, value] of Object.entries(old)) if (!HEADER_FIELDS.has(key)) o[key] = clone(value);
+      for (const [key, value] of Object.entries(old)) if (!HEADER_FIELDS.has(key)) setOwn(o, key, clone(value));
       if (protectedMeta.length > 0) {
         const m = (o.metadata ??= {});
         const oldMeta = meta(old);

@@ -1,6 +1,7 @@
 // Small readers over plain JSON objects. Kinds are untyped JSON at this layer, so every
 // access narrows: a wrong type reads as absent rather than throwing.
 import { isPlainObject, type KubeObject, type ObjectMeta } from '../apimachinery/types.js';
+import { getOwn, setOwn } from '../apimachinery/own.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -40,10 +41,10 @@ export function at(root: unknown, path: string): unknown {
 
 /** The object at `key` of `parent`, created when absent or not an object. */
 export function child(parent: JsonObject, key: string): JsonObject {
-  const existing = parent[key];
+  const existing = getOwn(parent, key);
   if (isPlainObject(existing)) return existing;
   const created: JsonObject = {};
-  parent[key] = created;
+  setOwn(parent, key, created);
   return created;
 }
 
@@ -56,7 +57,7 @@ export function ensure(root: JsonObject, path: string): JsonObject {
 
 /** Sets `key` when it is absent (undefined or null), as defaulting functions do. */
 export function setDefault(target: JsonObject, key: string, value: unknown): void {
-  if (target[key] === undefined || target[key] === null) target[key] = value;
+  if (getOwn(target, key) == null) setOwn(target, key, value);
 }
 
 export function meta(o: KubeObject): ObjectMeta {

@@ -110,9 +110,10 @@ export function validateObjectMeta(o: KubeObject, rules: MetaRules): FieldError[
   } else if (namespace !== '') {
     errs.push(forbiddenField('metadata.namespace', 'not allowed on this type'));
   }
-  errs.push(...validateLabels(m.labels, 'metadata.labels'));
-  errs.push(...validateAnnotations(m.annotations, 'metadata.annotations'));
-  errs.push(...validateFinalizers(m.finalizers));
+  // Appended one by one: spreading a list of 100,000 findings into push() overflows the stack.
+  for (const list of [validateLabels(m.labels, 'metadata.labels'), validateAnnotations(m.annotations, 'metadata.annotations'), validateFinalizers(m.finalizers)]) {
+    for (const e of list) errs.push(e);
+  }
   return errs;
 }
 

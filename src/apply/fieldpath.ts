@@ -3,6 +3,8 @@
 // `f:<field>` (a struct field or map key), `k:{...}` (a list-map entry by its keys, sorted),
 // `v:<json>` (a set entry), `i:<n>` (a list entry by position).
 
+import { setOwn } from '../apimachinery/own.js';
+
 /** One step of a path, in its FieldsV1 spelling. */
 export type PathElement = string;
 export type FieldPath = readonly PathElement[];
@@ -14,12 +16,22 @@ export function fieldElement(name: string): PathElement {
 /** A list-map entry: its key fields, sorted by name, as one JSON object. */
 export function keyElement(keys: Record<string, unknown>): PathElement {
   const sorted: Record<string, unknown> = {};
-  for (const k of Object.keys(keys).sort()) sorted[k] = keys[k];
-  return `k:${JSON.stringify(sorted)}`;
+  for (const k of Object.keys(keys).sort()) setOwn(sorted, k, keys[k]);
+  return `k:${jsonText(sorted)}`;
 }
 
 export function valueElement(value: unknown): PathElement {
-  return `v:${JSON.stringify(value)}`;
+  return `v:${jsonText(value)}`;
+}
+
+/** JSON text in which integers beyond 2^53 (bigint) are written as the numbers they are. */
+function jsonText(value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${jsonText(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 export function indexElement(i: number): PathElement {
@@ -213,7 +225,7 @@ function readFieldsV1(value: unknown, into: FieldSet): void {
       continue;
     }
     const prefix = k.slice(0, 2);
-    if (!(prefix in KIND_ORDER)) throw new Error(`unexpected path element ${JSON.stringify(k)}`);
+    if (!Object.hasOwn(KIND_ORDER, prefix)) throw new Error(`unexpected path element ${JSON.stringify(k)}`);
     if (prefix === 'k:' || prefix === 'v:') JSON.parse(k.slice(2));
     const child = new FieldSet();
     readFieldsV1(v, child);

@@ -3,6 +3,7 @@
 // configuration into the live object, and the removal of fields.
 import { FieldSet, fieldElement, formatPath, keyElement, valueElement, indexElement, type FieldPath, type PathElement } from './fieldpath.js';
 import { isGranularObject, isStructField, type ApplySchema, type ApplyType } from './schema.js';
+import { getOwn, setOwn } from '../apimachinery/own.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -32,9 +33,9 @@ export function listItemElement(t: Extract<ApplyType, { kind: 'list' }>, item: u
     if (!isObject(item)) throw new FieldPathError('associative list with keys may not have non-map elements');
     const keys: JsonObject = {};
     for (const k of t.keys) {
-      const v = item[k] ?? KEY_DEFAULTS[k];
+      const v = getOwn(item, k) ?? getOwn(KEY_DEFAULTS, k);
       if (v === undefined) throw new FieldPathError(`associative list with keys has an element that omits key field "${k}" (and doesn't have default value)`);
-      keys[k] = v;
+      setOwn(keys, k, v);
     }
     return keyElement(keys);
   }
@@ -132,7 +133,7 @@ function compareAt(lhs: unknown, rhs: unknown, t: ApplyType, schema: ApplySchema
   const l = isObject(lhs) ? lhs : {};
   const r = isObject(rhs) ? rhs : {};
   for (const k of new Set([...Object.keys(l), ...Object.keys(r)])) {
-    compareAt(l[k], r[k], schema.member(t, k), schema, [...path, fieldElement(k)], c);
+    compareAt(getOwn(l, k), getOwn(r, k), schema.member(t, k), schema, [...path, fieldElement(k)], c);
   }
   if (path.length > 0) recordPresence(lhs, rhs, path, c);
 }
@@ -150,7 +151,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a).filter((k) => a[k] !== undefined);
     const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
+    return ka.length === kb.length && ka.every((k) => deepEqual(a[k], getOwn(b, k)));
   }
   return false;
 }
@@ -170,7 +171,7 @@ export function merge(live: unknown, config: unknown, t: ApplyType, schema: Appl
   const out: JsonObject = { ...live };
   for (const [k, v] of Object.entries(config)) {
     if (v === undefined) continue;
-    out[k] = merge(live[k], v, schema.member(t, k), schema);
+    setOwn(out, k, merge(getOwn(live, k), v, schema.member(t, k), schema));
   }
   return out;
 }
@@ -234,10 +235,10 @@ export function removeFields(value: unknown, set: FieldSet, t: ApplyType, schema
   for (const [pe, child] of set.children) {
     if (!pe.startsWith('f:')) continue;
     const k = pe.slice(2);
-    if (!(k in out)) continue;
+    if (!Object.hasOwn(out, k)) continue;
     if (child.member) {
       if (!keys.includes(k)) delete out[k];
-    } else out[k] = removeFields(out[k], child, schema.member(t, k), schema);
+    } else setOwn(out, k, removeFields(out[k], child, schema.member(t, k), schema));
   }
   return out;
 }

@@ -6,6 +6,7 @@
 
 import { badRequest, requestEntityTooLarge, unprocessablePatch } from './errors.js';
 import { clone, deepEqual, isObject, jsonKind, type JsonObject } from './json-value.js';
+import { getOwn, setOwn } from '../apimachinery/own.js';
 
 /** More operations than this in one patch are refused (413), as Kubernetes does. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -98,7 +99,7 @@ interface Root {
 }
 
 function stringField(op: JsonObject, name: 'path' | 'from', kind: string): string {
-  const v = op[name];
+  const v = getOwn(op, name);
   if (v === undefined || v === null) throw new ApplyFailure(`${kind} operation missing ${name} field`);
   if (typeof v !== 'string') throw new ApplyFailure(`${kind} operation failed to decode ${name}`);
   return v;
@@ -106,7 +107,7 @@ function stringField(op: JsonObject, name: 'path' | 'from', kind: string): strin
 
 /** An absent `value` is applied as null, as the engine Kubernetes uses does. */
 function valueOf(op: JsonObject): unknown {
-  return op.value === undefined ? null : op.value;
+  return getOwn(op, 'value') ?? null;
 }
 
 function applyOperation(root: Root, op: JsonObject | null): void {
@@ -139,7 +140,7 @@ function applyOperation(root: Root, op: JsonObject | null): void {
         con[i] = clone(valueOf(op));
       } else {
         // A missing member is added rather than refused (the engine's behaviour).
-        con[key] = clone(valueOf(op));
+        setOwn(con, key, clone(valueOf(op)));
       }
       return;
     }
@@ -160,7 +161,7 @@ function applyOperation(root: Root, op: JsonObject | null): void {
       const path = stringField(op, 'path', kind);
       const [dst, dstKey] = locate(root.doc, path, `copy operation does not apply: doc is missing destination path: ${path}`);
       // Copies can multiply a document; their total size is bounded.
-      if (value !== undefined && value !== null) root.copied += Buffer.byteLength(JSON.stringify(value));
+      if (value !== undefined && value !== null) root.copied += Buffer.byteLength(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
       if (root.copied > root.maxCopyBytes) {
         throw new ApplyFailure(
           `Unable to complete the copy, the accumulated size increase of copy is ${root.copied}, exceeding the limit ${root.maxCopyBytes}`,
@@ -238,7 +239,7 @@ function get(con: Container, key: string, path: string): unknown {
 
 function add(con: Container, key: string, value: unknown, path: string): void {
   if (!Array.isArray(con)) {
-    con[key] = value;
+    setOwn(con, key, value);
     return;
   }
   if (key === '-') {

@@ -33,6 +33,7 @@ export function jsonKind(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'object') return 'object';
   if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'bigint') return 'number';
   return typeof value;
 }
 
@@ -45,6 +46,8 @@ export function goTypeName(value: unknown): string {
   if (Array.isArray(value)) return '[]interface {}';
   if (typeof value === 'object') return 'map[string]interface {}';
   if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
+  // Integers beyond 2^53 are decoded as bigint; on the server they are int64 all the same.
+  if (typeof value === 'bigint') return 'int64';
   if (typeof value === 'boolean') return 'bool';
   return 'string';
 }

@@ -5,6 +5,7 @@
 
 import { badRequest } from './errors.js';
 import { clone, isObject, type JsonObject } from './json-value.js';
+import { getOwn, setOwn } from '../apimachinery/own.js';
 
 export function applyMergePatch(doc: unknown, patch: unknown): unknown {
   if (Array.isArray(patch)) return pruneNulls(clone(patch));
@@ -19,9 +20,10 @@ function mergeInto(target: JsonObject, patch: JsonObject): JsonObject {
       delete target[key];
       continue;
     }
-    const current = target[key];
-    if (current === undefined || current === null) target[key] = pruneNulls(clone(value));
-    else target[key] = mergeValue(current, value);
+    // Members are read and written as own properties: `__proto__` and friends are data.
+    const current = getOwn(target, key);
+    if (current === undefined || current === null) setOwn(target, key, pruneNulls(clone(value)));
+    else setOwn(target, key, mergeValue(current, value));
   }
   return target;
 }

@@ -14,6 +14,7 @@ import {
 } from './media-types.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 import type { PatchSchema } from './strategic-schema.js';
+import { unprocessablePatch } from './errors.js';
 
 /**
  * Applies a decoded patch body of the given Content-Type. `schema` is the kind's PatchSchema,
@@ -21,6 +22,17 @@ import type { PatchSchema } from './strategic-schema.js';
  * answer 415 to a strategic merge patch.
  */
 export function applyPatchOfType(contentType: string, doc: unknown, patch: unknown, schema: PatchSchema | undefined): unknown {
+  try {
+    return applyOfType(contentType, doc, patch, schema);
+  } catch (e) {
+    // Patches can nest a document deeper than any decoder would accept (a JSON patch adds a
+    // level per operation); running out of stack on one is the request's fault, not a crash.
+    if (e instanceof RangeError) throw unprocessablePatch(`patch nests too deeply: ${e.message}`);
+    throw e;
+  }
+}
+
+function applyOfType(contentType: string, doc: unknown, patch: unknown, schema: PatchSchema | undefined): unknown {
   switch (patchTypeOf(contentType)) {
     case JSON_PATCH_TYPE:
       return applyJsonPatch(doc, patch);

@@ -22,6 +22,7 @@ import {
   type PatchSchema,
 } from './strategic-schema.js';
 import type { TypeRef } from '../schema/catalog-types.js';
+import { setOwn } from '../apimachinery/own.js';
 
 const DIRECTIVE = '$patch';
 const RETAIN_KEYS = '$retainKeys';
@@ -82,19 +83,17 @@ class Merger {
       const current = Object.hasOwn(original, key) ? original[key] : undefined;
       if (current === undefined || !sameGoType(current, patchValue)) {
         // A deletion list never adds anything.
-        if (!deleteList) original[key] = stripDirectives(patchValue);
+        if (!deleteList) setOwn(original, key, stripDirectives(patchValue));
         continue;
       }
       if (isObject(current) && isObject(patchValue)) {
         const meta = this.fieldMeta(ctx, key, false);
-        original[key] =
-          meta.strategy === 'replace' ? stripDirectives(patchValue) : this.mergeObject(current, patchValue, objectContext(meta.type));
+        setOwn(original, key, meta.strategy === 'replace' ? stripDirectives(patchValue) : this.mergeObject(current, patchValue, objectContext(meta.type)));
       } else if (Array.isArray(current) && Array.isArray(patchValue)) {
         const meta = this.fieldMeta(ctx, key, true);
-        original[key] =
-          meta.strategy === 'merge' ? this.mergeList(current, patchValue, meta, deleteList) : stripDirectives(patchValue);
+        setOwn(original, key, meta.strategy === 'merge' ? this.mergeList(current, patchValue, meta, deleteList) : stripDirectives(patchValue));
       } else {
-        original[key] = patchValue;
+        setOwn(original, key, patchValue);
       }
     }
     return original;
@@ -237,7 +236,7 @@ class Merger {
       }
       delete patch[key];
       if (originalList.length === 0 && patchList.length === 0) {
-        original[key] = merged;
+        setOwn(original, key, merged);
         continue;
       }
       commonElementType(originalList, patchList);
@@ -246,7 +245,7 @@ class Merger {
         for (const item of merged) requireMergeKey(item, meta.mergeKey);
       }
       const [fromOrder, serverOnly] = partition(merged, order, keyOf);
-      original[key] = normalizeElementOrder(fromOrder, serverOnly, order, serverOrder, meta.mergeKey);
+      setOwn(original, key, normalizeElementOrder(fromOrder, serverOnly, order, serverOrder, meta.mergeKey));
     }
   }
 }
@@ -490,7 +489,7 @@ function stripDirectives(value: unknown): unknown {
   const out: JsonObject = {};
   for (const [key, v] of Object.entries(value)) {
     if (v === null || isDirectiveKey(key)) continue;
-    out[key] = stripDirectives(v);
+    setOwn(out, key, stripDirectives(v));
   }
   return out;
 }

@@ -125,7 +125,8 @@ function validateCommon(meta: ObjectMeta): FieldError[] {
   if (typeof meta.generation === 'number' && meta.generation < 0) {
     errs.push(invalidField('metadata.generation', meta.generation, 'must be greater than or equal to 0'));
   }
-  errs.push(...validateLabels(meta.labels), ...validateAnnotations(meta.annotations), ...validateOwnerReferences(meta));
+  // Appended one by one: spreading a list of 100,000 findings into push() overflows the stack.
+  for (const list of [validateLabels(meta.labels), validateAnnotations(meta.annotations), validateOwnerReferences(meta)]) appendAll(errs, list);
   return errs;
 }
 
@@ -149,8 +150,8 @@ export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean, nameFn
   } else if (meta.namespace) {
     errs.push(forbiddenField('metadata.namespace', 'not allowed on this type'));
   }
-  errs.push(...validateCommon(meta));
-  if (Array.isArray(meta.finalizers)) errs.push(...validateFinalizers(meta.finalizers));
+  appendAll(errs, validateCommon(meta));
+  if (Array.isArray(meta.finalizers)) appendAll(errs, validateFinalizers(meta.finalizers));
   return errs;
 }
 
@@ -170,6 +171,11 @@ export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta): Fie
   if ((meta.generation ?? 0) < (old.generation ?? 0)) {
     errs.push(invalidField('metadata.generation', meta.generation ?? 0, 'must not be decremented'));
   }
-  errs.push(...validateCommon(meta), ...validateFinalizers(meta.finalizers));
+  appendAll(errs, validateCommon(meta));
+  appendAll(errs, validateFinalizers(meta.finalizers));
   return errs;
+}
+
+function appendAll<T>(to: T[], items: readonly T[]): void {
+  for (const item of items) to.push(item);
 }

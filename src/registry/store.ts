@@ -50,6 +50,7 @@ import type {
   UpdateResult,
 } from './types.js';
 import { watchStream } from './watch.js';
+import { setOwn } from '../apimachinery/own.js';
 
 export interface GenericStoreOptions {
   storage: Storage;
@@ -62,6 +63,18 @@ export interface GenericStoreOptions {
   waitTimeoutMs?: number;
   /** Clock, for tests. */
   now?: () => Date;
+  /** Largest encoded object a write may store; DEFAULT_MAX_OBJECT_SIZE_BYTES by default. */
+  maxObjectSizeBytes?: number;
+}
+
+/** etcd's default `--max-request-bytes` (1.5 MiB): what an etcd-backed Kubernetes can store. */
+export const DEFAULT_MAX_OBJECT_SIZE_BYTES = 1572864;
+
+/** What kube-apiserver answers when etcd refuses a write as too large: its error text as a 500 without reason. */
+export function objectTooLarge(): ApiError {
+  const err = new ApiError(500, '', 'etcdserver: request is too large');
+  delete err.status.reason;
+  return err;
 }
 
 /** Decides whether an object keeps living or passes a label and field selector. */
@@ -88,7 +101,7 @@ function meta(obj: KubeObject): ObjectMeta {
 function specPart(obj: KubeObject): string {
   const rest: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
-    if (k !== 'metadata' && k !== 'status' && k !== 'apiVersion' && k !== 'kind') rest[k] = v;
+    if (k !== 'metadata' && k !== 'status' && k !== 'apiVersion' && k !== 'kind') setOwn(rest, k, v);
   }
   return canonicalJson(rest);
 }
@@ -102,6 +115,7 @@ function canonicalJson(value: unknown): string {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
+  if (typeof value === 'bigint') return value.toString();
   return JSON.stringify(value) ?? 'null';
 }
 
@@ -129,6 +143,7 @@ export class GenericStore implements RESTStore {
   protected readonly validateName: NameValidator;
   protected readonly waitTimeoutMs: number;
   protected readonly now: () => Date;
+  private readonly maxObjectSizeBytes: number;
   protected readonly qualified: QualifiedResource;
   protected readonly groupKind: { group: string; kind: string };
   private readonly storageLocation: { group: string; resource: string };
@@ -151,6 +166,7 @@ export class GenericStore implements RESTStore {
     this.validateName = opts.validateName ?? dns1123SubdomainName;
     this.waitTimeoutMs = opts.waitTimeoutMs ?? DEFAULT_WAIT_MS;
     this.now = opts.now ?? (() => new Date());
+    this.maxObjectSizeBytes = opts.maxObjectSizeBytes ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
     this.qualified = { group: definition.group, resource: definition.resource };
     this.groupKind = { group: definition.group, kind: definition.kind };
     this.storageLocation = { group: definition.storage.group, resource: definition.storage.resource };
@@ -205,6 +221,17 @@ export class GenericStore implements RESTStore {
   }
 
   /** A would-be new object: never stored, so without a resource version. */
+  /** The storage bytes of an object, refused as etcd would refuse them when too large. */
+  private encodeChecked(obj: KubeObject): Uint8Array {
+    const bytes = encodeForStorage(this.codec, obj);
+    this.checkSize(bytes);
+    return bytes;
+  }
+
+  private checkSize(bytes: Uint8Array): void {
+    if (bytes.byteLength > this.maxObjectSizeBytes) throw objectTooLarge();
+  }
+
   protected dryRunExternal(internal: KubeObject): KubeObject {
     const out = this.toExternal(internal, '');
     delete out.metadata?.resourceVersion;
@@ -465,12 +492,13 @@ export class GenericStore implements RESTStore {
       const prepared = await this.prepareCreate(clone(internal), opts);
       const key = this.key(prepared.metadata?.namespace ?? '', this.nameOf(prepared));
       if (opts.dryRun) {
+        this.encodeChecked(prepared);
         const existing = (await this.storage.get(key)).item;
         if (existing) throw this.alreadyExistsAs(existing, this.nameOf(prepared));
         return this.dryRunExternal(prepared);
       }
       try {
-        const item = await this.storage.create(key, encodeForStorage(this.codec, prepared));
+        const item = await this.storage.create(key, this.encodeChecked(prepared));
         return this.itemToExternal(item);
       } catch (e) {
         if (!isKeyExists(e)) throw e;
@@ -610,9 +638,12 @@ export class GenericStore implements RESTStore {
         if (!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate) throw notFound(this.qualified, name);
         if (subresource) throw notFound(this.qualified, name);
         const prepared = await this.prepareCreate(next, opts);
-        if (opts.dryRun) return { object: this.dryRunExternal(prepared), created: true };
+        if (opts.dryRun) {
+          this.encodeChecked(prepared);
+          return { object: this.dryRunExternal(prepared), created: true };
+        }
         try {
-          const created = await this.storage.create(key, encodeForStorage(this.codec, prepared));
+          const created = await this.storage.create(key, this.encodeChecked(prepared));
           return { object: this.itemToExternal(created), created: true };
         } catch (e) {
           if (isKeyExists(e)) continue;
@@ -652,6 +683,8 @@ export class GenericStore implements RESTStore {
       }
 
       const bytes = encodeForStorage(this.codec, updated);
+      // An unchanged object is not written, so only a changed one meets the size limit.
+      if (!sameBytes(bytes, item.value)) this.checkSize(bytes);
       if (sameBytes(bytes, item.value) || opts.dryRun) {
         // Nothing changed (or nothing may be written): the stored revision stands.
         return { object: this.toExternal(updated, item.modRevision), created: false };
@@ -792,14 +825,17 @@ export class GenericStore implements RESTStore {
       try {
         if (outcome.kind === 'unchanged') return { object: this.toExternal(current, item.modRevision), deleted: false };
         if (outcome.kind === 'update') {
-          if (opts.dryRun) return { object: this.toExternal(outcome.object, item.modRevision), deleted: false };
-          const written = await this.storage.update(key, encodeForStorage(this.codec, outcome.object), item.modRevision);
+          if (opts.dryRun) {
+            this.encodeChecked(outcome.object);
+            return { object: this.toExternal(outcome.object, item.modRevision), deleted: false };
+          }
+          const written = await this.storage.update(key, this.encodeChecked(outcome.object), item.modRevision);
           return { object: this.itemToExternal(written), deleted: false };
         }
         if (outcome.kind === 'updateThenRemove') {
           // Marked first, then removed: watchers see the deletion timestamp before the object goes.
           if (opts.dryRun) return { object: this.toExternal(outcome.object, item.modRevision), deleted: true };
-          const written = await this.storage.update(key, encodeForStorage(this.codec, outcome.object), item.modRevision);
+          const written = await this.storage.update(key, this.encodeChecked(outcome.object), item.modRevision);
           try {
             await this.storage.delete(key, written.modRevision);
           } catch (e) {

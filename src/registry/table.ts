@@ -69,6 +69,8 @@ export interface BuildResourceTableOptions {
   codec?: ObjectCodec;
   /** How reads wait for a requested resource version (ms). */
   waitTimeoutMs?: number;
+  /** Largest encoded object a write may store (etcd's default request limit, 1.5 MiB, when unset). */
+  maxObjectSizeBytes?: number;
 }
 
 /** The kind's name rule, when its strategy has one (the stores default to their kind's usual rule). */
@@ -89,7 +91,7 @@ export function buildResourceTable(defs: ResourceDefinition[], storage: Storage,
       cachers.set(prefix, cacher);
     }
     const validateName = nameValidatorFor(def);
-    const storeOpts = { storage, cacher, codec: opts.codec, waitTimeoutMs: opts.waitTimeoutMs, ...(validateName ? { validateName } : {}) };
+    const storeOpts = { storage, cacher, codec: opts.codec, waitTimeoutMs: opts.waitTimeoutMs, maxObjectSizeBytes: opts.maxObjectSizeBytes, ...(validateName ? { validateName } : {}) };
     stores.push(def.group === '' && def.resource === 'namespaces' ? new NamespaceStore(def, storeOpts) : new GenericStore(def, storeOpts));
   }
   return new DefaultResourceTable(stores, [...cachers.values()]);

@@ -20,6 +20,7 @@ import { lookupType, jsonFields, servedFieldName, typeIdForKind } from './catalo
 import type { FieldDef, ScalarType, TypeRef } from './catalog-types.js';
 import { checkBase64, normalizeDuration, normalizeMicroTime, normalizeTime } from './go-values.js';
 import { canonicalQuantity } from './quantity.js';
+import { setOwn } from '../apimachinery/own.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -216,7 +217,7 @@ class Walker {
     }
     if (this.checkRequired) {
       for (const [name, f] of fields) {
-        if (f.required && !(name in obj)) this.errors.push(requiredField(join(path, name)));
+        if (f.required && !Object.hasOwn(obj, name)) this.errors.push(requiredField(join(path, name)));
       }
     }
     for (const key of Object.keys(obj)) {
@@ -252,7 +253,7 @@ class Walker {
         const item = value[k];
         if (item === null) continue;
         const r = this.value(item, type.map, entryPath, goPath, struct, field);
-        if (r !== undefined) value[k] = r;
+        if (r !== undefined) setOwn(value, k, r);
       }
       return undefined;
     }
@@ -273,13 +274,19 @@ class Walker {
         return undefined;
       case 'int32':
       case 'int64': {
+        // Integers beyond 2^53 arrive as bigint: valid int64s, out of range for int32.
+        if (typeof value === 'bigint') {
+          const bits = scalar === 'int32' ? 31n : 63n;
+          if (value < -(2n ** bits) || value >= 2n ** bits) this.fail(value, goPath, struct, type, true);
+          return undefined;
+        }
         if (typeof value !== 'number') return this.fail(value, goPath, struct, type);
         const limit = scalar === 'int32' ? 2 ** 31 : 2 ** 63;
         if (!Number.isInteger(value) || value < -limit || value >= limit) this.fail(value, goPath, struct, type, true);
         return undefined;
       }
       case 'float64':
-        if (typeof value !== 'number') this.fail(value, goPath, struct, type);
+        if (typeof value !== 'number' && typeof value !== 'bigint') this.fail(value, goPath, struct, type);
         return undefined;
       case 'bytes':
         if (typeof value !== 'string') return this.fail(value, goPath, struct, type);
@@ -292,6 +299,7 @@ class Walker {
       case 'int-or-string': {
         const int32 = { scalar: 'int32' as const };
         if (typeof value === 'string') return undefined;
+        if (typeof value === 'bigint') return this.fail(value, goPath, struct, int32, true);
         if (typeof value !== 'number') return this.fail(value, goPath, struct, int32);
         if (!Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31) this.fail(value, goPath, struct, int32, true);
         return undefined;

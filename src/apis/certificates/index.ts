@@ -5,6 +5,7 @@ import type { KubeObject, UserInfo } from '../../apimachinery/types.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, humanDuration, nameColumn, since } from '../table.js';
 import { arr, at, child, clone, meta, num, obj, objs, str, type JsonObject } from '../util.js';
+import { setOwn } from '../../apimachinery/own.js';
 
 export const KEY_USAGES = [
   'signing',
@@ -118,7 +119,7 @@ export function setCSRRequester(o: KubeObject, user: UserInfo): void {
 export function prepareCSRApproval(o: KubeObject, old: KubeObject): void {
   const conditions = mergeConditions(at(old, 'status.conditions'), at(o, 'status.conditions'), DECISIONS);
   for (const key of Object.keys(o)) if (key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') delete o[key];
-  for (const [key, value] of Object.entries(old)) if (key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') o[key] = clone(value);
+  for (const [key, value] of Object.entries(old)) if (key !== 'metadata' && key !== 'apiVersion' && key !== 'kind') setOwn(o, key, clone(value));
   const status = child(o, 'status');
   if (conditions.length > 0) status.conditions = conditions;
   else delete status.conditions;

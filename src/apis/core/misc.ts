@@ -5,6 +5,7 @@ import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
 import { arr, at, meta, obj, objs, str } from '../util.js';
 import { isPortNumber } from './podspec.js';
+import { getOwn, setOwn } from '../../apimachinery/own.js';
 
 function hostPort(ip: string, port: unknown): string {
   return ip.includes(':') ? `[${ip}]:${String(port)}` : `${ip}:${String(port)}`;
@@ -78,7 +79,7 @@ export const endpoints: KindSpec = {
 function defaultLimitRangeItem(item: Record<string, unknown>): void {
   if (item.type !== 'Container') return;
   const fill = (target: Record<string, unknown>, source: unknown): void => {
-    for (const [k, v] of Object.entries(obj(source) ?? {})) if (target[k] === undefined) target[k] = v;
+    for (const [k, v] of Object.entries(obj(source) ?? {})) if (getOwn(target, k) === undefined) setOwn(target, k, v);
   };
   const limits: Record<string, unknown> = { ...(obj(item.default) ?? {}) };
   fill(limits, item.max);

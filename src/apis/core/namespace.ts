@@ -7,6 +7,7 @@ import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
 import { arr, at, child, clone, meta, obj, str } from '../util.js';
 import { dnsLabelName, isQualifiedName, oneOf } from '../validation.js';
+import { setOwn } from '../../apimachinery/own.js';
 
 /** The label every namespace carries with its own name (`kubernetes.io/metadata.name` in the stock flavor). */
 export function namespaceNameLabel(): string {
@@ -29,7 +30,7 @@ function validateFinalizerName(value: unknown, path: string): FieldError[] {
 export function prepareNamespaceFinalize(o: KubeObject, old: KubeObject): void {
   const finalizers = at(o, 'spec.finalizers');
   for (const key of Object.keys(o)) if (key !== 'apiVersion' && key !== 'kind') delete o[key];
-  for (const [key, value] of Object.entries(old)) if (key !== 'apiVersion' && key !== 'kind') o[key] = clone(value);
+  for (const [key, value] of Object.entries(old)) if (key !== 'apiVersion' && key !== 'kind') setOwn(o, key, clone(value));
   const spec = child(o, 'spec');
   if (finalizers === undefined) delete spec.finalizers;
   else spec.finalizers = clone(finalizers);

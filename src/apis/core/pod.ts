@@ -7,6 +7,7 @@ import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, clone, deepEqual, meta, obj, objs, str, type JsonObject } from '../util.js';
 import { defaultPodSpec, validatePodSpec } from './podspec.js';
+import { setOwn } from '../../apimachinery/own.js';
 
 /** BestEffort, Burstable or Guaranteed from the containers' CPU and memory requests and limits. */
 export function podQOSClass(spec: unknown): 'BestEffort' | 'Burstable' | 'Guaranteed' {
@@ -255,7 +256,7 @@ export function prepareEphemeralContainersUpdate(o: KubeObject, old: KubeObject)
   const m = meta(o);
   const keep = { name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion, uid: m.uid };
   for (const key of Object.keys(o)) if (key !== 'apiVersion' && key !== 'kind') delete o[key];
-  for (const [key, value] of Object.entries(old)) if (key !== 'apiVersion' && key !== 'kind') o[key] = clone(value);
+  for (const [key, value] of Object.entries(old)) if (key !== 'apiVersion' && key !== 'kind') setOwn(o, key, clone(value));
   const newMeta = (o.metadata ??= {});
   for (const [k, v] of Object.entries(keep)) if (v !== undefined) (newMeta as Record<string, unknown>)[k] = v;
   const spec = obj(o.spec) ?? {};

@@ -6,6 +6,7 @@ import { notFoundField } from '../fielderrors.js';
 import { parseQuantity, QUANTITY_MESSAGE } from '../quantity.js';
 import { arr, child, obj, objs, setDefault, str, type JsonObject } from '../util.js';
 import { isDNS1123Label, isDNS1123Subdomain, nonNegative, oneOf, validateAnnotations, validateLabels } from '../validation.js';
+import { getOwn, setOwn } from '../../apimachinery/own.js';
 
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
@@ -53,7 +54,7 @@ function defaultContainer(c: JsonObject, pod: boolean, hostNetwork: boolean): vo
   const limits = obj(resources.limits);
   if (pod && limits) {
     const requests = child(resources, 'requests');
-    for (const [k, v] of Object.entries(limits)) if (requests[k] === undefined) requests[k] = v;
+    for (const [k, v] of Object.entries(limits)) if (getOwn(requests, k) === undefined) setOwn(requests, k, v);
   }
   for (const env of objs(c.env)) {
     const fieldRef = obj(obj(env.valueFrom)?.fieldRef);
