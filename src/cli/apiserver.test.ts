@@ -126,6 +126,12 @@ describe('orch-apiserver', () => {
     assert.match(other.stderr(), /was created with --compat orch and cannot be served with --compat kubernetes/);
   });
 
+  it('refuses a stored-object size limit that is not a positive number of bytes', async () => {
+    const s = await start(['--data-dir', tempDir(), '--secure-port', '0', '--storage-backend', 'memory', '--max-object-size-bytes', '0']);
+    assert.equal(await s.exit, 1);
+    assert.match(s.stderr(), /--max-object-size-bytes: must be a positive number of bytes, not 0/);
+  });
+
   it('rejects unknown flags with exit code 2', async () => {
     const s = await start(['--no-such-flag']);
     assert.equal(await s.exit, 2);

@@ -27,6 +27,12 @@ export const serverFlagDefinitions: FlagDefinition[] = [
   { name: 'min-request-timeout', type: 'int', default: 1800, usage: 'The minimum number of seconds a watch lasts when the client sets no timeoutSeconds (it lasts up to twice that).' },
   { name: 'http2-max-streams-per-connection', type: 'int', default: 1000, usage: "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default (250)." },
   { name: 'etcd-compaction-interval', type: 'duration', default: 60_000, usage: 'The interval of compaction requests to the store.' },
+  {
+    name: 'max-object-size-bytes',
+    type: 'int',
+    default: 1572864,
+    usage: "The largest encoded object a write may store (etcd's default request limit, 1.5 MiB); larger writes fail as they do against etcd.",
+  },
   { name: 'watch-history-window', type: 'duration', default: 300_000, usage: 'How long watch history (and continue tokens) stay usable.' },
   ...serviceFlagDefinitions,
 ];

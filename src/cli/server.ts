@@ -16,7 +16,7 @@ import { binarySerializer } from '../codec/binary.js';
 import { storageCodecFromFlags } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
 import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
-import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
+import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
 import type { RESTStore } from '../registry/types.js';
@@ -99,9 +99,14 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const windowMs = flags.number('watch-history-window') ?? 300_000;
   const definitions = builtinResourceDefinitions({ runtimeConfig: flags.string('runtime-config') ?? '' });
   const storageCodec = storageCodecFromFlags(flags);
+  const maxObjectSizeBytes = flags.number('max-object-size-bytes') ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
+  if (!Number.isSafeInteger(maxObjectSizeBytes) || maxObjectSizeBytes <= 0) {
+    throw new Error(`--max-object-size-bytes: must be a positive number of bytes, not ${maxObjectSizeBytes}`);
+  }
   const table: DefaultResourceTable = buildResourceTable(definitions, storage, {
     cacherOptions: { historyWindowMs: windowMs },
     codec: storageCodec,
+    maxObjectSizeBytes,
   });
   // Services allocate cluster IPs and node ports; pods bind to nodes (pods/binding, bindings).
   const serviceNetwork = serviceNetworkFromFlags(flags);
