@@ -14,7 +14,7 @@ import { PodSecurity } from './pod-security.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
 import { ServiceAccountAdmission } from './service-account.js';
 import { webhookPluginFactories } from './webhook/index.js';
-import type { ResourceTable } from '../registry/types.js';
+import type { ResourceTable } from '../rest/index.js';
 import { defaultTolerationSeconds, storageObjectInUseProtection, taintNodesByCondition } from './simple-defaults.js';
 import { selectPlugins } from './plugins.js';
 import type { AdmissionChain, AdmissionPlugin } from './types.js';

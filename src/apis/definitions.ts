@@ -2,7 +2,7 @@
 // `--runtime-config`, with served group names, storage locations, strategies and
 // conversions attached.
 import { fromKubernetesApiVersion, fromKubernetesGroup } from '../naming/index.js';
-import type { ResourceDefinition, Strategy, SubresourceDefinition } from '../registry/types.js';
+import type { ResourceDefinition, Strategy, SubresourceDefinition } from '../rest/index.js';
 import { conversionFor, kindSpecFor, servedVariantFor } from './kinds.js';
 import { enabledResources, parseRuntimeConfig } from './runtime-config.js';
 import { makeStrategy } from './strategy.js';

@@ -2,7 +2,7 @@
 // by their base name (`rbac.authorization`, `apps`, `` for core), the same in both
 // flavors; kinds without an entry get the generic base.
 import { domain, fromKubernetesGroup } from '../naming/index.js';
-import type { VersionConversion } from '../registry/types.js';
+import type { VersionConversion } from '../rest/index.js';
 import { admissionregistrationKinds } from './admissionregistration/index.js';
 import { apiextensionsKinds } from './apiextensions/index.js';
 import { apiregistrationKinds } from './apiregistration/index.js';

@@ -3,7 +3,7 @@
 // table), parameterized by a KindSpec that holds a kind's own behaviour.
 import type { FieldError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
-import type { ScaleAccess, Strategy, TableConvertor } from '../registry/types.js';
+import type { ScaleAccess, Strategy, TableConvertor } from '../rest/index.js';
 import { defaultTableConvertor } from './table.js';
 import { clone, meta } from './util.js';
 import { dnsSubdomainName, validateObjectMeta, type NameValidator } from './validation.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../apimachinery/types.js';
-import type { TableConvertor } from '../registry/types.js';
+import type { TableConvertor } from '../rest/index.js';
 import { builtinResourceDefinitions } from './definitions.js';
 import { defaultTableConvertor, humanDuration } from './table.js';
 

@@ -1,7 +1,7 @@
 // Server-side tables (`kubectl get`): column helpers, the humanized Age, and the default
 // convertor (Name, Created At) for kinds without columns of their own.
 import type { KubeObject } from '../apimachinery/types.js';
-import type { TableColumnDefinition, TableConvertor } from '../registry/types.js';
+import type { TableColumnDefinition, TableConvertor } from '../rest/index.js';
 import { meta } from './util.js';
 
 const NAME_DESCRIPTION =

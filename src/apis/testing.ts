@@ -1,5 +1,5 @@
 // Test helpers: the strategy and conversion of a served resource.
-import type { ResourceDefinition, Strategy } from '../registry/types.js';
+import type { ResourceDefinition, Strategy } from '../rest/index.js';
 import { builtinResourceDefinitions } from './definitions.js';
 
 let cached: ResourceDefinition[] | undefined;

@@ -2,7 +2,7 @@
 // selector checks, Scale access, and the Containers / Images / Selector columns.
 import { invalidField, requiredField, type FieldError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
-import type { ScaleAccess } from '../registry/types.js';
+import type { ScaleAccess } from '../rest/index.js';
 import { at, child, num, obj, objs, str } from './util.js';
 import { selectorIsEmpty, selectorMatches, selectorString, validateLabelSelector } from './validation.js';
 import { setOwn } from '../apimachinery/own.js';

@@ -4,7 +4,7 @@
 import type { ParsedFlags } from '../apimachinery/flags.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
-import type { RESTStore, ResourceTable } from '../registry/types.js';
+import type { RESTStore, ResourceTable } from '../rest/index.js';
 import type { Authenticator, Authorizer } from './types.js';
 import { buildAuthenticators } from './authn/build.js';
 import { buildAuthorizers } from './authz/build.js';

@@ -19,7 +19,7 @@ import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
-import type { RESTStore } from '../registry/types.js';
+import type { RESTStore } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
 import { componentStatusStore } from '../server/componentstatus.js';

@@ -2,7 +2,7 @@
 // them (the namespace controller) check for them, so any `ApiClient` still works.
 import type { GroupVersionResource } from '../apimachinery/types.js';
 import type { ApiClient } from './types.js';
-import type { DeleteOptions, ListOptions } from '../registry/types.js';
+import type { DeleteOptions, ListOptions } from '../rest/index.js';
 
 export interface CollectionDeleter {
   /** DELETE on a collection (deletecollection), with label and field selectors. */

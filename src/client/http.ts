@@ -5,7 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { ApiError, type Status } from '../apimachinery/errors.js';
 import { isPlainObject, type GroupVersionResource, type KubeList, type KubeObject, type WatchEvent } from '../apimachinery/types.js';
-import type { DeleteOptions, ListOptions } from '../registry/types.js';
+import type { DeleteOptions, ListOptions } from '../rest/index.js';
 import type { CollectionDeleter } from './extended.js';
 import { JsonStreamSplitter } from './json-stream.js';
 import { readKubeconfig, type ClientConfig } from './kubeconfig.js';

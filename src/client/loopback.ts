@@ -12,7 +12,7 @@ import type {
   RESTStore,
   ResourceTable,
   ValidateObjectFunc,
-} from '../registry/types.js';
+} from '../rest/index.js';
 import type { CollectionDeleter } from './extended.js';
 import { applyMergePatch } from '../patch/index.js';
 import type { ApiClient } from './types.js';

@@ -1,6 +1,6 @@
 // REST paths and query strings as the API server routes them (the spec's path shapes).
 import type { GroupVersion, GroupVersionResource } from '../apimachinery/types.js';
-import type { ListOptions } from '../registry/types.js';
+import type { ListOptions } from '../rest/index.js';
 
 /** `/api/v1` for the core group, `/apis/<group>/<version>` otherwise. */
 export function groupVersionPath(gv: GroupVersion): string {

@@ -2,7 +2,7 @@
 // implementations: in-process (straight to the resource table, as a privileged user) and
 // HTTPS (a remote server, from a kubeconfig). Both speak served group names.
 import type { GroupVersionResource, KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
-import type { DeleteOptions, ListOptions } from '../registry/types.js';
+import type { DeleteOptions, ListOptions } from '../rest/index.js';
 
 export interface ApiClient {
   /** Throws ApiError 404 when missing. `namespace` is '' for cluster-scoped resources. */

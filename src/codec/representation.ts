@@ -3,7 +3,7 @@
 import { badRequest } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject, ListMeta } from '../apimachinery/types.js';
 import { metaGroup } from '../naming/index.js';
-import type { TableColumnDefinition, TableConvertor } from '../registry/types.js';
+import type { TableColumnDefinition, TableConvertor } from '../rest/index.js';
 import type { MetaVersion } from './negotiate.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';

@@ -1,7 +1,7 @@
 // The in-process controllers and the pieces later controllers reuse (informer, work queue).
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../client/types.js';
-import type { ResourceTable } from '../registry/types.js';
+import type { ResourceTable } from '../rest/index.js';
 import { SharedInformerFactory } from './informer-factory.js';
 import { startNamespaceController, type RunningController } from './namespace/controller.js';
 import { ensureSystemPriorityClasses } from './priority-classes.js';

@@ -8,7 +8,7 @@ import { MemoryStorage } from '../storage/index.js';
 import { installPodBinding } from './binding.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
 import { requestContext } from './testing.js';
-import type { RESTStore } from './types.js';
+import type { RESTStore } from '../rest/index.js';
 
 const ctx = requestContext();
 const noDry = { dryRun: false };

@@ -8,7 +8,7 @@ import type { Storage } from '../storage/interface.js';
 import { encodeForStorage, jsonCodec, type ObjectCodec } from './codec.js';
 import { isStorageConflict, isStorageNotFound } from './errors.js';
 import { objectKey } from './keys.js';
-import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition, ResourceTable } from './types.js';
+import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition, ResourceTable } from '../rest/index.js';
 
 export interface PodBinderOptions {
   storage: Storage;

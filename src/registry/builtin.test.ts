@@ -6,7 +6,7 @@ import { builtinResourceDefinitions } from '../apis/definitions.js';
 import { group } from '../naming/index.js';
 import { MemoryStorage } from '../storage/index.js';
 import { NamespaceStore } from './namespaces.js';
-import type { RESTStore } from './types.js';
+import type { RESTStore } from '../rest/index.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
 import { requestContext } from './testing.js';
 

@@ -7,7 +7,7 @@ import { tracksGeneration } from './generation.js';
 import type { GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
 import { TEST_GROUP, requestContext, widgetDefinition, widgetStrategy } from './testing.js';
-import type { ResourceDefinition } from './types.js';
+import type { ResourceDefinition } from '../rest/index.js';
 
 /** A built-in kind without a generation (a ConfigMap-like kind in the core group). */
 function configMapDefinition(): ResourceDefinition {

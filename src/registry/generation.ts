@@ -4,7 +4,7 @@
 // Service, ...) leaves it to whatever the object already carries.
 import { group } from '../naming/index.js';
 import { typeIdForKind } from '../schema/index.js';
-import type { ResourceDefinition } from './types.js';
+import type { ResourceDefinition } from '../rest/index.js';
 
 /** Built-in resources with a generation, by group (its base when it carries the domain). */
 const PLAIN_GROUPS: Record<string, string[]> = {

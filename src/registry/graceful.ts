@@ -3,7 +3,7 @@
 // Kinds with a `gracefulDeletePeriod` hook (pods) get a deletion timestamp in the future
 // and may have it shortened by a later delete; Kubernetes' BeforeDelete rules.
 import type { KubeObject, ObjectMeta } from '../apimachinery/types.js';
-import type { DeleteOptions, Strategy } from './types.js';
+import type { DeleteOptions, Strategy } from '../rest/index.js';
 
 export type DeletePlan =
   /** Remove the stored object now. */

@@ -1,6 +1,6 @@
 // The registry layer: the generic Store over Storage and the watch cache, the namespaces
 // store, and the resource table.
-export * from './types.js';
+export * from '../rest/index.js';
 export { GenericStore, DEFAULT_MAX_OBJECT_SIZE_BYTES, validateListOptions, validateWatchOptions, validateDeleteOptions, rfc3339, type GenericStoreOptions, type ObjectFilter } from './store.js';
 export { NamespaceStore } from './namespaces.js';
 export { DefaultResourceTable, buildResourceTable, nameValidatorFor, type BuildResourceTableOptions } from './table.js';

@@ -1,6 +1,6 @@
 // Storage keys: `/registry/<group or "core">/<resource>/[<namespace>/]<name>`. Versions that
 // share storage (autoscaling v1 and v2, both Event APIs) share the resource prefix.
-import type { ResourceDefinition } from './types.js';
+import type { ResourceDefinition } from '../rest/index.js';
 
 export interface StorageLocation {
   group: string;

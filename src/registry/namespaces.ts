@@ -11,7 +11,7 @@ import type { DeletePlan } from './graceful.js';
 import { dns1123LabelName } from './objectmeta.js';
 import type { GenericStoreOptions } from './store.js';
 import { GenericStore } from './store.js';
-import type { DeleteOptions, RequestContext, ResourceDefinition, UpdatedObjectInfo, UpdateOptions, UpdateResult } from './types.js';
+import type { DeleteOptions, RequestContext, ResourceDefinition, UpdatedObjectInfo, UpdateOptions, UpdateResult } from '../rest/index.js';
 
 type Spec = { finalizers?: string[]; [k: string]: unknown };
 type Status = { phase?: string; [k: string]: unknown };

@@ -48,7 +48,7 @@ import type {
   UpdatedObjectInfo,
   UpdateOptions,
   UpdateResult,
-} from './types.js';
+} from '../rest/index.js';
 import { watchStream } from './watch.js';
 import { setOwn } from '../apimachinery/own.js';
 

@@ -7,7 +7,7 @@ import { GenericStore } from './store.js';
 import { DefaultResourceTable, buildResourceTable } from './table.js';
 import { TEST_GROUP, gizmoDefinition, requestContext, widgetDefinition, widgetStrategy, widgetV2Definition } from './testing.js';
 import { isApiError } from '../apimachinery/errors.js';
-import type { ResourceDefinition } from './types.js';
+import type { ResourceDefinition } from '../rest/index.js';
 import { dns1123SubdomainName } from './objectmeta.js';
 
 test('buildResourceTable: a store per stored definition, virtual ones left out, one cache per prefix', async () => {

@@ -10,7 +10,7 @@ import { resourcePrefix } from './keys.js';
 import { NamespaceStore } from './namespaces.js';
 import type { NameValidator } from './objectmeta.js';
 import { GenericStore } from './store.js';
-import type { RESTStore, ResourceDefinition, ResourceTable } from './types.js';
+import type { RESTStore, ResourceDefinition, ResourceTable } from '../rest/index.js';
 
 function tableKey(gv: GroupVersion, resource: string): string {
   return `${gv.group}/${gv.version}/${resource}`;

@@ -3,7 +3,7 @@
 // cluster-scoped kind, and namespaces.
 import { invalidField } from '../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../apimachinery/types.js';
-import type { RequestContext, ResourceDefinition, Strategy } from './types.js';
+import type { RequestContext, ResourceDefinition, Strategy } from '../rest/index.js';
 
 type Obj = Record<string, unknown>;
 

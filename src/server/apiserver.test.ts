@@ -256,7 +256,7 @@ describe('routing and errors', () => {
   });
 
   it('answers 504 past the request deadline and 400 for a malformed timeout', async () => {
-    const slow: import('../registry/types.js').RESTStore = {
+    const slow: import('../rest/index.js').RESTStore = {
       definition: { ...(await import('./testing.js')).reviewStore().definition, group: 'slow.testing', resource: 'sleepers', verbs: ['list'] },
       list: (ctx) =>
         new Promise((resolve) => {

@@ -15,7 +15,7 @@ import { distinctHeaders } from '../auth/own-keys.js';
 import type { AuthenticationRequest, AuthorizationAttributes, Authenticator, Authorizer } from '../auth/types.js';
 import { wantsPretty } from '../codec/negotiate.js';
 import { SerializerSet, encodeJson } from '../codec/serializer.js';
-import type { ResourceTable } from '../registry/types.js';
+import type { ResourceTable } from '../rest/index.js';
 import { MAX_REQUEST_BODY_BYTES } from './body.js';
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connections.js';
 import { Discovery } from './discovery.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { metaGroup } from '../naming/index.js';
-import type { ResourceDefinition } from '../registry/types.js';
+import type { ResourceDefinition } from '../rest/index.js';
 import { componentStatusStore } from './componentstatus.js';
 import { startTestServer, type TestServer } from './testing.js';
 

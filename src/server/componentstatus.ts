@@ -2,7 +2,7 @@
 // resource reporting the health of the control plane's parts, from the server's checks.
 import { notFound } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject } from '../apimachinery/types.js';
-import type { RESTStore, ResourceDefinition, TableConvertor } from '../registry/types.js';
+import type { RESTStore, ResourceDefinition, TableConvertor } from '../rest/index.js';
 import type { TablePrinting } from './resource-handler.js';
 
 export interface ComponentCheck {

@@ -7,7 +7,7 @@ import { binarySerializer } from '../codec/binary.js';
 import { decodeObject, encodeObject } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
 import { metaGroup, protobufMediaType, setFlavor } from '../naming/index.js';
-import type { RESTStore } from '../registry/types.js';
+import type { RESTStore } from '../rest/index.js';
 import { reviewStore, startTestServer, type TestServer } from './testing.js';
 
 setFlavor('orch');

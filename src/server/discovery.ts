@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { parseAccept } from '../codec/media-type.js';
 import { discoveryGroup } from '../naming/index.js';
-import type { RESTStore, ResourceDefinition, ResourceTable } from '../registry/types.js';
+import type { RESTStore, ResourceDefinition, ResourceTable } from '../rest/index.js';
 
 export interface DiscoveryAnswer {
   contentType: string;

@@ -4,7 +4,7 @@ import { ApiError, badRequest, invalid, notSupportedField, invalidField, type Fi
 import { isPlainObject } from '../apimachinery/types.js';
 import { metaGroup } from '../naming/index.js';
 import { validateListOptions, validateWatchOptions } from '../registry/index.js';
-import type { DeleteOptions, GetOptions, ListOptions } from '../registry/types.js';
+import type { DeleteOptions, GetOptions, ListOptions } from '../rest/index.js';
 
 function goBool(name: string, value: string): boolean {
   if (['1', 't', 'T', 'true', 'TRUE', 'True', ''].includes(value)) return value !== '';

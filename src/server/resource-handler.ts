@@ -25,7 +25,7 @@ import { goJsonKind, typeMetaError } from '../codec/go-json.js';
 import { decodeObjectBody } from '../codec/object-body.js';
 import { MalformedBodyError, parseJson, type SerializerSet } from '../codec/serializer.js';
 import { group as namingGroup, metaGroup } from '../naming/index.js';
-import type { CreateOptions, RESTStore, RequestContext, ResourceTable, TableConvertor, UpdateOptions, ValidateObjectFunc } from '../registry/types.js';
+import type { CreateOptions, RESTStore, RequestContext, ResourceTable, TableConvertor, UpdateOptions, ValidateObjectFunc } from '../rest/index.js';
 import { checkApplyVersion, decodeApplyConfiguration, fieldManagerErrors, fieldManagerForKind, parseForce, validateApplyOptions } from '../apply/index.js';
 import { readBody } from './body.js';
 import { genericNotFound, headerValue, methodNotAllowed, setWarnings, writeBody, type ServerRequest, type ServerResponse } from './http.js';

@@ -11,7 +11,7 @@ import { createCA, issueCert, type TestCert } from '../auth/testing/pki.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
 import { gizmoDefinition, namespaceDefinition, widgetDefinition, widgetStrategy } from '../registry/testing.js';
-import type { ResourceDefinition, RESTStore } from '../registry/types.js';
+import type { ResourceDefinition, RESTStore } from '../rest/index.js';
 import { MemoryStorage } from '../storage/index.js';
 import { ApiServer, type ApiServerConfig } from './apiserver.js';
 import { schemaFieldChecker } from './field-checker.js';

@@ -7,7 +7,7 @@ import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { negotiateOutput } from '../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../codec/representation.js';
 import { watchFramer } from '../codec/watch-frame.js';
-import type { RESTStore, RequestContext } from '../registry/types.js';
+import type { RESTStore, RequestContext } from '../rest/index.js';
 import { headerValue, setWarnings, toApiError } from './http.js';
 import { parseListOptions } from './options.js';
 import { tableConvertorOf, type ResourceHandlerDeps, type ResourceRequest } from './resource-handler.js';

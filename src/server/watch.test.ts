@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { resourceExpired } from '../apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { metaGroup } from '../naming/index.js';
-import type { RESTStore } from '../registry/types.js';
+import type { RESTStore } from '../rest/index.js';
 import { startTestServer, type TestServer } from './testing.js';
 
 type Ev = { type: string; object: KubeObject & Record<string, unknown> };

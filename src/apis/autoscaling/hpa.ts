@@ -4,7 +4,7 @@
 import { invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { longDomainKey } from '../../naming/index.js';
-import type { VersionConversion } from '../../registry/types.js';
+import type { VersionConversion } from '../../rest/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
 import { at, child, clone, meta, num, obj, objs, setDefault, str, type JsonObject } from '../util.js';

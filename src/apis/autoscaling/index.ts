@@ -1,5 +1,5 @@
 // The autoscaling group.
-import type { VersionConversion } from '../../registry/types.js';
+import type { VersionConversion } from '../../rest/index.js';
 import type { KindSpec } from '../strategy.js';
 import { horizontalPodAutoscalers, hpaV1Conversion } from './hpa.js';
 

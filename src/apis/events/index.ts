@@ -4,7 +4,7 @@
 import { apiVersionOf } from '../../apimachinery/types.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { group } from '../../naming/index.js';
-import type { VersionConversion } from '../../registry/types.js';
+import type { VersionConversion } from '../../rest/index.js';
 import { clone } from '../util.js';
 
 /** [events.<domain>/v1 field, core v1 field] */

@@ -3,7 +3,7 @@
 // `nominalConcurrencyShares` is called `assuredConcurrencyShares`.
 import type { KubeObject } from '../../apimachinery/types.js';
 import { group } from '../../naming/index.js';
-import type { VersionConversion } from '../../registry/types.js';
+import type { VersionConversion } from '../../rest/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
 import { at, child, clone, meta, num, obj, objs, setDefault, str } from '../util.js';

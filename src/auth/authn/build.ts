@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
 import type { ParsedFlags } from '../../apimachinery/flags.js';
 import type { ApiClient } from '../../client/types.js';
-import type { RESTStore } from '../../registry/types.js';
+import type { RESTStore } from '../../rest/index.js';
 import type { AuthenticationResult, Authenticator } from '../types.js';
 import { WebhookClient } from '../webhook-client.js';
 import { BootstrapTokenAuthenticator } from './bootstrap-token.js';

@@ -7,7 +7,7 @@ import { ApiError, badRequest, conflict, invalid, invalidField, isApiError, notS
 import { isPlainObject, type KubeObject, type UserInfo } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
 import { group, longDomain, longDomainKey, productName } from '../../naming/index.js';
-import type { CreateOptions, RESTStore, RequestContext } from '../../registry/types.js';
+import type { CreateOptions, RESTStore, RequestContext } from '../../rest/index.js';
 import type { AuthenticationResult } from '../types.js';
 import { keyId, publicJwk, signingAlgorithm } from './keys.js';
 import { secretEquals } from './secure-compare.js';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject, UserInfo } from '../../apimachinery/types.js';
-import type { RESTStore } from '../../registry/types.js';
+import type { RESTStore } from '../../rest/index.js';
 import { RBACAuthorizer, type RBACSource } from './authorizer.js';
 import { EscalationCheck, withEscalationCheck } from './escalation.js';
 

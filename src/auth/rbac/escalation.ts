@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { forbidden } from '../../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../../apimachinery/types.js';
 import { group } from '../../naming/index.js';
-import type { CreateOptions, RESTStore, RequestContext, UpdateOptions, ValidateObjectFunc } from '../../registry/types.js';
+import type { CreateOptions, RESTStore, RequestContext, UpdateOptions, ValidateObjectFunc } from '../../rest/index.js';
 import type { Authorizer } from '../types.js';
 import { rulesFor, rulesOf, SUPERUSER_GROUP, type RBACSource } from './authorizer.js';
 import { compactRuleString, uncoveredRules, type PolicyRule, type RoleRef } from './rules.js';

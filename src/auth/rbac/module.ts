@@ -1,7 +1,7 @@
 // Start-up of the RBAC machinery: the default policy, the watch-fed cache, the aggregation
 // controller, and the escalation checks on the four RBAC stores of the resource table.
 import type { ApiClient } from '../../client/types.js';
-import type { ResourceTable } from '../../registry/types.js';
+import type { ResourceTable } from '../../rest/index.js';
 import type { Authorizer } from '../types.js';
 import { AggregationController } from './aggregation.js';
 import { defaultClusterRoleBindings, defaultClusterRoles, defaultRoleBindings, defaultRoles } from './bootstrap-policy.js';

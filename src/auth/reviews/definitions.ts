@@ -2,7 +2,7 @@
 // LocalSubjectAccessReview. SelfSubjectReview is served as v1alpha1, v1beta1 (as release
 // 1.27 has them) and v1 (as later releases serve it), so `auth whoami` works everywhere.
 import { group } from '../../naming/index.js';
-import type { ResourceDefinition } from '../../registry/types.js';
+import type { ResourceDefinition } from '../../rest/index.js';
 
 function def(base: 'authentication' | 'authorization', version: string, kind: string, namespaced: boolean, preferred: boolean): ResourceDefinition {
   const singular = kind.toLowerCase();

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject, UserInfo } from '../../apimachinery/types.js';
-import type { RESTStore, RequestContext } from '../../registry/types.js';
+import type { RESTStore, RequestContext } from '../../rest/index.js';
 import type { AuthorizationAttributes } from '../types.js';
 import { reviewStores } from './stores.js';
 

@@ -3,7 +3,7 @@
 // token authenticators, and self-subject reviews return the caller's identity.
 import { badRequest, invalid, invalidField, type FieldError } from '../../apimachinery/errors.js';
 import { apiVersionOf, isPlainObject, type KubeObject, type UserInfo } from '../../apimachinery/types.js';
-import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition } from '../../registry/types.js';
+import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition } from '../../rest/index.js';
 import type { PolicyRule } from '../rbac/rules.js';
 import type { AuthenticationResult, AuthorizationAttributes, Authorizer } from '../types.js';
 import { setOwn } from '../own-keys.js';

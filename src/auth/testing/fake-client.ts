@@ -3,7 +3,7 @@
 import { alreadyExists, conflict, notFound } from '../../apimachinery/errors.js';
 import type { GroupVersionResource, KubeList, KubeObject, WatchEvent } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
-import type { ListOptions } from '../../registry/types.js';
+import type { ListOptions } from '../../rest/index.js';
 
 interface Entry {
   rv: number;

@@ -18,7 +18,7 @@ import type {
   UpdatedObjectInfo,
   UpdateOptions,
   UpdateResult,
-} from '../../registry/types.js';
+} from '../../rest/index.js';
 
 /** The revision counter shared by all stores of one table, as one storage would. */
 class Clock {

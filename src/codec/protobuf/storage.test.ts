@@ -8,7 +8,7 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { group, protobufMediaType, setFlavor } from '../../naming/index.js';
 import { buildResourceTable } from '../../registry/index.js';
 import { requestContext } from '../../registry/testing.js';
-import type { RESTStore } from '../../registry/types.js';
+import type { RESTStore } from '../../rest/index.js';
 import { MemoryStorage } from '../../storage/index.js';
 import { isProtobufPayload, storageCodec, storageCodecFromFlags } from './index.js';
 

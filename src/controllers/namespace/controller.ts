@@ -6,7 +6,7 @@ import { isApiError } from '../../apimachinery/errors.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
 import { namespaceFinalizer } from '../../naming/index.js';
-import type { ResourceTable } from '../../registry/types.js';
+import type { ResourceTable } from '../../rest/index.js';
 import { Informer } from '../informer.js';
 import type { SharedInformerFactory } from '../informer-factory.js';
 import { runWorkers, WorkQueue, ExponentialBackoff } from '../workqueue.js';

@@ -5,7 +5,7 @@ import { isApiError } from '../../apimachinery/errors.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import { canDeleteCollection } from '../../client/extended.js';
 import type { ApiClient } from '../../client/types.js';
-import type { ResourceDefinition, ResourceTable } from '../../registry/types.js';
+import type { ResourceDefinition, ResourceTable } from '../../rest/index.js';
 
 export interface ContentDeletionResult {
   /** Remaining objects per resource (`<resource>.<group>` as Kubernetes prints it). */

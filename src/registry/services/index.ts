@@ -7,7 +7,7 @@ import type { FlagDefinition, ParsedFlags } from '../../apimachinery/flags.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { group, longDomainKey, productName } from '../../naming/index.js';
 import type { Storage } from '../../storage/interface.js';
-import type { RESTStore, RequestContext, ResourceTable } from '../types.js';
+import type { RESTStore, RequestContext, ResourceTable } from '../../rest/index.js';
 import { ServiceAllocations, type Allocated, type AllocationOwner } from './allocations.js';
 import { nodePortOf, portsOf, specOf, strings } from './fields.js';
 import { ServiceAllocator, type ServiceNetwork } from './allocator.js';

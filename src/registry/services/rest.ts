@@ -19,7 +19,7 @@ import type {
   UpdateOptions,
   UpdateResult,
   UpdatedObjectInfo,
-} from '../types.js';
+} from '../../rest/index.js';
 import { generateName } from '../objectmeta.js';
 import { deleteEach } from '../store.js';
 import type { AllocationTransaction, ServiceAllocator } from './allocator.js';

@@ -9,7 +9,7 @@ import { productName } from '../../naming/index.js';
 import { MemoryStorage } from '../../storage/index.js';
 import { buildResourceTable, type DefaultResourceTable } from '../table.js';
 import { requestContext } from '../testing.js';
-import type { RESTStore } from '../types.js';
+import type { RESTStore } from '../../rest/index.js';
 import { ServiceAllocations } from './allocations.js';
 import { ensureMasterService, installServiceAllocation, parsePortRange, parseServiceClusterIPRanges, type ServiceNetwork } from './index.js';
 

@@ -1,0 +1,10 @@
+// What every verb of a Store receives about the request it serves.
+import type { UserInfo } from '../apimachinery/types.js';
+
+export interface RequestContext {
+  user: UserInfo;
+  /** Aborted when the client goes away or the request times out. */
+  signal: AbortSignal;
+  /** Warnings for the client; the server sends each as a `Warning: 299 - "..."` header. */
+  warnings: string[];
+}

@@ -1,0 +1,37 @@
+// What a served resource is: its names, scope, verbs, subresources, where it is stored, and
+// the kind's Strategy.
+import type { Strategy, VersionConversion } from './strategy.js';
+
+export interface SubresourceDefinition {
+  name: string;
+  kind: string;
+  /** Group and version of the subresource's kind when it differs (Scale, Eviction, TokenRequest). */
+  group?: string;
+  version?: string;
+  verbs: string[];
+}
+
+export interface ResourceDefinition {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  singularName: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  verbs: string[];
+  subresources: SubresourceDefinition[];
+  /** The preferred version of its group (discovery). */
+  preferred: boolean;
+  deprecated?: { since?: string; removedIn?: string; replacement?: string };
+  /**
+   * Where objects live: the resource and group whose key space they share, and the version
+   * they are stored in. Absent for virtual resources (reviews, bindings, ...).
+   */
+  storage?: { group: string; resource: string; version: string };
+  /** The kind's behaviour; absent for virtual resources. */
+  strategy?: Strategy;
+  /** Conversion to the storage version when this version is not it. */
+  conversion?: VersionConversion;
+}

@@ -1,0 +1,50 @@
+// The options of each verb, as handlers and clients pass them to a Store.
+import type { KubeObject } from '../apimachinery/types.js';
+
+export interface GetOptions {
+  resourceVersion?: string;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  limit?: number;
+  continue?: string;
+  timeoutSeconds?: number;
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+}
+
+/** Admission's validating hook, run inside the Store after the strategy's validation. */
+export type ValidateObjectFunc = (obj: KubeObject, old: KubeObject | undefined) => Promise<void>;
+
+export interface CreateOptions {
+  dryRun: boolean;
+  fieldManager?: string;
+  /** The request's User-Agent: names the manager of a write without `fieldManager`. */
+  userAgent?: string;
+  validate?: ValidateObjectFunc;
+}
+
+export interface UpdateOptions {
+  dryRun: boolean;
+  fieldManager?: string;
+  /** The request's User-Agent: names the manager of a write without `fieldManager`. */
+  userAgent?: string;
+  force?: boolean;
+  validate?: ValidateObjectFunc;
+  /** A missing object is created even where PUT may not create (server-side apply). */
+  forceAllowCreate?: boolean;
+  /** The new object already carries its managedFields (server-side apply computed them). */
+  managedFieldsComputed?: boolean;
+}
+
+export interface DeleteOptions {
+  dryRun: boolean;
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  validate?: ValidateObjectFunc;
+}

@@ -1,0 +1,50 @@
+// The verbs a served resource implements (Kubernetes' rest.Storage family, as one interface
+// with optional verbs), their options and results, and the table of served resources.
+import type { GroupVersion, KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
+import type { RequestContext } from './context.js';
+import type { ResourceDefinition } from './definition.js';
+import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions } from './options.js';
+
+/** Computes the new object from the current one (undefined when it does not exist). */
+export type UpdatedObjectInfo = (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>;
+
+export interface UpdateResult {
+  object: KubeObject;
+  /** True when the update created the object (201). */
+  created: boolean;
+}
+
+export interface DeleteResult {
+  /** The deleted object, or the object as it now stands while finalizers remain. */
+  object: KubeObject;
+  /** False while the object waits for finalizers (202 when graceful). */
+  deleted: boolean;
+}
+
+/**
+ * One served resource. Generic stored kinds implement every verb; virtual resources
+ * implement only theirs. `subresource` selects `status`, `scale`, `finalize`, `approval`, ...
+ */
+export interface RESTStore {
+  readonly definition: ResourceDefinition;
+  get?(ctx: RequestContext, namespace: string, name: string, opts: GetOptions, subresource?: string): Promise<KubeObject>;
+  list?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<KubeList>;
+  /** Ends when `ctx.signal` aborts or `timeoutSeconds` passes. Throws ApiError before the first event. */
+  watch?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>>;
+  /** `name` and `subresource` are set for subresource creates (`pods/x/eviction`, `serviceaccounts/x/token`). */
+  create?(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, name?: string, subresource?: string): Promise<KubeObject>;
+  update?(ctx: RequestContext, namespace: string, name: string, objInfo: UpdatedObjectInfo, opts: UpdateOptions, subresource?: string): Promise<UpdateResult>;
+  delete?(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult>;
+  deleteCollection?(ctx: RequestContext, namespace: string, opts: DeleteOptions, listOpts: ListOptions): Promise<KubeList>;
+}
+
+/** The served resources, changing at run time (CRDs, runtime config). */
+export interface ResourceTable {
+  lookup(gv: GroupVersion, resource: string): RESTStore | undefined;
+  /** Every served resource, in a stable order. */
+  all(): RESTStore[];
+  add(store: RESTStore): void;
+  remove(gv: GroupVersion, resource: string): void;
+  /** Called after every change; returns an unsubscribe function. */
+  onChange(listener: () => void): () => void;
+}

@@ -1,0 +1,58 @@
+// A kind's behaviour, consulted by the generic Store (Kubernetes' RESTCreateStrategy,
+// RESTUpdateStrategy and RESTDeleteStrategy in one interface), and its version conversion.
+import type { FieldError } from '../apimachinery/errors.js';
+import type { KubeObject } from '../apimachinery/types.js';
+import type { DeleteOptions } from './options.js';
+import type { TableConvertor } from './table-convertor.js';
+
+export interface Strategy {
+  /** Whether the kind has a `status` subresource (then the main resource ignores status). */
+  hasStatus: boolean;
+  /** PUT of a missing object creates it. */
+  allowCreateOnUpdate: boolean;
+  /** PUT without `metadata.resourceVersion` is allowed (last write wins). */
+  allowUnconditionalUpdate: boolean;
+  /** Defaults applied to every incoming object of the kind, before validation. */
+  defaults(obj: KubeObject): void;
+  /** Clears what a create may not set (e.g. status when the kind has a status subresource). */
+  prepareForCreate(obj: KubeObject): void;
+  /** Restores what an update of the main resource may not change (e.g. status). */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** For `/status`: keep everything of `old` but the status of `obj`. */
+  prepareForStatusUpdate(obj: KubeObject, old: KubeObject): void;
+  validate(obj: KubeObject): FieldError[];
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * The kind's name rule: the problems of a name, or of a `generateName` prefix when
+   * `prefix` is true (empty when valid). DNS-1123 subdomains when absent.
+   */
+  validateName?(name: string, prefix: boolean): string[];
+  /** Field-selector attributes (always `metadata.name`, and `metadata.namespace` when namespaced). */
+  selectableFields(obj: KubeObject): Record<string, string>;
+  /** Extra field-selector keys this kind supports, beyond the metadata ones. */
+  fieldSelectorKeys: string[];
+  table: TableConvertor;
+  /** Present on kinds with a `scale` subresource: where replicas and selector live. */
+  scale?: ScaleAccess;
+  /**
+   * Present on kinds deleted gracefully (pods; Kubernetes' CheckGracefulDelete): the grace
+   * period in seconds a first delete gives `obj`, from the options (a negative
+   * `gracePeriodSeconds` already reads 1) and the object. 0 removes it at once.
+   */
+  gracefulDeletePeriod?(obj: KubeObject, opts: DeleteOptions): number;
+}
+
+export interface ScaleAccess {
+  /** Reads `spec.replicas` (or its equivalent). */
+  specReplicas(obj: KubeObject): number;
+  setSpecReplicas(obj: KubeObject, replicas: number): void;
+  statusReplicas(obj: KubeObject): number;
+  /** The label selector in string form (`status.selector` of Scale). */
+  selector(obj: KubeObject): string;
+}
+
+/** Conversion of a served version to and from the version the kind is stored in. */
+export interface VersionConversion {
+  toStorage(obj: KubeObject): KubeObject;
+  fromStorage(obj: KubeObject): KubeObject;
+}
