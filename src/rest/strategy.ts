@@ -40,6 +40,19 @@ export interface Strategy {
    * `gracePeriodSeconds` already reads 1) and the object. 0 removes it at once.
    */
   gracefulDeletePeriod?(obj: KubeObject, opts: DeleteOptions): number;
+  /**
+   * The server keeps `metadata.generation`: 1 on create, raised when the desired state
+   * changes (workloads, policies, webhook configurations, CRDs, custom resources). Other
+   * kinds leave it to whatever the object carries.
+   */
+  tracksGeneration?: boolean;
+  /** A completed delete answers with the deleted object instead of a Success Status (pods, services, ...). */
+  returnDeletedObject?: boolean;
+  /**
+   * Deletion goes through the namespace lifecycle: a first delete only marks the namespace
+   * Terminating, and the `finalize` subresource clears `spec.finalizers` before removal.
+   */
+  namespaceLifecycle?: boolean;
 }
 
 export interface ScaleAccess {
