@@ -51,6 +51,17 @@ function bare(obj: KubeObject | undefined): KubeObject {
   return copy;
 }
 
+/**
+ * The object without `metadata.managedFields`, sharing everything else with `obj`: for
+ * reads only (comparisons), where a deep copy of a large object is pure cost.
+ */
+function bareView(obj: KubeObject | undefined): KubeObject {
+  if (!obj) return {};
+  if (!obj.metadata || obj.metadata.managedFields === undefined) return obj;
+  const { managedFields: _managedFields, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
 function withManagedFields(obj: KubeObject, managed: ManagedFields): KubeObject {
   const entries = encodeManagedFields(managed);
   const metadata = { ...(obj.metadata ?? {}) };
@@ -103,10 +114,12 @@ export class FieldManager {
       // Ownership that cannot be read is dropped rather than failing the write.
       return withManagedFields(next, new Map());
     }
-    const nextBare = bare(next);
+    // The result shares its values with `next` (only its metadata is a new object), as the
+    // callers keep `next` or take just the managed fields from it.
+    const nextBare = bareView(next);
     let c;
     try {
-      c = this.compare(bare(live), nextBare);
+      c = this.compare(bareView(live), nextBare);
     } catch (e) {
       if (e instanceof FieldPathError) return withManagedFields(nextBare, new Map());
       throw e;

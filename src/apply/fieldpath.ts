@@ -64,13 +64,56 @@ export function formatPath(path: FieldPath): string {
 
 const KIND_ORDER: Record<string, number> = { 'f:': 0, 'k:': 1, 'v:': 2, 'i:': 3 };
 
+/** The KIND_ORDER rank of an element, read from its first two characters without slicing. */
+function kindRank(pe: PathElement): number {
+  if (pe.charCodeAt(1) !== 0x3a) return 4;
+  switch (pe.charCodeAt(0)) {
+    case 0x66:
+      return 0;
+    case 0x6b:
+      return 1;
+    case 0x76:
+      return 2;
+    case 0x69:
+      return 3;
+    default:
+      return 4;
+  }
+}
+
 /** Order of path elements in encodings and iteration: fields, then keys, values, indexes. */
 export function comparePathElements(a: PathElement, b: PathElement): number {
-  const ka = KIND_ORDER[a.slice(0, 2)] ?? 4;
-  const kb = KIND_ORDER[b.slice(0, 2)] ?? 4;
+  const ka = kindRank(a);
+  const kb = kindRank(b);
   if (ka !== kb) return ka - kb;
   if (ka === 3) return Number(a.slice(2)) - Number(b.slice(2));
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+interface SortKey {
+  pe: PathElement;
+  rank: number;
+  index: number;
+}
+
+function compareSortKeys(a: SortKey, b: SortKey): number {
+  if (a.rank !== b.rank) return a.rank - b.rank;
+  if (a.rank === 3) return a.index - b.index;
+  return a.pe < b.pe ? -1 : a.pe > b.pe ? 1 : 0;
+}
+
+/**
+ * Path elements in comparePathElements order, with each element's rank and index worked
+ * out once rather than in every comparison (a map of 100,000 labels sorts in ~1.7M of them).
+ */
+function sortedElements(elements: Iterable<PathElement>): PathElement[] {
+  const keys: SortKey[] = [];
+  for (const pe of elements) {
+    const rank = kindRank(pe);
+    keys.push({ pe, rank, index: rank === 3 ? Number(pe.slice(2)) : 0 });
+  }
+  keys.sort(compareSortKeys);
+  return keys.map((k) => k.pe);
 }
 
 /**
@@ -184,11 +227,12 @@ export class FieldSet {
   /** Every member path, in encoding order (parents before their children). */
   paths(prefix: PathElement[] = []): FieldPath[] {
     const out: FieldPath[] = [];
-    for (const pe of [...this.children.keys()].sort(comparePathElements)) {
+    for (const pe of sortedElements(this.children.keys())) {
       const c = this.children.get(pe) as FieldSet;
       const p = [...prefix, pe];
       if (c.member) out.push(p);
-      out.push(...c.paths(p));
+      // One by one: spreading 100,000 paths into push() overflows the stack.
+      for (const q of c.paths(p)) out.push(q);
     }
     return out;
   }
@@ -200,7 +244,7 @@ export class FieldSet {
   /** The FieldsV1 JSON form: `{"f:spec":{"f:replicas":{}}}`, `".": {}` marking a member with children. */
   toFieldsV1(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const pe of [...this.children.keys()].sort(comparePathElements)) {
+    for (const pe of sortedElements(this.children.keys())) {
       const c = this.children.get(pe) as FieldSet;
       if (c.empty()) continue;
       const inner = c.toFieldsV1();

@@ -75,3 +75,27 @@ test('an update growing an object over the limit is refused and the stored objec
   const kept = await widgets.get(ctx, 'ns', 'grows', {});
   assert.equal((kept.metadata?.annotations as Record<string, string>).pad, 'x'.repeat(10));
 });
+
+// Kubernetes validates first and meets etcd's limit only when writing, so it would answer
+// these with 422. The store refuses an oversized request object before defaulting,
+// validation and field tracking instead: that work grows with the object, and it could only
+// end in the same refusal.
+test('an oversized object is refused for its size before validation, on create and update', async () => {
+  const bad = (name: string): KubeObject => {
+    const obj = widget(name, LIMIT);
+    (obj.metadata as NonNullable<KubeObject['metadata']>).labels = { 'not a label!': 'x' };
+    return obj;
+  };
+  let admitted = 0;
+  const validate = async (): Promise<void> => {
+    admitted++;
+  };
+  await refusedAsTooLarge(widgets.create(ctx, 'ns', bad('early-create'), { dryRun: false, validate }));
+  await refusedAsTooLarge(widgets.create(ctx, 'ns', bad('early-dry'), { dryRun: true, validate }));
+
+  await widgets.create(ctx, 'ns', widget('early-update', 0), { dryRun: false });
+  await refusedAsTooLarge(widgets.update(ctx, 'ns', 'early-update', async () => bad('early-update'), { dryRun: false, validate }));
+  assert.equal(admitted, 0);
+  const stored = await widgets.get(ctx, 'ns', 'early-update', {});
+  assert.deepEqual(stored.metadata?.labels, undefined);
+});

@@ -232,6 +232,18 @@ export class GenericStore implements RESTStore {
     if (bytes.byteLength > this.maxObjectSizeBytes) throw objectTooLarge();
   }
 
+  /**
+   * Refuses a request object that is already over the size limit before any defaulting,
+   * validation or field tracking: that work is linear in the object with large constants
+   * and would end in the same refusal. One encode is cheap next to it. When the stored
+   * object itself is over the limit (written under a larger one), an unchanged write must
+   * still pass, so the check is left to the end.
+   */
+  private refuseOversized(obj: KubeObject, stored?: Item): void {
+    if (stored && stored.value.byteLength > this.maxObjectSizeBytes) return;
+    this.checkSize(encodeForStorage(this.codec, obj));
+  }
+
   protected dryRunExternal(internal: KubeObject): KubeObject {
     const out = this.toExternal(internal, '');
     delete out.metadata?.resourceVersion;
@@ -486,10 +498,12 @@ export class GenericStore implements RESTStore {
       throw err;
     }
     this.applyRequestNamespace(m, namespace);
+    this.refuseOversized(internal);
     const generated = !m.name && !!m.generateName;
     for (let attempt = 0; ; attempt++) {
       if (generated) m.name = generateName(m.generateName as string);
-      const prepared = await this.prepareCreate(clone(internal), opts);
+      // Only a generated name can make another attempt, which must start from the request again.
+      const prepared = await this.prepareCreate(generated ? clone(internal) : internal, opts);
       const key = this.key(prepared.metadata?.namespace ?? '', this.nameOf(prepared));
       if (opts.dryRun) {
         this.encodeChecked(prepared);
@@ -637,6 +651,7 @@ export class GenericStore implements RESTStore {
       if (!item || !current) {
         if (!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate) throw notFound(this.qualified, name);
         if (subresource) throw notFound(this.qualified, name);
+        this.refuseOversized(next);
         const prepared = await this.prepareCreate(next, opts);
         if (opts.dryRun) {
           this.encodeChecked(prepared);
@@ -666,6 +681,7 @@ export class GenericStore implements RESTStore {
       if (m.uid && m.uid !== oldMeta.uid) {
         throw conflict(this.qualified, name, `Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${oldMeta.uid ?? ''}`);
       }
+      this.refuseOversized(next, item);
       const updated = await this.prepareUpdate(next, old, opts, subresource);
 
       if (this.readyToRemove(updated)) {

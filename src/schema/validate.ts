@@ -147,6 +147,9 @@ class Walker {
   readonly errors: FieldError[] = [];
   typeError: DecodeFailure | undefined;
   private readonly pendingDuplicates: Map<string, number>;
+  /** The duplicate paths in code-unit order, for finding those under a subtree by binary search. */
+  private sortedDuplicates: string[] | undefined;
+  private readonly firstSeen = new Map<string, number>();
 
   constructor(
     duplicates: string[],
@@ -154,7 +157,35 @@ class Walker {
     private readonly checkRequired: boolean,
   ) {
     this.pendingDuplicates = new Map();
-    for (const d of duplicates) this.pendingDuplicates.set(d, (this.pendingDuplicates.get(d) ?? 0) + 1);
+    for (const d of duplicates) {
+      if (!this.firstSeen.has(d)) this.firstSeen.set(d, this.firstSeen.size);
+      this.pendingDuplicates.set(d, (this.pendingDuplicates.get(d) ?? 0) + 1);
+    }
+  }
+
+  /**
+   * The still pending duplicates strictly under `path` (`path.…` or `path[…`). Looked up in
+   * the sorted list rather than by scanning every pending path, which made a body with many
+   * duplicate and many unknown fields quadratic.
+   */
+  private duplicatesUnder(path: string): string[] {
+    if (this.pendingDuplicates.size === 0) return [];
+    this.sortedDuplicates ??= [...this.pendingDuplicates.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = this.sortedDuplicates;
+    const out: string[] = [];
+    for (const prefix of [`${path}.`, `${path}[`]) {
+      let lo = 0;
+      let hi = sorted.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (sorted[mid] < prefix) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < sorted.length && sorted[i].startsWith(prefix); i++) {
+        if (this.pendingDuplicates.has(sorted[i])) out.push(sorted[i]);
+      }
+    }
+    return out;
   }
 
   private emitDuplicate(path: string): void {
@@ -166,15 +197,14 @@ class Walker {
 
   /** Duplicates under a subtree the decoder does not look into are not reported. */
   private dropDuplicatesUnder(path: string): void {
-    for (const d of [...this.pendingDuplicates.keys()]) {
-      if (d.startsWith(`${path}.`) || d.startsWith(`${path}[`)) this.pendingDuplicates.delete(d);
-    }
+    for (const d of this.duplicatesUnder(path)) this.pendingDuplicates.delete(d);
   }
 
   private emitDuplicatesUnder(path: string): void {
-    for (const d of [...this.pendingDuplicates.keys()]) {
-      if (d.startsWith(`${path}.`) || d.startsWith(`${path}[`)) this.emitDuplicate(d);
-    }
+    // In the order the decoder met them, as a scan of the pending map would emit them.
+    const under = this.duplicatesUnder(path);
+    under.sort((a, b) => (this.firstSeen.get(a) ?? 0) - (this.firstSeen.get(b) ?? 0));
+    for (const d of under) this.emitDuplicate(d);
   }
 
   remainingDuplicates(): string[] {
