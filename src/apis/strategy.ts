@@ -41,6 +41,8 @@ export interface KindSpec {
   scale?: ScaleAccess;
   /** Graceful deletion (pods): the grace period a first delete gives the object. */
   gracefulDeletePeriod?: Strategy['gracefulDeletePeriod'];
+  /** A completed delete answers with the deleted object (default: a Success Status). */
+  returnDeletedObject?: boolean;
 }
 
 export interface StrategyShape {
@@ -111,5 +113,6 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
   };
   if (spec.scale) strategy.scale = spec.scale;
   if (spec.gracefulDeletePeriod) strategy.gracefulDeletePeriod = spec.gracefulDeletePeriod;
+  if (spec.returnDeletedObject) strategy.returnDeletedObject = true;
   return strategy;
 }

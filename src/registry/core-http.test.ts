@@ -21,6 +21,21 @@ describe('core kinds over HTTP (kubernetes flavor)', () => {
   const pod = (name: string): unknown => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
   const binding = (name: string, node: string): unknown => ({ apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: node } });
 
+  it('a completed delete answers with the object where the kind says so, else with a Success Status', async () => {
+    const cases: [string, unknown, string][] = [
+      ['/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'gone-sa' } }, 'ServiceAccount'],
+      ['/apis/storage.k8s.io/v1/storageclasses', { metadata: { name: 'gone-sc' }, provisioner: 'p' }, 'StorageClass'],
+      ['/api/v1/namespaces/default/configmaps', { metadata: { name: 'gone-cm' } }, 'Status'],
+    ];
+    for (const [collection, body, kind] of cases) {
+      const name = (body as { metadata: { name: string } }).metadata.name;
+      assert.equal((await s.request('POST', collection, s.admin, body)).status, 201);
+      const deleted = await s.request('DELETE', `${collection}/${name}`, s.admin);
+      assert.equal(deleted.status, 200, deleted.text);
+      assert.equal(deleted.json.kind, kind, deleted.text);
+    }
+  });
+
   it('binds a pod once through pods/x/binding and bindings', async () => {
     assert.equal((await s.request('POST', '/api/v1/namespaces/default/pods', s.admin, pod('b1'))).status, 201);
     const bound = await s.request('POST', '/api/v1/namespaces/default/pods/b1/binding', s.admin, binding('b1', 'node-1'));

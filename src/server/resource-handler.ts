@@ -24,7 +24,7 @@ import {
 import { goJsonKind, typeMetaError } from '../codec/go-json.js';
 import { decodeObjectBody } from '../codec/object-body.js';
 import { MalformedBodyError, parseJson, type SerializerSet } from '../codec/serializer.js';
-import { group as namingGroup, metaGroup } from '../naming/index.js';
+import { metaGroup } from '../naming/index.js';
 import type { CreateOptions, RESTStore, RequestContext, ResourceTable, TableConvertor, UpdateOptions, ValidateObjectFunc } from '../rest/index.js';
 import { checkApplyVersion, decodeApplyConfiguration, fieldManagerErrors, fieldManagerForKind, parseForce, validateApplyOptions } from '../apply/index.js';
 import { readBody } from './body.js';
@@ -89,15 +89,6 @@ export interface ResourceRequest {
   signal: AbortSignal;
   warnings: string[];
   pretty: boolean;
-}
-
-/**
- * Resources whose completed delete answers with the deleted object rather than a Success
- * Status, as Kubernetes' stores for them are configured (`resource.group`, core without a dot).
- */
-function returnsDeletedObject(group: string, resource: string): boolean {
-  if (group === '') return resource === 'pods' || resource === 'services' || resource === 'serviceaccounts';
-  return group === namingGroup('storage') && ['storageclasses', 'volumeattachments', 'csidrivers', 'csinodes'].includes(resource);
 }
 
 interface ResolvedStore {
@@ -488,7 +479,7 @@ export class ResourceHandler {
     const result = await store.delete!(ctx, ns, name, { ...storeOpts, validate: this.validator(r, store, 'DELETE', ns, name, opts.dryRun) });
     const def = store.definition;
     const code = !result.deleted && orphanDependents === false ? 202 : 200;
-    if (result.deleted && !returnsDeletedObject(def.group, def.resource)) {
+    if (result.deleted && !def.strategy?.returnDeletedObject) {
       // Kubernetes answers a completed delete with a Success Status naming the object (no code field).
       const status: Record<string, unknown> = { ...successStatus() };
       delete status.code;

@@ -143,6 +143,8 @@ function cleanSecretReferences(o: KubeObject): void {
 }
 
 export const serviceAccounts: KindSpec = {
+  // Kubernetes' store for this kind answers a completed delete with the object.
+  returnDeletedObject: true,
   prepareForCreate: cleanSecretReferences,
   prepareForUpdate: cleanSecretReferences,
   table: {

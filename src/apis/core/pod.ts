@@ -188,6 +188,8 @@ export function podGracePeriod(o: KubeObject, opts: { gracePeriodSeconds?: numbe
 }
 
 export const pods: KindSpec = {
+  // Kubernetes' store for this kind answers a completed delete with the object.
+  returnDeletedObject: true,
   defaults(o) {
     const spec = obj(o.spec);
     if (spec) defaultPodSpec(spec);

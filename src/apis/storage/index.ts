@@ -6,6 +6,8 @@ import { ageColumn, column, nameColumn, since } from '../table.js';
 import { arr, at, child, meta, objs, setDefault, str } from '../util.js';
 
 const storageClasses: KindSpec = {
+  // Kubernetes' store for this kind answers a completed delete with the object.
+  returnDeletedObject: true,
   defaults(o) {
     const s = o as Record<string, unknown>;
     setDefault(s, 'reclaimPolicy', 'Delete');
@@ -65,6 +67,8 @@ const csiDriverTable = {
 };
 
 const csiDrivers: KindSpec = {
+  // Kubernetes' store for this kind answers a completed delete with the object.
+  returnDeletedObject: true,
   allowUnconditionalUpdate: false,
   defaults(o) {
     const spec = child(o, 'spec');
@@ -80,6 +84,8 @@ const csiDrivers: KindSpec = {
 };
 
 const csiNodes: KindSpec = {
+  // Kubernetes' store for this kind answers a completed delete with the object.
+  returnDeletedObject: true,
   allowUnconditionalUpdate: false,
   table: {
     columns: [nameColumn, column('Drivers', 'integer', 'Drivers indicates the number of CSI drivers registered on the node'), ageColumn],
@@ -101,6 +107,8 @@ const csiStorageCapacities: KindSpec = {
 };
 
 const volumeAttachments: KindSpec = {
+  // Kubernetes' store for this kind answers a completed delete with the object.
+  returnDeletedObject: true,
   allowUnconditionalUpdate: false,
   prepareForCreate(o) {
     o.status = { attached: false };
