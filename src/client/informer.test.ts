@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeObject } from '../apimachinery/types.js';
-import { LoopbackClient } from '../client/loopback.js';
+import { LoopbackClient } from './loopback.js';
 import { basicTable } from '../client/testing/memory-table.js';
 import { Informer, keyOf, splitKey } from './informer.js';
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildAdmissionChain, admissionFlagDefinitions } from '../admission/index.js';
 import { parseFlags } from '../apimachinery/flags.js';
-import { LoopbackClient } from '../client/loopback.js';
+import { LoopbackClient } from './loopback.js';
 import { basicTable } from '../client/testing/memory-table.js';
-import { startControllers } from './index.js';
+import { startControllers } from '../controllers/index.js';
 import { SharedInformerFactory } from './informer-factory.js';
 
 const NS = { group: '', version: 'v1', resource: 'namespaces' };
