@@ -3,8 +3,8 @@
 // binding of a powerful role, nor widen a role, by PUT, any patch type, apply or dry run.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from './testing/server.js';
-import { waitFor } from './testing/wait.js';
+import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from '../testing/server.js';
+import { waitFor } from '../testing/wait.js';
 
 const RBAC = 'rbac.authorization.orch.io';
 const NOT_HELD = /is attempting to grant RBAC permissions not currently held/;

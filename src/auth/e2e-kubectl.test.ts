@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { renderKubeconfig } from '../client/kubeconfig.js';
-import { startAuthTestServer, type AuthTestServer, type Identity } from './testing/server.js';
-import { waitFor } from './testing/wait.js';
+import { startAuthTestServer, type AuthTestServer, type Identity } from '../testing/server.js';
+import { waitFor } from '../testing/wait.js';
 
 const KUBECTL = (process.env['PATH'] ?? '')
   .split(delimiter)

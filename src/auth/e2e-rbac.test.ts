@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { readFileSync } from 'node:fs';
-import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from './testing/server.js';
-import { waitFor } from './testing/wait.js';
+import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from '../testing/server.js';
+import { waitFor } from '../testing/wait.js';
 
 const RBAC = 'rbac.authorization.orch.io';
 const AUTHZ = 'authorization.orch.io';
@@ -175,7 +175,7 @@ describe('auth over HTTPS with the default configuration', () => {
   });
 
   it('rejects a client certificate from an unknown CA with 401', async () => {
-    const { createCA, issueCert } = await import('./testing/pki.js');
+    const { createCA, issueCert } = await import('../testing/pki.js');
     const stranger = await issueCert(await createCA('stranger'), 'mallory', { orgs: ['system:masters'] });
     const r = await s.request('GET', '/api/v1/namespaces', { cert: stranger });
     assert.equal(r.status, 401);

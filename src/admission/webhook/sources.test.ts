@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { GroupVersionResource } from '../../apimachinery/types.js';
-import { FakeClient } from '../../auth/testing/fake-client.js';
-import { SharedInformerFactory } from '../../controllers/informer-factory.js';
+import { FakeClient } from '../../testing/fake-client.js';
+import { SharedInformerFactory } from '../../client/informer-factory.js';
 import { group, longDomainKey, setFlavor } from '../../naming/index.js';
 import { InformerServiceResolver } from './sources.js';
 
