@@ -7,21 +7,27 @@ import { ApiError } from '../apimachinery/errors.js';
 import { FlagError, parseFlags } from '../apimachinery/flags.js';
 import { LoopbackClient } from '../client/loopback.js';
 import { group } from '../naming/index.js';
-import { basicTable } from '../client/testing/memory-table.js';
 import { admissionFlagDefinitions, buildAdmissionChain, selectPlugins } from './index.js';
 import type { AdmissionAttributes } from './types.js';
+import { memoryTable, type MemoryTable } from '../testing/memory-table.js';
 
 const admin = { username: 'admin', groups: ['system:masters'] };
 const tempDirs: string[] = [];
-after(() => {
+const tables: MemoryTable[] = [];
+after(async () => {
   for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+  await Promise.all(tables.map((t) => t.close()));
 });
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'admission-'));
   tempDirs.push(dir);
   return dir;
 }
-const client = (): LoopbackClient => new LoopbackClient(basicTable().table, admin);
+function client(): LoopbackClient {
+  const served = memoryTable();
+  tables.push(served);
+  return new LoopbackClient(served.table, admin);
+}
 
 test('plugin selection: defaults, enabled, disabled, in run order; unknown names and overlaps fail', () => {
   const defaults = selectPlugins([], []);

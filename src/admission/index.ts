@@ -3,7 +3,7 @@
 import type { ParsedFlags } from '../apimachinery/flags.js';
 import { FlagError } from '../apimachinery/flags.js';
 import type { ApiClient } from '../client/types.js';
-import type { SharedInformerFactory } from '../controllers/informer-factory.js';
+import type { SharedInformerFactory } from '../client/informer-factory.js';
 import { alwaysAdmit, alwaysDeny, PluginChain } from './chain.js';
 import { readAdmissionConfig, type AdmissionPluginConfigs } from './config-file.js';
 import { apiserverClientSigner, authorizedForSigner, CertificateApproval, ClusterTrustBundleAttest, CertificateSigning, certificateSubjectRestriction, subjectAccessReviewAuthorizer, type SignerAuthorizer } from './certificates.js';
@@ -17,7 +17,7 @@ import { webhookPluginFactories } from './webhook/index.js';
 import type { ResourceTable } from '../rest/index.js';
 import { defaultTolerationSeconds, storageObjectInUseProtection, taintNodesByCondition } from './simple-defaults.js';
 import { selectPlugins } from './plugins.js';
-import type { AdmissionChain, AdmissionPlugin } from './types.js';
+import type { AdmissionChain, AdmissionPlugin, AdmissionPluginFactory } from './types.js';
 
 export { admissionFlagDefinitions } from './flags.js';
 export { PluginChain } from './chain.js';
@@ -27,16 +27,7 @@ export { DEFAULT_ON_PLUGINS, ORDERED_PLUGINS, selectPlugins } from './plugins.js
 export { apiserverClientSigner, authorizedForSigner, subjectAccessReviewAuthorizer, type SignerAuthorizer };
 export { SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL } from './classes.js';
 export { tokenMountPath, tokenVolumePrefix } from './service-account.js';
-
-export interface AdmissionPluginContext {
-  client: ApiClient;
-  informers?: SharedInformerFactory;
-  /** The plugin's entry of the admission configuration file ({} when absent). */
-  config: Record<string, unknown>;
-}
-
-/** Builds one plugin; other modules contribute theirs (ServiceAccount, webhooks, ...) this way. */
-export type AdmissionPluginFactory = (ctx: AdmissionPluginContext) => AdmissionPlugin & { stop?(): Promise<void> };
+export type { AdmissionPluginContext, AdmissionPluginFactory } from './types.js';
 
 export interface AdmissionDeps {
   /** A privileged client, for the plugins' lookups (the server passes a LoopbackClient). */

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { LoopbackClient } from '../client/loopback.js';
-import { basicTable } from '../client/testing/memory-table.js';
 import { group, setFlavor } from '../naming/index.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import type { AdmissionAttributes, AdmissionOperation } from './types.js';
+import { memoryTable, probeStore, type MemoryTable, type StoreProbe } from '../testing/memory-table.js';
+import { eventually } from '../testing/wait.js';
 
 const NS = { group: '', version: 'v1', resource: 'namespaces' };
 const admin = { username: 'admin', groups: ['system:masters'] };
@@ -40,8 +41,14 @@ function rejects(code: number, message: string, check?: (e: ApiError) => void): 
   };
 }
 
-async function setup(): Promise<{ client: LoopbackClient; plugin: NamespaceLifecycle; namespaces: ReturnType<typeof basicTable>['namespaces'] }> {
-  const { table, namespaces } = basicTable();
+const tables: MemoryTable[] = [];
+after(() => Promise.all(tables.map((t) => t.close())));
+
+async function setup(): Promise<{ client: LoopbackClient; plugin: NamespaceLifecycle; namespaces: StoreProbe }> {
+  const served = memoryTable();
+  tables.push(served);
+  const { table } = served;
+  const namespaces = probeStore(table, NS);
   const client = new LoopbackClient(table, admin);
   await client.create(NS, '', { metadata: { name: 'team' } });
   const plugin = new NamespaceLifecycle(client, { startInformer: true });
@@ -73,7 +80,7 @@ test('a namespace created a moment ago is usable at once (live read on a cache m
     await client.create(NS, '', { metadata: { name: 'fresh' } });
     await plugin.admit(cm('fresh', 'a'));
     // Served from the cache once the informer has it: no further live reads.
-    for (let i = 0; i < 200 && !plugin['informer'].get('', 'fresh'); i++) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => plugin['informer'].get('', 'fresh'), 'the informer to have the namespace');
     const before = namespaces.calls.get ?? 0;
     await plugin.admit(cm('fresh', 'b'));
     assert.equal(namespaces.calls.get ?? 0, before);

@@ -6,7 +6,7 @@
 import { forbidden, internalError, isApiError, notFound, type ApiError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
-import { Informer } from '../controllers/informer.js';
+import { Informer } from '../client/informer.js';
 import { group, systemNamespace } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 

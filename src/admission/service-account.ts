@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import type { KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
-import { rootCAConfigMapName, ROOT_CA_KEY } from '../controllers/root-ca-name.js';
+import { rootCAConfigMapName, ROOT_CA_KEY } from '../naming/root-ca.js';
 import { longDomain, longDomainKey, shortWord } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 import { admissionForbidden, getOrUndefined, isMap, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';

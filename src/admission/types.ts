@@ -2,6 +2,8 @@
 // before the Store call and may change `object`; validating plugins run inside the Store,
 // after the strategy's validation, and may only reject (throw ApiError).
 import type { GroupVersionKind, GroupVersionResource, KubeObject, UserInfo } from '../apimachinery/types.js';
+import type { SharedInformerFactory } from '../client/informer-factory.js';
+import type { ApiClient } from '../client/types.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -39,3 +41,13 @@ export interface AdmissionChain {
   admit(attrs: AdmissionAttributes): Promise<void>;
   validate(attrs: AdmissionAttributes): Promise<void>;
 }
+
+export interface AdmissionPluginContext {
+  client: ApiClient;
+  informers?: SharedInformerFactory;
+  /** The plugin's entry of the admission configuration file ({} when absent). */
+  config: Record<string, unknown>;
+}
+
+/** Builds one plugin; other modules contribute theirs (ServiceAccount, webhooks, ...) this way. */
+export type AdmissionPluginFactory = (ctx: AdmissionPluginContext) => AdmissionPlugin & { stop?(): Promise<void> };

@@ -3,8 +3,8 @@
 // binding of a powerful role, nor widen a role, by PUT, any patch type, apply or dry run.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from './testing/server.js';
-import { waitFor } from './testing/wait.js';
+import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from '../testing/server.js';
+import { eventually } from '../testing/wait.js';
 
 const RBAC = 'rbac.authorization.orch.io';
 const NOT_HELD = /is attempting to grant RBAC permissions not currently held/;
@@ -86,11 +86,11 @@ describe('escalation prevention on every write path', () => {
     await must('POST', `/apis/${RBAC}/v1/namespaces/n/roles`, { apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name: 'pod-reader' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] });
     await must('POST', '/api/v1/namespaces/n/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, stringData: { t: 'x' } });
     // The bindings reach the authorizer through its watch.
-    await waitFor(async () => (await s.request('GET', '/api/v1/namespaces/n/secrets', holder)).status === 200, 5000, 'bindings to reach the authorizer');
-    await waitFor(async () => {
+    await eventually(async () => (await s.request('GET', '/api/v1/namespaces/n/secrets', holder)).status === 200, 'bindings to reach the authorizer', 5000);
+    await eventually(async () => {
       const r = await s.request('PATCH', `/apis/${RBAC}/v1/namespaces/n/rolebindings/missing`, { ...mallory, headers: { 'Content-Type': 'application/merge-patch+json' } }, {});
       return r.status === 404;
-    }, 5000, 'the writer binding to reach the authorizer');
+    }, 'the writer binding to reach the authorizer', 5000);
   });
 
   after(async () => {

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
-import { createCA, issueCert, type TestCert } from './testing/pki.js';
-import { json, startHttpsServer, webhookKubeconfig, type TestHttpsServer } from './testing/https-server.js';
-import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from './testing/server.js';
+import { createCA, issueCert, type TestCert } from '../testing/pki.js';
+import { json, startHttpsServer, webhookKubeconfig, type TestHttpsServer } from '../testing/https-server.js';
+import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from '../testing/server.js';
 
 const AUTHN = 'authentication.orch.io';
 

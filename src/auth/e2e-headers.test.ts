@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCA, issueCert, type TestCert } from './testing/pki.js';
-import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from './testing/server.js';
+import { createCA, issueCert, type TestCert } from '../testing/pki.js';
+import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from '../testing/server.js';
 
 const AUTHN = 'authentication.orch.io';
 const AUTHZ = 'authorization.orch.io';

@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { renderKubeconfig } from '../client/kubeconfig.js';
-import { startAuthTestServer, type AuthTestServer, type Identity } from './testing/server.js';
-import { waitFor } from './testing/wait.js';
+import { startAuthTestServer, type AuthTestServer, type Identity } from '../testing/server.js';
+import { eventually } from '../testing/wait.js';
 
 const KUBECTL = (process.env['PATH'] ?? '')
   .split(delimiter)
@@ -55,7 +55,7 @@ describe('kubectl auth (kubernetes flavor)', { skip: KUBECTL ? false : 'kubectl 
       subjects: [{ kind: 'User', apiGroup: rbac, name: 'bob' }],
     });
     assert.equal(bind.status, 201, bind.text);
-    await waitFor(async () => (await kubectl('bob', 'auth', 'can-i', 'list', 'pods', '-n', 'dev')).stdout.trim() === 'yes', 10_000, 'the binding');
+    await eventually(async () => (await kubectl('bob', 'auth', 'can-i', 'list', 'pods', '-n', 'dev')).stdout.trim() === 'yes', 'the binding', 10_000);
   });
 
   after(async () => {

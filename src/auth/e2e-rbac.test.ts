@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { readFileSync } from 'node:fs';
-import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from './testing/server.js';
-import { waitFor } from './testing/wait.js';
+import { startAuthTestServer, type AuthTestServer, type Identity, type Response } from '../testing/server.js';
+import { eventually } from '../testing/wait.js';
 
 const RBAC = 'rbac.authorization.orch.io';
 const AUTHZ = 'authorization.orch.io';
@@ -147,7 +147,7 @@ describe('auth over HTTPS with the default configuration', () => {
     });
     await must('POST', `/apis/${RBAC}/v1/clusterrolebindings`, binding('ClusterRoleBinding', 'ops', 'ClusterRole', 'ops-role', [{ kind: 'Group', apiGroup: RBAC, name: 'ops' }]));
     // The bindings reach the authorizer through its watch: wait until the last one is seen.
-    await waitFor(async () => (await s.request('GET', '/metrics', who['frank']!)).status === 200, 5000, 'bindings to reach the authorizer');
+    await eventually(async () => (await s.request('GET', '/metrics', who['frank']!)).status === 200, 'bindings to reach the authorizer', 5000);
   });
 
   after(async () => {
@@ -175,7 +175,7 @@ describe('auth over HTTPS with the default configuration', () => {
   });
 
   it('rejects a client certificate from an unknown CA with 401', async () => {
-    const { createCA, issueCert } = await import('./testing/pki.js');
+    const { createCA, issueCert } = await import('../testing/pki.js');
     const stranger = await issueCert(await createCA('stranger'), 'mallory', { orgs: ['system:masters'] });
     const r = await s.request('GET', '/api/v1/namespaces', { cert: stranger });
     assert.equal(r.status, 401);
@@ -237,10 +237,10 @@ describe('auth over HTTPS with the default configuration', () => {
     // With `escalate` on roles a user may grant what it does not hold.
     await s.request('POST', `/apis/${RBAC}/v1/namespaces/dev/roles`, s.admin, role('escalator', [{ verbs: ['create', 'escalate'], apiGroups: [RBAC], resources: ['roles'] }]));
     await s.request('POST', `/apis/${RBAC}/v1/namespaces/dev/rolebindings`, s.admin, binding('RoleBinding', 'frank-escalator', 'Role', 'escalator', [userSubject('frank')]));
-    await waitFor(async () => {
+    await eventually(async () => {
       const r = await s.request('POST', `/apis/${RBAC}/v1/namespaces/dev/roles`, who['frank']!, role('anything', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]));
       return r.status === 201;
-    }, 5000, 'escalate to be honoured');
+    }, 'escalate to be honoured', 5000);
   });
 
   it('aggregates labeled cluster roles into view', async () => {
@@ -250,10 +250,10 @@ describe('auth over HTTPS with the default configuration', () => {
       metadata: { name: 'widgets-view', labels: { [`${RBAC}/aggregate-to-view`]: 'true' } },
       rules: [{ verbs: ['get'], apiGroups: ['example.com'], resources: ['widgets'] }],
     });
-    await waitFor(async () => {
+    await eventually(async () => {
       const r = await s.request('POST', `/apis/${AUTHZ}/v1/selfsubjectaccessreviews`, who['bob']!, ssar({ verb: 'get', group: 'example.com', resource: 'widgets', namespace: 'dev' }));
       return (r.json['status'] as Record<string, unknown> | undefined)?.['allowed'] === true;
-    }, 5000, 'aggregated rule');
+    }, 'aggregated rule', 5000);
     const view = await must('GET', `/apis/${RBAC}/v1/clusterroles/view`);
     assert.ok((view.json['rules'] as { resources?: string[] }[]).some((r) => r.resources?.includes('widgets')));
   });
@@ -358,10 +358,10 @@ describe('auth over HTTPS with the default configuration', () => {
         'authentication.orch.io/pod-uid': [uid],
       });
       await must('DELETE', '/api/v1/namespaces/dev/pods/bound?gracePeriodSeconds=0');
-      await waitFor(async () => (await whoami(bound)).status === 401, 5000, 'bound token to be rejected');
+      await eventually(async () => (await whoami(bound)).status === 401, 'bound token to be rejected', 5000);
       assert.equal((await whoami(token)).status, 201);
       await must('DELETE', '/api/v1/namespaces/dev/serviceaccounts/builder');
-      await waitFor(async () => (await whoami(token)).status === 401, 5000, 'account token to be rejected');
+      await eventually(async () => (await whoami(token)).status === 401, 'account token to be rejected', 5000);
     });
 
     it('reviews tokens for other components (TokenReview v1 and v1beta1)', async () => {
@@ -388,12 +388,12 @@ describe('auth over HTTPS with the default configuration', () => {
       type: 'orch.io/service-account-token',
     });
     let token = '';
-    await waitFor(async () => {
+    await eventually(async () => {
       const secret = await must('GET', '/api/v1/namespaces/prod/secrets/legacy-token');
       const data = (secret.json['data'] ?? {}) as Record<string, string>;
       token = data['token'] ? Buffer.from(data['token'], 'base64').toString('utf8') : '';
       return token !== '' && Buffer.from(data['namespace'] ?? '', 'base64').toString() === 'prod' && !!data['ca.crt'];
-    }, 5000, 'the token controller');
+    }, 'the token controller', 5000);
     const whoami = (t: string) => s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, { token: t }, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
     const me = await whoami(token);
     assert.equal(((me.json['status'] as Record<string, unknown>)['userInfo'] as Record<string, unknown>)['username'], 'system:serviceaccount:prod:legacy');
@@ -408,7 +408,7 @@ describe('auth over HTTPS with the default configuration', () => {
     });
     const n1 = await s.user('system:node:n1', 'system:nodes');
     const n2 = await s.user('system:node:n2', 'system:nodes');
-    await waitFor(async () => !forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets/app-secret', n1)), 5000, 'the pod to reach the node graph');
+    await eventually(async () => !forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets/app-secret', n1)), 'the pod to reach the node graph', 5000);
     assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets/app-secret', n2)));
     assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets/other', n1)));
     assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets', n1)));

@@ -1,4 +1,5 @@
-// The client layer: the in-process and HTTPS implementations of `ApiClient`, and kubeconfig files.
+// The client layer: the in-process and HTTPS implementations of `ApiClient`, kubeconfig files,
+// and what consumers build on a client: informers, their shared factory, the work queue.
 export type { ApiClient } from './types.js';
 export { canDeleteCollection, type CollectionDeleter } from './extended.js';
 export { LoopbackClient, type LoopbackClientOptions } from './loopback.js';
@@ -12,3 +13,6 @@ export {
   type KubeconfigInput,
 } from './kubeconfig.js';
 export { groupVersionPath, listQuery, resourcePath } from './paths.js';
+export { Informer, keyOf, splitKey, type InformerOptions, type ResourceEventHandler } from './informer.js';
+export { SharedInformerFactory, type SharedInformerOptions } from './informer-factory.js';
+export { ExponentialBackoff, runWorkers, WorkQueue, type RateLimiter } from './workqueue.js';

@@ -1,17 +1,26 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import type { WatchEvent } from '../apimachinery/types.js';
 import type { AdmissionAttributes, AdmissionChain } from '../admission/types.js';
 import { LoopbackClient } from './loopback.js';
-import { basicTable } from './testing/memory-table.js';
+import { memoryTable, probeStore, type MemoryTable } from '../testing/memory-table.js';
 
 const NS = { group: '', version: 'v1', resource: 'namespaces' };
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 const admin = { username: 'system:admin', groups: ['system:masters'] };
 
+const tables: MemoryTable[] = [];
+after(() => Promise.all(tables.map((t) => t.close())));
+function served(): MemoryTable {
+  const t = memoryTable();
+  tables.push(t);
+  return t;
+}
+
 test('create, get, list, update, patch and delete go to the table as the given user', async () => {
-  const { table, configmaps } = basicTable();
+  const { table } = served();
+  const configmaps = probeStore(table, CM);
   const client = new LoopbackClient(table, admin);
   const created = await client.create(CM, 'ns1', { metadata: { name: 'a' }, data: { k: 'v' } });
   assert.equal(created.metadata?.namespace, 'ns1');
@@ -37,14 +46,14 @@ test('create, get, list, update, patch and delete go to the table as the given u
 });
 
 test('unknown resources are 404 and missing verbs 405', async () => {
-  const { table } = basicTable();
+  const { table } = served();
   const client = new LoopbackClient(table, admin);
   await assert.rejects(client.get({ group: 'x', version: 'v1', resource: 'things' }, '', 'a'), (e: unknown) => e instanceof ApiError && e.code === 404);
   await assert.rejects(client.deleteCollection(NS, ''), (e: unknown) => e instanceof ApiError && e.code === 405);
 });
 
 test('watch yields events until the signal aborts', async () => {
-  const { table } = basicTable();
+  const { table } = served();
   const client = new LoopbackClient(table, admin);
   const list = await client.list(CM, 'ns1');
   const ac = new AbortController();
@@ -63,7 +72,7 @@ test('watch yields events until the signal aborts', async () => {
 });
 
 test('an admission chain runs: mutation before the store, validation inside it, rejection stops the write', async () => {
-  const { table } = basicTable();
+  const { table } = served();
   const calls: string[] = [];
   const chain: AdmissionChain = {
     async admit(a: AdmissionAttributes) {

@@ -1,16 +1,13 @@
-// The in-process controllers and the pieces later controllers reuse (informer, work queue).
+// The in-process controllers (the informers and the work queue they use live in client/).
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../client/types.js';
 import type { ResourceTable } from '../rest/index.js';
-import { SharedInformerFactory } from './informer-factory.js';
+import { SharedInformerFactory } from '../client/informer-factory.js';
 import { startNamespaceController, type RunningController } from './namespace/controller.js';
 import { ensureSystemPriorityClasses } from './priority-classes.js';
 import { startRootCAPublisher } from './root-ca-publisher.js';
 import { startServiceAccountController } from './serviceaccounts.js';
 
-export { Informer, keyOf, splitKey, type InformerOptions, type ResourceEventHandler } from './informer.js';
-export { SharedInformerFactory, type SharedInformerOptions } from './informer-factory.js';
-export { ExponentialBackoff, runWorkers, WorkQueue, type RateLimiter } from './workqueue.js';
 export {
   NamespaceController,
   NAMESPACES,
@@ -22,7 +19,7 @@ export { deleteAllContent, deletableResources, deletionConditions, type Namespac
 export { ensureSystemNamespaces, systemNamespaceNames } from './system-namespaces.js';
 export { PerNamespaceObjectController, type PerNamespaceObjectSpec, type PerNamespaceOptions } from './per-namespace.js';
 export { defaultServiceAccount, startServiceAccountController } from './serviceaccounts.js';
-export { descriptionAnnotation, repairRootCA, rootCAConfigMap, rootCAConfigMapName, ROOT_CA_KEY, startRootCAPublisher } from './root-ca-publisher.js';
+export { descriptionAnnotation, repairRootCA, rootCAConfigMap, startRootCAPublisher } from './root-ca-publisher.js';
 export { ensureSystemPriorityClasses, systemPriorityClasses } from './priority-classes.js';
 
 export interface ControllersOptions {

@@ -13,21 +13,13 @@ import { buildResourceTable } from '../registry/index.js';
 import { createStorage } from '../storage/index.js';
 import { startControllers } from './index.js';
 import { systemPriorityClasses } from './priority-classes.js';
+import { eventually } from '../testing/wait.js';
 
 const NS = { group: '', version: 'v1', resource: 'namespaces' };
 const SA = { group: '', version: 'v1', resource: 'serviceaccounts' };
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 const admin = { username: 'admin', groups: ['system:masters'] };
 const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 async function find(client: LoopbackClient, r: typeof SA, ns: string, name: string): Promise<KubeObject | undefined> {
   try {

@@ -4,11 +4,11 @@
 import { isApiError } from '../apimachinery/errors.js';
 import type { GroupVersionResource, KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
-import { Informer } from './informer.js';
-import type { SharedInformerFactory } from './informer-factory.js';
+import { Informer } from '../client/informer.js';
+import type { SharedInformerFactory } from '../client/informer-factory.js';
 import type { RunningController } from './namespace/controller.js';
 import { NAMESPACES } from './namespace/controller.js';
-import { ExponentialBackoff, runWorkers, WorkQueue } from './workqueue.js';
+import { ExponentialBackoff, runWorkers, WorkQueue } from '../client/workqueue.js';
 
 export interface PerNamespaceObjectSpec {
   /** For errors and logs. */

@@ -4,9 +4,7 @@
 import type { KubeObject } from '../apimachinery/types.js';
 import { longDomainKey, productName, shortWord } from '../naming/index.js';
 import { PerNamespaceObjectController, type PerNamespaceOptions } from './per-namespace.js';
-import { rootCAConfigMapName, ROOT_CA_KEY } from './root-ca-name.js';
-
-export { rootCAConfigMapName, ROOT_CA_KEY } from './root-ca-name.js';
+import { rootCAConfigMapName, ROOT_CA_KEY } from '../naming/root-ca.js';
 
 export const CONFIG_MAPS = { group: '', version: 'v1', resource: 'configmaps' };
 

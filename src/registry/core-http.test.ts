@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { startAuthTestServer, type AuthTestServer } from '../auth/testing/server.js';
+import { startAuthTestServer, type AuthTestServer } from '../testing/server.js';
 
 describe('core kinds over HTTP (kubernetes flavor)', () => {
   let s: AuthTestServer;

@@ -7,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { X509Authenticator } from '../auth/authn/x509.js';
 import { UnionAuthenticator } from '../auth/authn/union.js';
 import type { Authorizer } from '../auth/types.js';
-import { createCA, issueCert, type TestCert } from '../auth/testing/pki.js';
+import { createCA, issueCert, type TestCert } from '../testing/pki.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
 import { gizmoDefinition, namespaceDefinition, widgetDefinition, widgetStrategy } from '../registry/testing.js';

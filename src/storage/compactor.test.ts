@@ -3,17 +3,9 @@ import { it } from 'node:test';
 import { startCompactor } from './compactor.js';
 import { CompactedError } from './interface.js';
 import { MemoryStorage } from './memory.js';
+import { eventually } from '../testing/wait.js';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-/** Polls `check` until it holds, failing after a bound rather than hanging. */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail(`never happened: ${what}`);
-}
 
 const compactedAt = async (storage: MemoryStorage, revision: number): Promise<boolean> =>
   storage.get('/k', { atRevision: revision }).then(

@@ -7,7 +7,7 @@ import { createCacher } from './cacher.js';
 import { describeStorageConformance } from './conformance.js';
 import { EtcdStorage, prefixEnd } from './etcd.js';
 import { etcdInstallHint, etcdSkip, freePort, startEtcd, type EtcdServer, type EtcdTlsFiles } from './etcd-testing.js';
-import { createCA, issueCert } from '../auth/testing/pki.js';
+import { createCA, issueCert } from '../testing/pki.js';
 import { createStorage } from './index.js';
 import { StorageError } from './interface.js';
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HttpClient } from '../../src/client/http.js';
 import { readKubeconfig } from '../../src/client/kubeconfig.js';
+import { eventually as pollUntil } from '../../src/testing/wait.js';
 
 /** The compiled entry point beside this compiled file (`<out>/src/cli/apiserver.js`). */
 export const ENTRY_POINT = fileURLToPath(new URL('../../src/cli/apiserver.js', import.meta.url));
@@ -191,13 +192,7 @@ export class Kubectl {
   }
 }
 
-/** Polls `probe` until it returns a value (bounded by `timeoutMs`). */
-export async function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** The shared polling helper, with the longer deadline a separate server process needs. */
+export function eventually<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
+  return pollUntil(probe, what, timeoutMs);
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiError } from '../../src/apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../../src/apimachinery/types.js';
-import { Informer } from '../../src/controllers/informer.js';
+import { Informer } from '../../src/client/informer.js';
 import { eventually, serverUnavailable, startTestServer, type TestServer } from './harness.js';
 
 const NS = { group: '', version: 'v1', resource: 'namespaces' };

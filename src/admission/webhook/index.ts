@@ -7,10 +7,9 @@
 import type { Registry } from 'prom-client';
 import { apiVersionOf, type GroupVersionResource } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
-import { SharedInformerFactory } from '../../controllers/informer-factory.js';
+import { SharedInformerFactory } from '../../client/informer-factory.js';
 import type { ResourceDefinition, ResourceTable } from '../../rest/index.js';
-import type { AdmissionPluginFactory } from '../index.js';
-import type { AdmissionPlugin } from '../types.js';
+import type { AdmissionPlugin, AdmissionPluginFactory } from '../types.js';
 import { webhookCaller, type ServiceResolver } from './client.js';
 import { credentialsFromPluginConfig } from './credentials.js';
 import { MutatingAdmissionWebhook, ValidatingAdmissionWebhook, type VersionConverter } from './dispatch.js';

@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { GroupVersionResource } from '../../apimachinery/types.js';
-import { FakeClient } from '../../auth/testing/fake-client.js';
-import { SharedInformerFactory } from '../../controllers/informer-factory.js';
+import { FakeClient } from '../../testing/fake-client.js';
+import { eventually } from '../../testing/wait.js';
+import { SharedInformerFactory } from '../../client/informer-factory.js';
 import { group, longDomainKey, setFlavor } from '../../naming/index.js';
 import { InformerServiceResolver } from './sources.js';
 
@@ -24,8 +25,7 @@ test('endpoints first, then endpoint slices, then the clusterIP, on the port beh
     await client.create(SERVICES, 'hooks', { metadata: { name: 'svc', namespace: 'hooks' }, spec: { clusterIP: '10.0.0.7', ports: [{ name: 'https', port: 443, targetPort: 8443 }] } });
     // Waits until the resolver's informer has seen an object.
     const seen = async (r: GroupVersionResource, name: string): Promise<void> => {
-      for (let i = 0; i < 500 && !factory.informerFor(r).get('hooks', name); i++) await new Promise((done) => setTimeout(done, 10));
-      assert.ok(factory.informerFor(r).get('hooks', name), `${r.resource}/${name} seen`);
+      await eventually(() => factory.informerFor(r).get('hooks', name), `${r.resource}/${name} seen`, 5000);
     };
     await seen(SERVICES, 'svc');
     assert.deepEqual(await resolver.resolve(ref), { host: '10.0.0.7', port: 443 });

@@ -4,7 +4,7 @@
 import { notFound } from '../../apimachinery/errors.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
-import type { Informer } from '../../controllers/informer.js';
+import type { Informer } from '../../client/informer.js';
 import { group, longDomainKey } from '../../naming/index.js';
 import { webhooksOfAll, type ServiceReference, type Webhook, type WebhookType } from './config.js';
 import type { ServiceResolver } from './client.js';

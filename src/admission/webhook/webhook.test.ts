@@ -12,8 +12,9 @@ import { Registry } from 'prom-client';
 import { builtinResourceDefinitions } from '../../apis/definitions.js';
 import { ApiError } from '../../apimachinery/errors.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
-import { createCA, issueCert, type TestCert } from '../../auth/testing/pki.js';
-import { json, startHttpsServer, type TestHttpsServer } from '../../auth/testing/https-server.js';
+import { createCA, issueCert, type TestCert } from '../../testing/pki.js';
+import { json, startHttpsServer, type TestHttpsServer } from '../../testing/https-server.js';
+import { eventually } from '../../testing/wait.js';
 import { LoopbackClient } from '../../client/loopback.js';
 import { group, setFlavor } from '../../naming/index.js';
 import { buildResourceTable, type DefaultResourceTable } from '../../registry/index.js';
@@ -127,8 +128,7 @@ async function configure(kind: 'mutating' | 'validating', name: string, hooks: R
 }
 
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(check(), 'condition not reached in time');
+  await eventually(check, 'the webhook configuration to reach the plugin', 5000);
 }
 
 const cm = (name: string, labels?: Record<string, string>): KubeObject => ({ metadata: { name, ...(labels ? { labels } : {}) }, data: { k: 'v' } });

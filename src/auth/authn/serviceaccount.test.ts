@@ -2,7 +2,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../testing/fake-client.js';
 import { ServiceAccountTokens } from './serviceaccount.js';
 import { keyId, publicKeysFromPem } from './keys.js';
 import type { KubeObject } from '../../apimachinery/types.js';

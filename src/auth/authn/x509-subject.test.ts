@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { certificateSubject } from './x509-subject.js';
-import { createCA, issueCert } from '../testing/pki.js';
+import { createCA, issueCert } from '../../testing/pki.js';
 
 test('reads CN and every O, in order, as a full X.509 library does', async () => {
   const ca = await createCA('test-ca');

@@ -2,7 +2,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Authenticator, parseCertificateBundle, verifyClientChain } from './x509.js';
 import { UnionAuthenticator } from './union.js';
-import { createCA, issueCert, type TestCert } from '../testing/pki.js';
+import { createCA, issueCert, type TestCert } from '../../testing/pki.js';
 import { isApiError } from '../../apimachinery/errors.js';
 
 describe('x509 client certificates', () => {

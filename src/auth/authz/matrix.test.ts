@@ -8,9 +8,9 @@ import { group } from '../../naming/index.js';
 import { authFlagDefinitions } from '../flags.js';
 import { RBACCache, rbacResource } from '../rbac/cache.js';
 import { startRBAC } from '../rbac/module.js';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../testing/fake-client.js';
 import { describe as show, nonres, res } from '../testing/attrs.js';
-import { waitFor } from '../testing/wait.js';
+import { eventually } from '../../testing/wait.js';
 import type { AuthorizationAttributes } from '../types.js';
 import { buildAuthorizers, type BuiltAuthorizers } from './build.js';
 import { forbiddenError } from './union.js';
@@ -251,11 +251,11 @@ describe('authorization matrix (Node,RBAC over the default policy)', () => {
     authz = await buildAuthorizers(parseFlags([], authFlagDefinitions), { client, rbac: cache });
     await authz.start();
     // Aggregation settles in a few passes (view, then edit, then admin).
-    await waitFor(() => {
+    await eventually(() => {
       const admin = cache.getClusterRole('admin');
       const rules = (admin?.['rules'] as { resources?: string[] }[] | undefined) ?? [];
       return rules.some((r) => r.resources?.includes('roles')) && rules.some((r) => r.resources?.includes('pods/log'));
-    }, 5000, 'aggregated admin role');
+    }, 'aggregated admin role', 5000);
   });
 
   after(async () => {
@@ -305,9 +305,9 @@ describe('authorization matrix (Node,RBAC over the default policy)', () => {
     const attrs = res(eve, 'get', '', 'pods', 'dev', 'p');
     assert.equal((await authz.authorizer.authorize(attrs)).decision, 'NoOpinion');
     await client.create(rbacResource('rolebindings'), 'dev', binding('RoleBinding', 'eve-view', 'dev', 'ClusterRole', 'view', [user('eve')]));
-    await waitFor(async () => (await authz.authorizer.authorize(attrs)).decision === 'Allow', 5000, 'new binding');
+    await eventually(async () => (await authz.authorizer.authorize(attrs)).decision === 'Allow', 'new binding', 5000);
     await client.delete(rbacResource('rolebindings'), 'dev', 'eve-view');
-    await waitFor(async () => (await authz.authorizer.authorize(attrs)).decision === 'NoOpinion', 5000, 'binding removal');
+    await eventually(async () => (await authz.authorizer.authorize(attrs)).decision === 'NoOpinion', 'binding removal', 5000);
   });
 
   it('lists the rules of a user for rules reviews', () => {

@@ -3,24 +3,16 @@ import { test } from 'node:test';
 import { isApiError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { LoopbackClient } from '../../client/loopback.js';
-import { basicTable, definition } from '../../client/testing/memory-table.js';
 import { namespaceFinalizer, setFlavor } from '../../naming/index.js';
 import { startControllers } from '../index.js';
 import { ensureSystemNamespaces } from '../system-namespaces.js';
 import { NAMESPACES, NamespaceController } from './controller.js';
 import type { NamespaceCondition } from './deleter.js';
+import { coreDefinitions, memoryTable, probeStore } from '../../testing/memory-table.js';
+import { eventually } from '../../testing/wait.js';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 const admin = { username: 'admin', groups: ['system:masters'] };
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 async function missing(client: LoopbackClient, r: typeof CM, ns: string, name: string): Promise<true | undefined> {
   try {
@@ -37,7 +29,7 @@ function condition(ns: KubeObject, type: string): NamespaceCondition | undefined
 }
 
 test('a deleted namespace is emptied, waits for finalizers of its content, then goes away', async () => {
-  const { table } = basicTable();
+  const { table, serve, close } = memoryTable();
   const client = new LoopbackClient(table, admin);
   // A resource without deletecollection, added once the controller runs: read at the time.
   const errors: unknown[] = [];
@@ -46,9 +38,19 @@ test('a deleted namespace is emptied, waits for finalizers of its content, then 
   try {
     await controller.waitForSync();
     const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
-    table.serve(definition('', 'v1', 'secrets', 'Secret', true, { verbs: ['create', 'delete', 'get', 'list', 'update', 'watch'] }));
+    const [secrets, configmaps] = coreDefinitions('secrets', 'configmaps');
+    serve({ ...secrets!, verbs: ['create', 'delete', 'get', 'list', 'update', 'watch'] });
     const ROLES = { group: 'rbac.example', version: 'v1', resource: 'roles' };
-    table.serve(definition('rbac.example', 'v1', 'roles', 'Role', true));
+    // A kind of another group, stored and validated as a plain ConfigMap-like object.
+    serve({
+      ...configmaps!,
+      ...ROLES,
+      kind: 'Role',
+      singularName: 'role',
+      shortNames: [],
+      categories: [],
+      storage: { group: ROLES.group, resource: ROLES.resource, version: ROLES.version },
+    });
 
     await client.create(NAMESPACES, '', { metadata: { name: 'team' } });
     await client.create(CM, 'team', { metadata: { name: 'plain' } });
@@ -84,11 +86,13 @@ test('a deleted namespace is emptied, waits for finalizers of its content, then 
     assert.deepEqual(errors, []);
   } finally {
     await controller.stop();
+    await close();
   }
 });
 
 test('a namespace without the finalizer, or not being deleted, is left alone', async () => {
-  const { table, namespaces } = basicTable();
+  const { table, close } = memoryTable();
+  const namespaces = probeStore(table, NAMESPACES);
   const client = new LoopbackClient(table, admin);
   await client.create(NAMESPACES, '', { metadata: { name: 'live' } });
   await client.create(CM, 'live', { metadata: { name: 'c' } });
@@ -97,10 +101,11 @@ test('a namespace without the finalizer, or not being deleted, is left alone', a
   await controller.sync('does-not-exist');
   assert.ok(await client.get(CM, 'live', 'c'));
   assert.equal(namespaces.calls['update/finalize'], undefined);
+  await close();
 });
 
 test('startControllers runs the namespace controller and stops it', async () => {
-  const { table } = basicTable();
+  const { table, close } = memoryTable();
   const client = new LoopbackClient(table, admin);
   const running = startControllers({ client, table });
   try {
@@ -109,6 +114,7 @@ test('startControllers runs the namespace controller and stops it', async () => 
     await eventually(() => missing(client, NAMESPACES, '', 'short-lived'), 'the namespace to disappear');
   } finally {
     await running.stop();
+    await close();
   }
 });
 
@@ -116,7 +122,7 @@ test('ensureSystemNamespaces creates the missing ones, per flavor, once', async 
   for (const flavor of ['orch', 'kubernetes'] as const) {
     setFlavor(flavor);
     try {
-      const { table } = basicTable();
+      const { table, close } = memoryTable();
       const client = new LoopbackClient(table, admin);
       await client.create(NAMESPACES, '', { metadata: { name: 'default' } });
       const prefix = flavor === 'orch' ? 'orch' : 'kube';
@@ -124,6 +130,7 @@ test('ensureSystemNamespaces creates the missing ones, per flavor, once', async 
       assert.deepEqual(await ensureSystemNamespaces(client), []);
       const names = (await client.list(NAMESPACES, '')).items.map((n) => n.metadata?.name).sort();
       assert.deepEqual(names, ['default', `${prefix}-node-lease`, `${prefix}-public`, `${prefix}-system`]);
+      await close();
     } finally {
       setFlavor('orch');
     }

@@ -7,9 +7,9 @@ import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.
 import type { ApiClient } from '../../client/types.js';
 import { namespaceFinalizer } from '../../naming/index.js';
 import type { ResourceTable } from '../../rest/index.js';
-import { Informer } from '../informer.js';
-import type { SharedInformerFactory } from '../informer-factory.js';
-import { runWorkers, WorkQueue, ExponentialBackoff } from '../workqueue.js';
+import { Informer } from '../../client/informer.js';
+import type { SharedInformerFactory } from '../../client/informer-factory.js';
+import { runWorkers, WorkQueue, ExponentialBackoff } from '../../client/workqueue.js';
 import { deleteAllContent, deletionConditions, sameConditions, type NamespaceCondition } from './deleter.js';
 
 export const NAMESPACES: GroupVersionResource = { group: '', version: 'v1', resource: 'namespaces' };

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { basicTable, definition } from '../../client/testing/memory-table.js';
+import { DefaultResourceTable } from '../../registry/index.js';
+import type { ResourceDefinition } from '../../rest/index.js';
+import { coreDefinitions } from '../../testing/memory-table.js';
 import { deletableResources, deletionConditions, type NamespaceCondition } from './deleter.js';
 
 const T0 = new Date('2026-01-01T00:00:00.123Z');
@@ -41,11 +43,17 @@ test('failures and leftovers are reported; unchanged statuses keep their transit
 });
 
 test('resources sharing storage are deleted once, through the preferred version; cluster-scoped and virtual ones are skipped', () => {
-  const { table } = basicTable();
-  table.serve(definition('events.example', 'v1', 'events', 'Event', true, { storage: { group: '', resource: 'events', version: 'v1' }, preferred: true }));
-  table.serve(definition('', 'v1', 'events', 'Event', true, { storage: { group: '', resource: 'events', version: 'v1' }, preferred: false }));
-  table.serve(definition('authz.example', 'v1', 'localreviews', 'Review', true, { verbs: ['create'], storage: undefined }));
-  table.serve(definition('', 'v1', 'nodes', 'Node', false));
+  // Only the definitions matter here: the stores carry nothing else.
+  const [namespaces, configmaps, events, nodes] = coreDefinitions('namespaces', 'configmaps', 'events', 'nodes') as [ResourceDefinition, ResourceDefinition, ResourceDefinition, ResourceDefinition];
+  const definitions: ResourceDefinition[] = [
+    namespaces,
+    configmaps,
+    { ...events, group: 'events.example', storage: { group: '', resource: 'events', version: 'v1' }, preferred: true },
+    { ...events, storage: { group: '', resource: 'events', version: 'v1' }, preferred: false },
+    { ...configmaps, group: 'authz.example', resource: 'localreviews', kind: 'Review', verbs: ['create'], storage: undefined },
+    nodes,
+  ];
+  const table = new DefaultResourceTable(definitions.map((definition) => ({ definition })));
   assert.deepEqual(
     deletableResources(table).map((d) => `${d.resource}.${d.group}`),
     ['configmaps.', 'events.events.example'],

@@ -14,18 +14,10 @@ import { createStorage } from '../../storage/index.js';
 import { startControllers } from '../index.js';
 import { ensureSystemNamespaces } from '../system-namespaces.js';
 import { NAMESPACES } from './controller.js';
+import { eventually } from '../../testing/wait.js';
 
 const WIDGETS = { group: TEST_GROUP, version: 'v1', resource: 'widgets' };
 const admin = { username: 'admin', groups: ['system:masters'] };
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 1000; i++) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 test('over the real registry: system namespaces, lifecycle admission and namespace deletion', async () => {
   const storage = await createStorage({ backend: 'memory' });

@@ -1,9 +1,9 @@
 // An in-memory ApiClient for unit tests: objects by resource, a resource version counter,
 // watch streams from a version, and 404/409 as the real server answers them.
-import { alreadyExists, conflict, notFound } from '../../apimachinery/errors.js';
-import type { GroupVersionResource, KubeList, KubeObject, WatchEvent } from '../../apimachinery/types.js';
-import type { ApiClient } from '../../client/types.js';
-import type { ListOptions } from '../../rest/index.js';
+import { alreadyExists, conflict, notFound } from '../apimachinery/errors.js';
+import type { GroupVersionResource, KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
+import type { ApiClient } from '../client/types.js';
+import type { ListOptions } from '../rest/index.js';
 
 interface Entry {
   rv: number;

@@ -5,11 +5,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFlags } from '../../apimachinery/flags.js';
-import { admissionFlagDefinitions } from '../../admission/flags.js';
-import { serverFlagDefinitions } from '../../cli/flags.js';
-import { startServer, type RunningServer } from '../../cli/server.js';
-import { authFlagDefinitions } from '../flags.js';
+import { parseFlags } from '../apimachinery/flags.js';
+import { admissionFlagDefinitions } from '../admission/flags.js';
+import { serverFlagDefinitions } from '../cli/flags.js';
+import { startServer, type RunningServer } from '../cli/server.js';
+import { authFlagDefinitions } from '../auth/flags.js';
 import { createCA, issueCert, type TestCert } from './pki.js';
 
 export interface Identity {

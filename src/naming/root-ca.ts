@@ -1,6 +1,6 @@
 // The name of the ConfigMap the root CA publisher keeps in every namespace; pods' service
 // account token volumes project its `ca.crt`.
-import { shortWord } from '../naming/index.js';
+import { shortWord } from './index.js';
 
 export const ROOT_CA_KEY = 'ca.crt';
 

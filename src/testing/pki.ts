@@ -1,6 +1,6 @@
 // Certificates for tests: small CAs and leaf certificates made with @peculiar/x509.
 import { webcrypto } from 'node:crypto';
-import { x509 } from '../x509-lib.js';
+import { x509 } from '../auth/x509-lib.js';
 
 type KeyPair = { publicKey: webcrypto.CryptoKey; privateKey: webcrypto.CryptoKey };
 

@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeObject } from '../apimachinery/types.js';
-import { LoopbackClient } from '../client/loopback.js';
-import { basicTable } from '../client/testing/memory-table.js';
+import { LoopbackClient } from './loopback.js';
 import { Informer, keyOf, splitKey } from './informer.js';
+import { memoryTable, probeStore } from '../testing/memory-table.js';
+import { eventually } from '../testing/wait.js';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 const admin = { username: 'admin', groups: ['system:masters'] };
-
-/** Polls until `check` holds (bounded). */
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 function recorder(): { log: string[]; handler: Parameters<Informer['addEventHandler']>[0] } {
   const log: string[] = [];
@@ -37,7 +29,8 @@ test('keys', () => {
 });
 
 test('lists in pages, then follows the watch into its cache and handlers', async () => {
-  const { table, configmaps } = basicTable();
+  const { table, close } = memoryTable();
+  const configmaps = probeStore(table, CM);
   const client = new LoopbackClient(table, admin);
   for (const n of ['a', 'b', 'c']) await client.create(CM, 'ns', { metadata: { name: n } });
   const informer = new Informer(client, CM, { pageSize: 2 });
@@ -63,10 +56,14 @@ test('lists in pages, then follows the watch into its cache and handlers', async
     await informer.stop();
   }
   assert.equal(configmaps.watcherCount(), 0, 'stop closes the watch');
+  await close();
 });
 
 test('a watch that expired (410) leads to a fresh list whose differences reach the handlers', async () => {
-  const { table, configmaps } = basicTable();
+  // The watch cache's clock: moving it past the history window forgets older events.
+  let now = 0;
+  const { table, close } = memoryTable(undefined, { cacherOptions: { now: () => now, historyWindowMs: 60_000 } });
+  const configmaps = probeStore(table, CM);
   const client = new LoopbackClient(table, admin);
   await client.create(CM, 'ns', { metadata: { name: 'keep' } });
   await client.create(CM, 'ns', { metadata: { name: 'gone' } });
@@ -79,11 +76,12 @@ test('a watch that expired (410) leads to a fresh list whose differences reach t
     await informer.waitForSync();
     await eventually(() => configmaps.watcherCount() === 1, 'the watch');
     const listsBefore = configmaps.calls.list!;
-    // Changes the informer misses while its watch is broken, then history is compacted away.
-    configmaps.breakWatches();
+    // Changes the informer misses while its watch is broken, and history moves past them.
+    configmaps.pauseWatches();
     await client.delete(CM, 'ns', 'gone');
+    now += 120_000;
     await client.create(CM, 'ns', { metadata: { name: 'new' } });
-    configmaps.compact();
+    configmaps.resumeWatches();
     await eventually(() => informer.listKeys().sort().join() === 'ns/keep,ns/new', 'the relist');
     assert.ok(configmaps.calls.list! > listsBefore, 'listed again after the 410');
     assert.deepEqual(errors, [], 'an expired watch is not an error');
@@ -92,11 +90,12 @@ test('a watch that expired (410) leads to a fresh list whose differences reach t
     assert.ok(!log.some((l) => l.startsWith('update ns/keep')), 'unchanged objects are not reported');
   } finally {
     await informer.stop();
+    await close();
   }
 });
 
 test('resync replays the cache as updates; late handlers hear the cache as adds', async () => {
-  const { table } = basicTable();
+  const { table, close } = memoryTable();
   const client = new LoopbackClient(table, admin);
   await client.create(CM, 'ns', { metadata: { name: 'a' } });
   const informer = new Informer(client, CM, { resyncMs: 20 });
@@ -110,5 +109,6 @@ test('resync replays the cache as updates; late handlers hear the cache as adds'
     assert.match(log[1]!, /^update ns\/a (\d+)->\1$/);
   } finally {
     await informer.stop();
+    await close();
   }
 });

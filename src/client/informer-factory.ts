@@ -2,7 +2,7 @@
 // that asks for it, so the server lists and watches each resource once however many
 // consumers it has.
 import type { GroupVersionResource } from '../apimachinery/types.js';
-import type { ApiClient } from '../client/types.js';
+import type { ApiClient } from './types.js';
 import { Informer, type InformerOptions } from './informer.js';
 
 export type SharedInformerOptions = Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>;

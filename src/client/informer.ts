@@ -5,7 +5,7 @@
 // update so controllers can correct drift.
 import { ApiError, isApiError, type Status } from '../apimachinery/errors.js';
 import { isPlainObject, type GroupVersionResource, type KubeObject } from '../apimachinery/types.js';
-import type { ApiClient } from '../client/types.js';
+import type { ApiClient } from './types.js';
 
 export interface ResourceEventHandler {
   onAdd?(obj: KubeObject): void;

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildAdmissionChain, admissionFlagDefinitions } from '../admission/index.js';
 import { parseFlags } from '../apimachinery/flags.js';
-import { LoopbackClient } from '../client/loopback.js';
-import { basicTable } from '../client/testing/memory-table.js';
-import { startControllers } from './index.js';
+import { LoopbackClient } from './loopback.js';
+import { startControllers } from '../controllers/index.js';
+import { memoryTable, probeStore } from '../testing/memory-table.js';
+import { eventually } from '../testing/wait.js';
 import { SharedInformerFactory } from './informer-factory.js';
 
 const NS = { group: '', version: 'v1', resource: 'namespaces' };
@@ -12,7 +13,8 @@ const CM = { group: '', version: 'v1', resource: 'configmaps' };
 const admin = { username: 'admin', groups: ['system:masters'] };
 
 test('one informer per resource and scope, started with the factory or on request once it runs', async () => {
-  const { table, configmaps } = basicTable();
+  const { table, close } = memoryTable();
+  const configmaps = probeStore(table, CM);
   const client = new LoopbackClient(table, admin);
   await client.create(CM, 'a', { metadata: { name: 'x' } });
   const factory = new SharedInformerFactory(client);
@@ -29,10 +31,12 @@ test('one informer per resource and scope, started with the factory or on reques
   assert.ok(late.hasSynced(), 'an informer asked for after start runs too');
   await factory.stop();
   assert.equal(configmaps.watcherCount(), 0);
+  await close();
 });
 
 test('admission and the controllers can share the namespace informer: namespaces are watched once', async () => {
-  const { table, namespaces } = basicTable();
+  const { table, close } = memoryTable();
+  const namespaces = probeStore(table, NS);
   const client = new LoopbackClient(table, admin);
   const informers = new SharedInformerFactory(client);
   // The webhooks' configuration kinds are not in this small table: leave them out.
@@ -41,7 +45,7 @@ test('admission and the controllers can share the namespace informer: namespaces
   const controllers = startControllers({ client: new LoopbackClient(table, admin, { admission: chain }), table, informers });
   try {
     await informers.waitForSync();
-    for (let i = 0; i < 100 && namespaces.watcherCount() === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => namespaces.watcherCount() > 0, 'the namespace watch');
     assert.equal(namespaces.watcherCount(), 1);
     assert.equal(namespaces.calls.list, 1);
   } finally {
@@ -50,5 +54,6 @@ test('admission and the controllers can share the namespace informer: namespaces
     assert.equal(namespaces.watcherCount(), 1, 'the shared informer outlives its consumers');
     await informers.stop();
     assert.equal(namespaces.watcherCount(), 0);
+    await close();
   }
 });
