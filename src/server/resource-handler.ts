@@ -22,11 +22,11 @@ import {
   toTable,
 } from '../codec/representation.js';
 import { goJsonKind, typeMetaError } from '../codec/go-json.js';
-import { decodeObjectBody } from '../codec/object-body.js';
-import { MalformedBodyError, parseJson, type SerializerSet } from '../codec/serializer.js';
+import { decodeObjectBodyAsync } from '../codec/object-body.js';
+import { decodeBody, MalformedBodyError, parseJson, type SerializerSet } from '../codec/serializer.js';
 import { group as namingGroup, metaGroup } from '../naming/index.js';
 import type { CreateOptions, RESTStore, RequestContext, ResourceTable, TableConvertor, UpdateOptions, ValidateObjectFunc } from '../registry/types.js';
-import { checkApplyVersion, decodeApplyConfiguration, fieldManagerErrors, fieldManagerForKind, parseForce, validateApplyOptions } from '../apply/index.js';
+import { checkApplyVersion, decodeApplyConfigurationAsync, fieldManagerErrors, fieldManagerForKind, parseForce, validateApplyOptions } from '../apply/index.js';
 import { readBody } from './body.js';
 import { genericNotFound, headerValue, methodNotAllowed, setWarnings, writeBody, type ServerRequest, type ServerResponse } from './http.js';
 import {
@@ -220,7 +220,7 @@ export class ResourceHandler {
     const want = this.expectedKind(r, store);
     const serializer = negotiateInput(headerValue(r.req, 'content-type'), this.deps.serializers, want);
     const body = await readBody(r.req, this.deps.maxBodyBytes);
-    const obj = decodeObjectBody(serializer, body, want);
+    const obj = await decodeObjectBodyAsync(serializer, body, want);
     const wantApiVersion = apiVersionOf(want);
     const gotKind = obj.kind || want.kind;
     const gotApiVersion = obj.apiVersion || wantApiVersion;
@@ -399,11 +399,11 @@ export class ResourceHandler {
     const choice = this.output(r, store, 'object');
     const fieldManager = validateApplyOptions(r.query.get('fieldManager'));
     const force = parseForce(r.query.get('force'));
-    const config = decodeApplyConfiguration(raw);
+    const config = await decodeApplyConfigurationAsync(raw);
     const name = r.info.name;
     const kind = this.expectedKind(r, store);
     const def = store.definition;
-    checkApplyVersion(config, apiVersionOf(kind));
+    checkApplyVersion(config, apiVersionOf(kind), kind.kind);
     const subresource = r.info.subresource || undefined;
     const manager = fieldManagerForKind({
       ...kind,
@@ -469,7 +469,7 @@ export class ResourceHandler {
     if (raw.byteLength === 0) return undefined;
     const serializer = negotiateInput(headerValue(r.req, 'content-type'), this.deps.serializers);
     try {
-      return serializer.decode(raw);
+      return await decodeBody(serializer, raw);
     } catch (e) {
       // DeleteOptions are read as any object: the type fields first.
       throw e instanceof MalformedBodyError ? badRequest(e.objectMessage) : e;
