@@ -158,12 +158,12 @@ export function stringifyJson(value: unknown, indent?: number): string {
   } catch (e) {
     // Only the BigInt refusal has a fallback; cycles and throwing toJSON stay errors.
     if (!(e instanceof TypeError) || !/BigInt/.test(e.message)) throw e;
-    return write(value, indent ? ' '.repeat(indent) : '', '') ?? 'null';
+    return write(value, indent ? ' '.repeat(indent) : '', '', new Set()) ?? 'null';
   }
 }
 
-/** The careful writer, used only for values holding a bigint. */
-function write(v: unknown, step: string, indent: string): string | undefined {
+/** The careful writer, used only for values holding a bigint. `open` holds the containers being written. */
+function write(v: unknown, step: string, indent: string, open: Set<object>): string | undefined {
   if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
     v = (v as { toJSON(): unknown }).toJSON();
   }
@@ -180,18 +180,26 @@ function write(v: unknown, step: string, indent: string): string | undefined {
       return undefined;
   }
   if (v === null) return 'null';
+  if (open.has(v)) throw new TypeError('Converting circular structure to JSON');
+  open.add(v);
+  const out = writeContainer(v, step, indent, open);
+  open.delete(v);
+  return out;
+}
+
+function writeContainer(v: object, step: string, indent: string, open: Set<object>): string {
   const inner = indent + step;
-  const open = step ? `\n${inner}` : '';
+  const first = step ? `\n${inner}` : '';
   const sep = step ? `,\n${inner}` : ',';
   const close = step ? `\n${indent}` : '';
   if (Array.isArray(v)) {
     if (v.length === 0) return '[]';
-    return `[${open}${v.map((x) => write(x, step, inner) ?? 'null').join(sep)}${close}]`;
+    return `[${first}${v.map((x) => write(x, step, inner, open) ?? 'null').join(sep)}${close}]`;
   }
   const parts: string[] = [];
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    const t = write(x, step, inner);
+    const t = write(x, step, inner, open);
     if (t !== undefined) parts.push(`${JSON.stringify(k)}:${step ? ' ' : ''}${t}`);
   }
-  return parts.length === 0 ? '{}' : `{${open}${parts.join(sep)}${close}}`;
+  return parts.length === 0 ? '{}' : `{${first}${parts.join(sep)}${close}}`;
 }

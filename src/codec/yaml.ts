@@ -59,8 +59,8 @@ export function looksLikeJson(s: string): boolean {
 
 // Kubernetes' YAML library refuses a document when, past a small size, the share of its
 // decoded content that comes from alias expansion exceeds a ratio that falls from 99% (up
-// to 400,000 units) to 10% (from 4,000,000 units). It counts nodes; here a scalar also
-// counts its length, so that aliases of one long string are bounded as well.
+// to 400,000 units) to 10% (from 4,000,000 units). It counts nodes; here a string counts
+// its length (at least one), so that aliases of one long string are bounded as well.
 const ALIAS_RATIO_LOW = 400_000;
 const ALIAS_RATIO_HIGH = 4_000_000;
 
@@ -100,7 +100,7 @@ function checkAliases(doc: Document): void {
     }
     if (isScalar(node)) {
       const v = node.value;
-      if (typeof v === 'string') units += v.length;
+      if (typeof v === 'string' && v.length > 1) units = v.length;
     } else if (isMap(node) || isSeq(node)) {
       for (const item of node.items as unknown[]) {
         const parts = isPair(item) ? [item.key, item.value] : [item];
