@@ -5,7 +5,6 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ApiError, tooManyRequests } from '../apimachinery/errors.js';
 import { parseJsonText } from './json.js';
-import { checkIndentDepth, checkRawBracketDepth } from './limits.js';
 import { looksLikeJson, readYaml, YamlSyntaxError } from './yaml.js';
 
 /**
@@ -114,13 +113,12 @@ export function readYamlOnPool(text: string): Promise<Uint8Array> {
 const textDecoder = new TextDecoder();
 
 /**
- * `readYaml`, with documents above the threshold read on the pool. The cheap checks and
- * the JSON reader (fast, and what most clients send) still run here first.
+ * `readYaml`, with documents above the threshold read on the pool. The JSON reader (fast,
+ * and what most clients send) still runs here first.
  */
 export async function readYamlAsync(s: string): Promise<unknown> {
   if (s.length <= OFFLOAD_THRESHOLD) return readYaml(s);
-  checkRawBracketDepth(s, true);
-  checkIndentDepth(s);
+  // The depth checks run on the worker (and in the JSON reader), not twice here.
   if (looksLikeJson(s)) {
     try {
       return parseJsonText(s);
