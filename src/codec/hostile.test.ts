@@ -8,7 +8,8 @@ import { checkApplyVersion, decodeApplyConfiguration, decodeApplyConfigurationAs
 import { setFlavor } from '../naming/index.js';
 import { jsonCodec } from '../registry/codec.js';
 import { parseJsonText, stringifyJson } from './json.js';
-import { createProtobufSerializer, decodeObject, encodeObject } from './protobuf/index.js';
+import { createProtobufSerializer, decodeObject, decodeWatchEventMessage, encodeObject, encodeWatchEvent } from './protobuf/index.js';
+import { watchFramer } from './watch-frame.js';
 import { jsonSerializer, MalformedBodyError, parseJson, yamlSerializer } from './serializer.js';
 import { OFFLOAD_THRESHOLD, readYamlAsync } from './yaml-pool.js';
 import { allowedAliasRatio, readYaml } from './yaml.js';
@@ -332,6 +333,13 @@ describe('protobuf decoder', () => {
       tolerations.map((t) => t.tolerationSeconds),
       [BEYOND, INT64_MIN, -1],
     );
+  });
+
+  it('frames watch events with int64 beyond 2^53 exactly, in JSON and binary', () => {
+    const object = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'w' }, spec: { containers: [], tolerations: [{ key: 'k', tolerationSeconds: INT64_MIN }] } };
+    assert.match(text(watchFramer(jsonSerializer).frame({ type: 'ADDED', object })), /"tolerationSeconds":-9223372036854775808\}/);
+    const event = decodeWatchEventMessage(encodeWatchEvent({ type: 'ADDED', object: object as never }).subarray(4));
+    assert.equal((event.object.spec as { tolerations: { tolerationSeconds: unknown }[] }).tolerations[0]!.tolerationSeconds, INT64_MIN);
   });
 
   it('refuses deeply nested unknown groups with 400 instead of recursing', () => {

@@ -19,8 +19,8 @@ export const jsonCodec: ObjectCodec = {
     return encoder.encode(stringifyJson(obj));
   },
   decode(bytes: Uint8Array): KubeObject {
-    // Stored objects were checked for depth when they were written.
-    const value: unknown = parseJsonText(decoder.decode(bytes), { checkDepth: false });
+    // Stored objects were checked (depth, well-formed strings) when they were written.
+    const value: unknown = parseJsonText(decoder.decode(bytes), { checkDepth: false, trusted: true });
     if (!isPlainObject(value)) throw new Error('stored value is not an object');
     return value as KubeObject;
   },
