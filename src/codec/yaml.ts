@@ -19,7 +19,8 @@ const PARSE_OPTIONS = {
   uniqueKeys: false,
   strict: false,
   logLevel: 'silent',
-  prettyErrors: false,
+  // Errors name the line and column, as before.
+  prettyErrors: true,
   intAsBigInt: true,
 } as const;
 
@@ -29,7 +30,8 @@ export function readYaml(s: string): unknown {
   checkIndentDepth(s);
   if (looksLikeJson(s)) {
     try {
-      return parseJsonText(s);
+      // The YAML bracket check above is the stricter one.
+      return parseJsonText(s, { checkDepth: false });
     } catch (e) {
       // Not JSON after all (or JSON that YAML reads differently): the YAML reader decides.
       if (!(e instanceof SyntaxError)) throw e;
