@@ -1,6 +1,7 @@
 // The certificate plugins: approving a signing request needs the `approve` verb on the
 // signer, issuing a certificate (its status) needs `sign`, and no one may ask the API
 // server's client signer for a certificate in the group that bypasses authorization.
+import { isDeepStrictEqual } from 'node:util';
 import type { UserInfo } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
 import { flavor, group, longDomain } from '../naming/index.js';
@@ -93,7 +94,7 @@ export class ClusterTrustBundleAttest implements AdmissionPlugin {
     const signer = stringAt(spec, 'signerName');
     if (!signer) return;
     // A write that leaves the bundle's meaning alone (migration, finalizers) needs no attestation.
-    if (attrs.operation === 'UPDATE' && JSON.stringify(specOf(attrs.oldObject) ?? {}) === JSON.stringify(spec ?? {})) return;
+    if (attrs.operation === 'UPDATE' && isDeepStrictEqual(specOf(attrs.oldObject) ?? {}, spec ?? {})) return;
     if (!(await authorizedForSigner(this.authorize, attrs.user, 'attest', signer))) {
       throw admissionForbidden(attrs, `user not permitted to attest for signerName "${signer}"`);
     }

@@ -20,7 +20,8 @@ const VERSIONS = ['v1', 'v1alpha1'];
 
 function readDocument(text: string, source: string): unknown {
   try {
-    return parse(text);
+    // Never logs: a warning quotes its source line, which may hold a credential.
+    return parse(text, { logLevel: 'silent' });
   } catch (e) {
     throw new AdmissionConfigError(`unable to read admission control configuration from "${source}": ${e instanceof Error ? e.message : String(e)}`);
   }

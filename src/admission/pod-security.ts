@@ -2,6 +2,7 @@
 // baseline or restricted) refuses pods that break the level's most important checks, and its
 // `warn` label turns the same findings into warnings. Checks are reported in the order of
 // their identifiers, each as `<title> (<detail>)`, as the Pod Security Standards word them.
+import { isDeepStrictEqual } from 'node:util';
 import type { ApiClient } from '../client/types.js';
 import { longDomainKey } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
@@ -201,7 +202,7 @@ export class PodSecurity implements AdmissionPlugin {
     if (!enforce && !warn) return;
     const spec = specOf(attrs.object) ?? {};
     // Updates that leave the pod spec alone (labels, annotations) are not judged again.
-    if (attrs.operation === 'UPDATE' && JSON.stringify(specOf(attrs.oldObject) ?? {}) === JSON.stringify(spec)) return;
+    if (attrs.operation === 'UPDATE' && isDeepStrictEqual(specOf(attrs.oldObject) ?? {}, spec)) return;
     if (warn) {
       const findings = evaluatePod(warn.level, spec);
       if (findings.length) attrs.warnings.push(`would violate PodSecurity "${warn.level}:${warn.version}": ${findings.join(', ')}`);

@@ -18,4 +18,4 @@ export {
 } from './managed-fields.js';
 export { FieldManager, conflictError, type FieldManagerOptions } from './field-manager.js';
 export { catalogApplySchema, fieldManagerForKind, emptyObjectOf, managerFromUserAgent, type KindFieldManagerOptions } from './catalog.js';
-export { decodeApplyConfiguration, validateApplyOptions, fieldManagerErrors, parseForce, checkApplyVersion } from './request.js';
+export { decodeApplyConfiguration, decodeApplyConfigurationAsync, validateApplyOptions, fieldManagerErrors, parseForce, checkApplyVersion } from './request.js';

@@ -1,18 +1,40 @@
 // The apply request: its body (a YAML or JSON configuration) and its options.
-import { parse as parseYaml } from 'yaml';
 import { ApiError, badRequest, invalid, invalidField, requiredField, type FieldError } from '../apimachinery/errors.js';
 import { isPlainObject, type KubeObject } from '../apimachinery/types.js';
+import { readYamlAsync } from '../codec/yaml-pool.js';
+import { readYaml, YamlSyntaxError } from '../codec/yaml.js';
 import { metaGroup } from '../naming/index.js';
 
 const decoder = new TextDecoder();
 
 /** Reads an apply body: YAML, of which JSON is a part. Throws 400 as Kubernetes words it. */
 export function decodeApplyConfiguration(raw: Uint8Array): KubeObject {
+  return applyConfiguration(() => readYaml(decoder.decode(raw)));
+}
+
+/** The same, with large YAML bodies read off the event loop. */
+export async function decodeApplyConfigurationAsync(raw: Uint8Array): Promise<KubeObject> {
   let value: unknown;
   try {
-    value = parseYaml(decoder.decode(raw));
+    value = await readYamlAsync(decoder.decode(raw));
   } catch (e) {
-    throw badRequest(`error decoding YAML: ${e instanceof Error ? e.message : String(e)}`);
+    value = failure(e);
+  }
+  return applyConfiguration(() => value);
+}
+
+function failure(e: unknown): never {
+  // The apply handler reads the body with the YAML library Kubernetes uses, whose errors it prefixes.
+  if (e instanceof YamlSyntaxError) throw badRequest(`error decoding YAML: error converting YAML to JSON: ${e.message}`);
+  throw e;
+}
+
+function applyConfiguration(read: () => unknown): KubeObject {
+  let value: unknown;
+  try {
+    value = read();
+  } catch (e) {
+    failure(e);
   }
   if (value === null || value === undefined) value = {};
   if (!isPlainObject(value)) {
@@ -67,10 +89,19 @@ export function parseForce(value: string | null): boolean {
   return value !== null && TRUE_VALUES.has(value);
 }
 
-/** The apply body must be of the resource's own version. */
-export function checkApplyVersion(config: KubeObject, expectedApiVersion: string): void {
+/**
+ * The apply body must be of the resource's own version and, when `expectedKind` is given,
+ * its kind: a StatefulSet applied to the deployments is refused, not stored as a Deployment.
+ */
+export function checkApplyVersion(config: KubeObject, expectedApiVersion: string, expectedKind?: string): void {
   const got = typeof config.apiVersion === 'string' ? config.apiVersion : '';
   if (got !== expectedApiVersion) {
     throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${got}, expected: ${expectedApiVersion}`);
+  }
+  const kind = typeof config.kind === 'string' ? config.kind : '';
+  if (expectedKind !== undefined && kind !== expectedKind) {
+    // Go prints a group-version-kind as `group/version, Kind=Kind` (the core group is empty).
+    const gv = got.includes('/') ? got : `/${got}`;
+    throw badRequest(`invalid object type: ${gv}, Kind=${kind}`);
   }
 }

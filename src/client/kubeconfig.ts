@@ -69,7 +69,8 @@ function dataOrFile(obj: Record<string, unknown>, key: string, baseDir: string):
 export function parseKubeconfig(text: string, opts: { context?: string; baseDir?: string } = {}): ClientConfig {
   let doc: unknown;
   try {
-    doc = parse(text);
+    // Never logs: a warning quotes its source line, which may hold a credential.
+    doc = parse(text, { logLevel: 'silent' });
   } catch (e) {
     throw new KubeconfigError(`invalid kubeconfig: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -145,5 +146,5 @@ export function renderKubeconfig(input: KubeconfigInput): string {
     contexts: [{ name: contextName, context }],
     'current-context': contextName,
     preferences: {},
-  });
+  }, { logLevel: 'silent' });
 }

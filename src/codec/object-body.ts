@@ -3,7 +3,7 @@
 import { badRequest } from '../apimachinery/errors.js';
 import type { GroupVersionKind, KubeObject } from '../apimachinery/types.js';
 import { typeMetaError } from './go-json.js';
-import { MalformedBodyError, type Serializer } from './serializer.js';
+import { decodeBody, MalformedBodyError, type Serializer } from './serializer.js';
 
 /** The start of a body as Kubernetes quotes it in errors: JSON objects as text, anything else in hex. */
 export function summarizeBody(body: Uint8Array, maxLength = 30): string {
@@ -29,9 +29,27 @@ export function decodeObjectBody(serializer: Serializer, body: Uint8Array, want:
   try {
     value = serializer.decode(body, want);
   } catch (e) {
-    if (e instanceof MalformedBodyError) throw unrecognized(want, e.objectMessage, body);
-    throw e;
+    throw malformed(e, want, body);
   }
+  return asObject(value, want, body);
+}
+
+/** The same, large YAML bodies read off the event loop. */
+export async function decodeObjectBodyAsync(serializer: Serializer, body: Uint8Array, want: GroupVersionKind): Promise<KubeObject> {
+  let value: unknown;
+  try {
+    value = await decodeBody(serializer, body, want);
+  } catch (e) {
+    throw malformed(e, want, body);
+  }
+  return asObject(value, want, body);
+}
+
+function malformed(e: unknown, want: GroupVersionKind, body: Uint8Array): unknown {
+  return e instanceof MalformedBodyError ? unrecognized(want, e.objectMessage, body) : e;
+}
+
+function asObject(value: unknown, want: GroupVersionKind, body: Uint8Array): KubeObject {
   const typeError = typeMetaError(value);
   if (typeError) throw unrecognized(want, typeError, body);
   const obj = (value ?? {}) as KubeObject;

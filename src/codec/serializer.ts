@@ -1,9 +1,12 @@
 // The wire formats objects are read from and written to. JSON and YAML are built in; the
 // binary envelope codec registers itself into the same slot when it is available.
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 import { ApiError, badRequest } from '../apimachinery/errors.js';
 import type { GroupVersionKind, KubeObject } from '../apimachinery/types.js';
 import { goJsonSyntaxError } from './go-json.js';
+import { parseJsonText, stringifyJson } from './json.js';
+import { readYamlAsync } from './yaml-pool.js';
+import { readYaml, YamlSyntaxError } from './yaml.js';
 
 export interface Serializer {
   /** The canonical media type this serializer answers with. */
@@ -19,25 +22,18 @@ export interface Serializer {
    * addresses, for formats whose documents may leave their type fields empty.
    */
   decode(body: Uint8Array, expected?: GroupVersionKind): unknown;
+  /**
+   * The same, for formats whose large documents are read off the event loop (YAML); absent
+   * when `decode` is cheap enough to call on it.
+   */
+  decodeAsync?(body: Uint8Array, expected?: GroupVersionKind): Promise<unknown>;
   /** Whether objects of a kind have a form in this format; absent when every kind has. */
   canEncode?(gvk: GroupVersionKind): boolean;
   /** Frames one watch event on a stream (binary codecs length-prefix it); JSON uses lines. */
   encodeWatchEvent?(event: { type: string; object: unknown }): Uint8Array;
 }
 
-/** Nesting bound for request bodies: deeper documents are rejected before any use. */
-export const MAX_NESTING_DEPTH = 100;
-
-export function checkDepth(value: unknown, limit = MAX_NESTING_DEPTH): void {
-  // Iterative walk: a hostile body must not be able to overflow the call stack here.
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (d >= limit) throw badRequest(`the object nesting depth exceeds the limit of ${limit}`);
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
-  }
-}
+export { MAX_NESTING_DEPTH, checkDepth } from './limits.js';
 
 /**
  * A body that is not well-formed in its format: a 400 whose message is the decoder's own
@@ -67,50 +63,13 @@ function text(body: Uint8Array): string {
   }
 }
 
-/**
- * A fast pre-check of bracket depth, so that no parser sees absurdly deep input. For YAML
- * the count is conservative (single-quoted scalars are skipped too; brackets in plain
- * scalars count), which only ever rejects documents no client sends.
- */
-function checkRawBracketDepth(s: string, yaml = false, limit = MAX_NESTING_DEPTH): void {
-  let depth = 0;
-  let quote = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (quote !== 0) {
-      if (c === 92 /* \ */ && quote === 34) i++;
-      else if (c === quote) quote = 0;
-      continue;
-    }
-    if (c === 34 /* " */ || (yaml && c === 39) /* ' */) quote = c;
-    else if (c === 123 || c === 91) {
-      if (++depth > limit) throw badRequest(`the object nesting depth exceeds the limit of ${limit}`);
-    } else if (c === 125 || c === 93) depth--;
-  }
-}
-
-/** Block-style YAML nests by indentation: bound the indentation the parser has to track. */
-function checkIndentDepth(s: string, limit = 4 * MAX_NESTING_DEPTH): void {
-  let lineStart = true;
-  let indent = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 10) {
-      lineStart = true;
-      indent = 0;
-    } else if (lineStart && (c === 32 || c === 45 /* - */)) {
-      if (++indent > limit) throw badRequest(`the object nesting depth exceeds the limit of ${MAX_NESTING_DEPTH}`);
-    } else lineStart = false;
-  }
-}
-
 /** Parses JSON; a malformed document is a MalformedBodyError in Go's words. */
 export function parseJson(body: Uint8Array): unknown {
   const s = jsonDecoder.decode(body);
-  checkRawBracketDepth(s);
   try {
-    return JSON.parse(s);
-  } catch {
+    return parseJsonText(s);
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
     const message = goJsonSyntaxError(body) ?? 'unexpected end of JSON input';
     throw new MalformedBodyError(message, `couldn't get version/kind; json parse error: ${message}`);
   }
@@ -121,30 +80,40 @@ export const jsonSerializer: Serializer = {
   aliases: [],
   streaming: true,
   encode(obj, { pretty }) {
-    return encoder.encode((pretty ? JSON.stringify(obj, null, 2) : JSON.stringify(obj)) + '\n');
+    return encoder.encode(stringifyJson(obj, pretty ? 2 : undefined) + '\n');
   },
   decode: parseJson,
 };
+
+/** A YAML document that is not well-formed is a MalformedBodyError in Kubernetes' words. */
+function yamlValue(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof YamlSyntaxError) throw new MalformedBodyError(`error converting YAML to JSON: ${e.message}`);
+    throw e;
+  }
+}
 
 export const yamlSerializer: Serializer = {
   mediaType: 'application/yaml',
   aliases: ['application/x-yaml', 'text/yaml'],
   streaming: false,
   encode(obj) {
-    return encoder.encode(stringifyYaml(obj, { aliasDuplicateObjects: false, lineWidth: 0 }));
+    return encoder.encode(stringifyYaml(obj, { aliasDuplicateObjects: false, lineWidth: 0, logLevel: 'silent' }));
   },
   decode(body) {
-    const s = text(body);
-    checkRawBracketDepth(s, true);
-    checkIndentDepth(s);
+    return yamlValue(() => readYaml(text(body)));
+  },
+  async decodeAsync(body) {
     let value: unknown;
     try {
-      // A small alias budget keeps "billion laughs" documents from expanding.
-      value = parseYaml(s, { maxAliasCount: 100, uniqueKeys: false, strict: false });
+      value = await readYamlAsync(text(body));
     } catch (e) {
-      throw new MalformedBodyError(`error converting YAML to JSON: ${e instanceof Error ? e.message : String(e)}`);
+      value = yamlValue(() => {
+        throw e;
+      });
     }
-    checkDepth(value);
     return value;
   },
 };
@@ -173,6 +142,11 @@ export class SerializerSet {
   mediaTypes(): string[] {
     return this.list.map((s) => s.mediaType);
   }
+}
+
+/** Decodes with the serializer's off-loop variant when it has one. */
+export function decodeBody(serializer: Serializer, body: Uint8Array, expected?: GroupVersionKind): Promise<unknown> {
+  return serializer.decodeAsync ? serializer.decodeAsync(body, expected) : Promise.resolve().then(() => serializer.decode(body, expected));
 }
 
 /** Convenience for handlers that only ever produce JSON (errors on streams, health). */

@@ -3,6 +3,7 @@
 // modRevision, set on every read.
 import type { KubeObject } from '../apimachinery/types.js';
 import { isPlainObject } from '../apimachinery/types.js';
+import { parseJsonText, stringifyJson } from '../codec/json.js';
 
 export interface ObjectCodec {
   encode(obj: KubeObject): Uint8Array;
@@ -14,10 +15,12 @@ const decoder = new TextDecoder();
 
 export const jsonCodec: ObjectCodec = {
   encode(obj: KubeObject): Uint8Array {
-    return encoder.encode(JSON.stringify(obj));
+    // int64 values beyond 2^53 are bigints, kept exact.
+    return encoder.encode(stringifyJson(obj));
   },
   decode(bytes: Uint8Array): KubeObject {
-    const value: unknown = JSON.parse(decoder.decode(bytes));
+    // Stored objects were checked (depth, well-formed strings) when they were written.
+    const value: unknown = parseJsonText(decoder.decode(bytes), { checkDepth: false, trusted: true });
     if (!isPlainObject(value)) throw new Error('stored value is not an object');
     return value as KubeObject;
   },

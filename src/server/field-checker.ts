@@ -1,6 +1,7 @@
 // Field validation of request bodies against the schema catalog (`fieldValidation` =
 // Ignore, Warn, Strict): unknown and duplicate fields become warnings or a 400, and values
 // of the wrong type are a 400 at every level. Kinds outside the catalog pass unchecked.
+import { stringifyJson } from '../codec/json.js';
 import { findDuplicateKeys } from '../codec/strict-json.js';
 import { parseMediaType } from '../codec/media-type.js';
 import { checkObject } from '../schema/index.js';
@@ -18,7 +19,7 @@ export const schemaFieldChecker: FieldChecker = (body, obj, kind, level, content
     duplicateFields: duplicates,
     // Required fields and enum values are the strategies' validation (422), not decoding.
     checkRequired: false,
-    ...(patched ? { patchText: JSON.stringify(obj) } : {}),
+    ...(patched ? { patchText: stringifyJson(obj) } : {}),
   });
   return result.warnings;
 };

@@ -1,6 +1,7 @@
 // The handlers per verb for resource requests: find the Store in the resource table,
 // decode the body, run mutating admission, call the Store (validating admission inside
 // it), and encode the answer in the negotiated representation.
+import { stringifyJson } from '../codec/json.js';
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../admission/types.js';
 import {
   badRequest,
@@ -22,11 +23,11 @@ import {
   toTable,
 } from '../codec/representation.js';
 import { goJsonKind, typeMetaError } from '../codec/go-json.js';
-import { decodeObjectBody } from '../codec/object-body.js';
-import { MalformedBodyError, parseJson, type SerializerSet } from '../codec/serializer.js';
+import { decodeObjectBodyAsync } from '../codec/object-body.js';
+import { decodeBody, MalformedBodyError, parseJson, type SerializerSet } from '../codec/serializer.js';
 import { metaGroup } from '../naming/index.js';
 import type { CreateOptions, RESTStore, RequestContext, ResourceTable, TableConvertor, UpdateOptions, ValidateObjectFunc } from '../rest/index.js';
-import { checkApplyVersion, decodeApplyConfiguration, fieldManagerErrors, fieldManagerForKind, parseForce, validateApplyOptions } from '../apply/index.js';
+import { checkApplyVersion, decodeApplyConfigurationAsync, fieldManagerErrors, fieldManagerForKind, parseForce, validateApplyOptions } from '../apply/index.js';
 import { readBody } from './body.js';
 import { genericNotFound, headerValue, methodNotAllowed, setWarnings, writeBody, type ServerRequest, type ServerResponse } from './http.js';
 import {
@@ -214,7 +215,7 @@ export class ResourceHandler {
     const want = this.expectedKind(r, store);
     const serializer = negotiateInput(headerValue(r.req, 'content-type'), this.deps.serializers, want);
     const body = await readBody(r.req, this.deps.maxBodyBytes);
-    const obj = decodeObjectBody(serializer, body, want);
+    const obj = await decodeObjectBodyAsync(serializer, body, want);
     const wantApiVersion = apiVersionOf(want);
     const gotKind = obj.kind || want.kind;
     const gotApiVersion = obj.apiVersion || wantApiVersion;
@@ -393,11 +394,11 @@ export class ResourceHandler {
     const choice = this.output(r, store, 'object');
     const fieldManager = validateApplyOptions(r.query.get('fieldManager'));
     const force = parseForce(r.query.get('force'));
-    const config = decodeApplyConfiguration(raw);
+    const config = await decodeApplyConfigurationAsync(raw);
     const name = r.info.name;
     const kind = this.expectedKind(r, store);
     const def = store.definition;
-    checkApplyVersion(config, apiVersionOf(kind));
+    checkApplyVersion(config, apiVersionOf(kind), kind.kind);
     const subresource = r.info.subresource || undefined;
     const manager = fieldManagerForKind({
       ...kind,
@@ -463,7 +464,7 @@ export class ResourceHandler {
     if (raw.byteLength === 0) return undefined;
     const serializer = negotiateInput(headerValue(r.req, 'content-type'), this.deps.serializers);
     try {
-      return serializer.decode(raw);
+      return await decodeBody(serializer, raw);
     } catch (e) {
       // DeleteOptions are read as any object: the type fields first.
       throw e instanceof MalformedBodyError ? badRequest(e.objectMessage) : e;
@@ -558,7 +559,7 @@ function decodePatch(raw: Uint8Array, patchType: PatchType, level: FieldValidati
  */
 function patchedObject(patched: unknown, level: FieldValidation, opErrors: string[]): KubeObject {
   const problem = typeMetaError(patched) ?? (level === 'Strict' && opErrors.length > 0 ? `strict decoding error: ${opErrors.join(', ')}` : undefined);
-  if (problem) throw invalid({ group: '', kind: '' }, '', [invalidField('patch', JSON.stringify(patched), problem)]);
+  if (problem) throw invalid({ group: '', kind: '' }, '', [invalidField('patch', stringifyJson(patched), problem)]);
   return (patched ?? {}) as KubeObject;
 }
 

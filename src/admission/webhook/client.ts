@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { ApiError, serviceUnavailable } from '../../apimachinery/errors.js';
 import type { ServiceReference, Webhook } from './config.js';
 import type { CredentialsResolver, WebhookCredentials } from './credentials.js';
+import { stringifyJson } from '../../codec/json.js';
 import { CallingWebhookError } from './review.js';
 
 /** Where a service reference leads: a host to connect to (the TLS name stays the service's DNS name). */
@@ -140,7 +141,7 @@ export function webhookCaller(resolver?: ServiceResolver, credentials?: Credenti
     } catch (err) {
       throw failed(err instanceof Error ? err.message : String(err));
     }
-    const body = Buffer.from(JSON.stringify(review));
+    const body = Buffer.from(stringifyJson(review));
     const post = `Post ${JSON.stringify(target.url)}`;
     const signal = AbortSignal.timeout(webhook.timeoutSeconds * 1000);
     const creds = credentials?.(target.authTarget);

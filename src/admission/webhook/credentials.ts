@@ -51,7 +51,8 @@ function splitHostPort(target: string): [string, string] | undefined {
 export function credentialsFromKubeconfig(text: string, baseDir: string): CredentialsResolver {
   let doc: unknown;
   try {
-    doc = parse(text);
+    // Never logs: a warning quotes its source line, which may hold a credential.
+    doc = parse(text, { logLevel: 'silent' });
   } catch (err) {
     throw new WebhookConfigError(`unable to read the webhook kubeconfig: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -5,6 +5,7 @@ import { Kind, Shape, scalarZero, type FieldPlan, type MessagePlan, type ValuePl
 import { formatDuration, formatMicroTime, formatTime, quantityString, ZERO_TIME_SECONDS } from './values.js';
 import { Reader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, WireError, utf8 } from './wire.js';
 import { decodeEmbedded, hasPrefix } from './envelope.js';
+import { parseJsonText } from '../json.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -37,7 +38,7 @@ function readCode(f: FieldPlan, i: number): string {
     case Kind.Int32:
       return 'r.int32()';
     case Kind.Int64:
-      return 'r.int64()';
+      return 'r.int64Exact()';
     case Kind.Double:
       return 'r.double()';
     case Kind.Message:
@@ -229,7 +230,7 @@ function readValue(r: Reader, vp: ValuePlan): unknown {
     case Kind.Int32:
       return r.int32();
     case Kind.Int64:
-      return r.int64();
+      return r.int64Exact();
     case Kind.Double:
       return r.double();
     case Kind.Bytes: {
@@ -409,7 +410,7 @@ function readRaw(r: Reader): unknown {
   const bytes = r.buf.subarray(start, end);
   if (hasPrefix(bytes)) return decodeEmbedded(bytes);
   try {
-    return JSON.parse(utf8(r.buf, start, end)) as unknown;
+    return parseJsonText(utf8(r.buf, start, end));
   } catch {
     throw new WireError('raw extension does not hold valid JSON');
   }

@@ -4,6 +4,7 @@
 import { Kind, Shape, scalarZero, type FieldPlan, type MessagePlan, type ValuePlan } from './plan.js';
 import { durationNanos, parseTime, quantityString, ZERO_TIME_SECONDS } from './values.js';
 import type { Writer } from './wire.js';
+import { stringifyJson } from '../json.js';
 
 /** A value that does not fit its field; the caller reports it as a Status. */
 export class EncodeError extends Error {}
@@ -43,7 +44,13 @@ function compileEncoder(plan: MessagePlan): (w: Writer, obj: JsonObject) => void
     if (f.shape === Shape.Single) {
       if (k === Kind.String || k === Kind.Bool || k === Kind.Int32 || k === Kind.Int64) {
         const test =
-          k === Kind.String ? `typeof v === 'string'` : k === Kind.Bool ? `typeof v === 'boolean'` : `typeof v === 'number' && Number.isInteger(v)`;
+          k === Kind.String
+            ? `typeof v === 'string'`
+            : k === Kind.Bool
+              ? `typeof v === 'boolean'`
+              : k === Kind.Int64
+                ? `(typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint'`
+                : `typeof v === 'number' && Number.isInteger(v)`;
         const write = k === Kind.String ? `w.string(v);` : k === Kind.Bool ? `w.byte(v ? 1 : 0);` : `w.svarint(v);`;
         const expected = k === Kind.String ? 'string' : k === Kind.Bool ? 'boolean' : 'integer';
         const zero = f.pointer ? '' : `${T} w.byte(0);`;
@@ -156,7 +163,8 @@ function writeValue(w: Writer, tag: number, vp: ValuePlan, v: unknown, f: FieldP
       return;
     case Kind.Int32:
     case Kind.Int64:
-      if (typeof v !== 'number' || !Number.isInteger(v)) fail(f, 'integer', v);
+      // Integers beyond 2^53 arrive as bigints (exact int64 values).
+      if (!(typeof v === 'number' && Number.isInteger(v)) && !(vp.kind === Kind.Int64 && typeof v === 'bigint')) fail(f, 'integer', v);
       w.uvarint(tag);
       w.svarint(v);
       return;
@@ -304,7 +312,7 @@ function writeRaw(w: Writer, tag: number, v: unknown): void {
   if (v !== null && v !== undefined) {
     w.byte(0x0a);
     if (v instanceof Uint8Array) w.bytes(v);
-    else w.string(JSON.stringify(v));
+    else w.string(stringifyJson(v));
   }
   w.endLength(start);
 }
@@ -323,7 +331,7 @@ function writeList(w: Writer, f: FieldPlan, v: unknown): void {
     for (const x of v) {
       if (vp.kind === Kind.Double) w.double(typeof x === 'number' ? x : 0);
       else if (vp.kind === Kind.Bool) w.byte(x ? 1 : 0);
-      else w.svarint(typeof x === 'number' ? x : 0);
+      else w.svarint(typeof x === 'number' || (typeof x === 'bigint' && vp.kind === Kind.Int64) ? x : 0);
     }
     w.endLength(start);
     return;

@@ -6,6 +6,7 @@ import { apiVersionOf, parseApiVersion, type GroupVersionKind, type KubeObject }
 import { typeIdForKind } from '../../schema/index.js';
 import { flavor, protobufMediaTypes } from '../../naming/index.js';
 import { decodeMessage, resetDepth } from './decode.js';
+import { parseJsonText } from '../json.js';
 import { EncodeError, encodeMessage } from './encode.js';
 import { gapTypeId } from './catalog-gaps.js';
 import { messagePlan, type MessagePlan } from './plan.js';
@@ -215,7 +216,13 @@ function decodeEnvelope(bytes: Uint8Array, defaults: GroupVersionKind | undefine
   if (u.contentType !== '' && !protobufMediaTypes().includes(u.contentType)) {
     if (u.contentType !== 'application/json') throw badRequest(`unsupported content type ${JSON.stringify(u.contentType)} in the binary envelope`);
     // JSON carried in the envelope: the object as written.
-    const value = JSON.parse(utf8(bytes, u.rawStart, u.rawEnd)) as KubeObject;
+    let value: KubeObject;
+    try {
+      value = parseJsonText(utf8(bytes, u.rawStart, u.rawEnd)) as KubeObject;
+    } catch (e) {
+      if (e instanceof SyntaxError) throw badRequest(`the JSON in the binary envelope is malformed: ${e.message}`);
+      throw e;
+    }
     return { ...value, kind, apiVersion };
   }
   const plan = planFor(gvk);

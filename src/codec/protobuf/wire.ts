@@ -76,7 +76,11 @@ export class Writer {
   }
 
   /** A signed integer as proto `int32`/`int64` write it: negatives take ten bytes. */
-  svarint(v: number): void {
+  svarint(v: number | bigint): void {
+    if (typeof v === 'bigint') {
+      this.bigVarint(v);
+      return;
+    }
     if (v >= 0) {
       this.uvarint(v);
       return;
@@ -96,6 +100,17 @@ export class Writer {
     }
     buf[pos++] = lo & 0x01;
     this.pos = pos;
+  }
+
+  /** An int64 beyond 2^53, exactly: its 64-bit two's complement, seven bits a byte. */
+  private bigVarint(v: bigint): void {
+    let u = BigInt.asUintN(64, v);
+    this.ensure(10);
+    while (u > 0x7fn) {
+      this.buf[this.pos++] = Number(u & 0x7fn) | 0x80;
+      u >>= 7n;
+    }
+    this.buf[this.pos++] = Number(u);
   }
 
   double(v: number): void {
@@ -217,6 +232,21 @@ export class Reader {
     throw new WireError('integer overflow');
   }
 
+  /**
+   * A varint read as a signed 64-bit integer, exactly: a `bigint` when beyond 2^53 (as
+   * JSON bodies decode such integers), a number otherwise.
+   */
+  int64Exact(): number | bigint {
+    const start = this.pos;
+    const v = this.uvarint();
+    if (v <= Number.MAX_SAFE_INTEGER) return v;
+    let big = 0n;
+    for (let i = this.pos - 1; i >= start; i--) big = (big << 7n) | BigInt(this.buf[i]! & 0x7f);
+    big = BigInt.asIntN(64, big);
+    const n = Number(big);
+    return Number.isSafeInteger(n) ? n : big;
+  }
+
   /** A varint read as a signed 64-bit integer (precision beyond 2^53 is lost). */
   int64(): number {
     const start = this.pos;
@@ -303,12 +333,18 @@ export class Reader {
         this.advance(4);
         return;
       case 3: {
-        // A proto2 group: skip fields up to the matching end-group marker.
+        // A proto2 group: skip fields up to the matching end-group marker. Groups nest;
+        // counted here rather than recursed into, so nesting cannot exhaust the stack.
+        let depth = 1;
         for (;;) {
           if (this.pos >= this.end) throw new WireError('unexpected EOF');
           const tag = this.uvarint();
-          if ((tag & 7) === 4) return;
-          this.skip(tag & 7);
+          const wt = tag & 7;
+          if (wt === 4) {
+            if (--depth === 0) return;
+          } else if (wt === 3) {
+            if (++depth > MAX_GROUP_DEPTH) throw new WireError(`the object nesting depth exceeds the limit of ${MAX_GROUP_DEPTH}`);
+          } else this.skip(wt);
         }
       }
       default:
@@ -321,6 +357,9 @@ export class Reader {
     this.pos += n;
   }
 }
+
+/** Nesting bound for unknown groups, the same as for messages. */
+const MAX_GROUP_DEPTH = 100;
 
 /**
  * Node's own UTF-8 slicer, called without the argument handling of `toString` (which costs

@@ -1,0 +1,58 @@
+// The bounds every decoder enforces before it builds anything recursively: a hostile body
+// must get a 400, never a stack overflow or an out-of-memory abort of the process.
+import { badRequest } from '../apimachinery/errors.js';
+
+/** Nesting bound for request bodies: deeper documents are rejected before any use. */
+export const MAX_NESTING_DEPTH = 100;
+
+export function tooDeep(limit = MAX_NESTING_DEPTH): Error {
+  return badRequest(`the object nesting depth exceeds the limit of ${limit}`);
+}
+
+export function checkDepth(value: unknown, limit = MAX_NESTING_DEPTH): void {
+  // Iterative walk: a hostile body must not be able to overflow the call stack here.
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d >= limit) throw tooDeep(limit);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+}
+
+/**
+ * A fast pre-check of bracket depth, so that no parser sees absurdly deep input. For YAML
+ * the count is conservative (single-quoted scalars are skipped too; brackets in plain
+ * scalars count), which only ever rejects documents no client sends.
+ */
+export function checkRawBracketDepth(s: string, yaml = false, limit = MAX_NESTING_DEPTH): void {
+  let depth = 0;
+  let quote = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (quote !== 0) {
+      if (c === 92 /* \ */ && quote === 34) i++;
+      else if (c === quote) quote = 0;
+      continue;
+    }
+    if (c === 34 /* " */ || (yaml && c === 39) /* ' */) quote = c;
+    else if (c === 123 || c === 91) {
+      if (++depth > limit) throw tooDeep(limit);
+    } else if (c === 125 || c === 93) depth--;
+  }
+}
+
+/** Block-style YAML nests by indentation: bound the indentation the parser has to track. */
+export function checkIndentDepth(s: string, limit = 4 * MAX_NESTING_DEPTH): void {
+  let lineStart = true;
+  let indent = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 10) {
+      lineStart = true;
+      indent = 0;
+    } else if (lineStart && (c === 32 || c === 45 /* - */)) {
+      if (++indent > limit) throw tooDeep();
+    } else lineStart = false;
+  }
+}
