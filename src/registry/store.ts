@@ -30,7 +30,6 @@ import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
 import { expiredContinue, expiredList, isCompacted, isKeyExists, isStorageConflict, isStorageNotFound, isTooLarge, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
 import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent } from '../apply/index.js';
-import { tracksGeneration } from './generation.js';
 import { markDeleting, planDelete, type DeletePlan } from './graceful.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import type { NameValidator } from './objectmeta.js';
@@ -57,8 +56,6 @@ export interface GenericStoreOptions {
   /** The watch cache of this resource's storage prefix, shared by the versions that share it. */
   cacher: Cacher;
   codec?: ObjectCodec;
-  /** Name rules of the kind; DNS-1123 subdomain by default. */
-  validateName?: NameValidator;
   /** How long reads wait for the cache to reach a requested resource version (ms). */
   waitTimeoutMs?: number;
   /** Clock, for tests. */
@@ -119,17 +116,6 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** Strategies may check metadata too; the same finding is reported once. */
-function uniqueErrors(errs: FieldError[]): FieldError[] {
-  const seen = new Set<string>();
-  return errs.filter((e) => {
-    const key = `${e.field}\u0000${e.detail}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
@@ -150,7 +136,7 @@ export class GenericStore implements RESTStore {
   private readonly servedApiVersion: string;
   private readonly storageApiVersion: string;
   private readonly subresourceHandlers = new Map<string, Partial<RESTStore>>();
-  /** Whether the server sets and raises `metadata.generation` for this kind. */
+  /** Whether the server sets and raises `metadata.generation` for this kind (Strategy.tracksGeneration). */
   private readonly tracksGeneration: boolean;
   private readonly storageKind: { group: string; version: string; kind: string };
 
@@ -163,7 +149,7 @@ export class GenericStore implements RESTStore {
     this.storage = opts.storage;
     this.cacher = opts.cacher;
     this.codec = opts.codec ?? jsonCodec;
-    this.validateName = opts.validateName ?? dns1123SubdomainName;
+    this.validateName = definition.strategy.validateName?.bind(definition.strategy) ?? dns1123SubdomainName;
     this.waitTimeoutMs = opts.waitTimeoutMs ?? DEFAULT_WAIT_MS;
     this.now = opts.now ?? (() => new Date());
     this.maxObjectSizeBytes = opts.maxObjectSizeBytes ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
@@ -172,7 +158,7 @@ export class GenericStore implements RESTStore {
     this.storageLocation = { group: definition.storage.group, resource: definition.storage.resource };
     this.servedApiVersion = apiVersionOf(definition);
     this.storageApiVersion = apiVersionOf({ group: definition.storage.group, version: definition.storage.version });
-    this.tracksGeneration = tracksGeneration(definition);
+    this.tracksGeneration = definition.strategy.tracksGeneration === true;
     this.storageKind = { group: definition.storage.group, version: definition.storage.version, kind: definition.kind };
   }
 
@@ -557,10 +543,8 @@ export class GenericStore implements RESTStore {
     this.strategy.prepareForCreate(obj);
     this.afterPrepareForCreate(obj);
     this.fillGoZeroValues(obj);
-    const errs = uniqueErrors([
-      ...validateObjectMeta(meta(obj), this.definition.namespaced, this.validateName),
-      ...this.strategy.validate(obj),
-    ]);
+    // ObjectMeta is checked here for every kind, with the kind's name rule; the strategy checks the rest.
+    const errs = [...validateObjectMeta(meta(obj), this.definition.namespaced, this.validateName), ...this.strategy.validate(obj)];
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
     this.trackManagedFields(obj, undefined, opts);
@@ -753,7 +737,7 @@ export class GenericStore implements RESTStore {
     if (this.tracksGeneration && meta(obj).generation === oldMeta.generation && specPart(this.withScalarZeros(obj)) !== specPart(old)) {
       meta(obj).generation = (oldMeta.generation ?? 0) + 1;
     }
-    const errs = uniqueErrors([...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)]);
+    const errs = [...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)];
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
     this.trackManagedFields(obj, old, opts, subresource);

@@ -132,7 +132,7 @@ export function servicePorts(o: KubeObject): string {
 export const services: KindSpec = {
   // Kubernetes' store for this kind answers a completed delete with the object.
   returnDeletedObject: true,
-  name: dns1035Name,
+  validateName: dns1035Name,
   allowCreateOnUpdate: true,
   defaults,
   prepareForCreate(o) {

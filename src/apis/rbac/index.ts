@@ -120,7 +120,7 @@ const bindingTable = {
   },
 };
 
-const common = { name: pathSegmentName, allowCreateOnUpdate: true } as const;
+const common = { validateName: pathSegmentName, allowCreateOnUpdate: true } as const;
 
 export const roles: KindSpec = { ...common, validate: (o) => validateRules(o, true), table: roleTable };
 
