@@ -8,7 +8,7 @@ import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, child, meta, obj, objs, setDefault, str } from '../util.js';
 import { dns1035Name, isDNS1123Label, isDNS1123Subdomain, mapSelectorString, oneOf, validateLabels } from '../validation.js';
 import { isPortNumber, portNameErrors } from './podspec.js';
-import { dropTypeDependentFields, normalizeClusterIPsForUpdate, validateClusterIPFields, validateClusterIPsUpdate } from '../../registry/services/fields.js';
+import { dropTypeDependentFields, normalizeClusterIPsForUpdate, validateClusterIPFields, validateClusterIPsUpdate } from './service-fields.js';
 
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
 
