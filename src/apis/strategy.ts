@@ -1,12 +1,12 @@
 // The generic Strategy: what every stored kind does the same way (status handling on
-// create/update/status update, metadata validation, metadata field selectors, the default
+// create/update/status update, the name rule, metadata field selectors, the default
 // table), parameterized by a KindSpec that holds a kind's own behaviour.
 import type { FieldError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import type { ScaleAccess, Strategy, TableConvertor } from '../rest/index.js';
 import { defaultTableConvertor } from './table.js';
 import { clone, meta } from './util.js';
-import { dnsSubdomainName, validateObjectMeta, type NameValidator } from './validation.js';
+import { dnsSubdomainName, type NameValidator } from './validation.js';
 import { setOwn } from '../apimachinery/own.js';
 
 /** Metadata fields a `/status` write may not change for a kind (Kubernetes keeps them from the old object). */
@@ -14,8 +14,8 @@ export type StatusProtectedMeta = 'labels' | 'annotations' | 'ownerReferences' |
 
 /** A kind's own behaviour; everything optional falls back to the generic base. */
 export interface KindSpec {
-  /** Name format of `metadata.name` (DNS subdomain by default). */
-  name?: NameValidator;
+  /** The kind's name rule, handed to the Store as Strategy.validateName (DNS subdomain by default). */
+  validateName?: NameValidator;
   /** PUT of a missing object creates it (default false). */
   allowCreateOnUpdate?: boolean;
   /** PUT without resourceVersion is accepted (default true). */
@@ -43,6 +43,10 @@ export interface KindSpec {
   gracefulDeletePeriod?: Strategy['gracefulDeletePeriod'];
   /** A completed delete answers with the deleted object (default: a Success Status). */
   returnDeletedObject?: boolean;
+  /** The server keeps `metadata.generation` (default false; see Strategy.tracksGeneration). */
+  tracksGeneration?: boolean;
+  /** Deletion goes through the namespace lifecycle (the Namespace kind only). */
+  namespaceLifecycle?: boolean;
 }
 
 export interface StrategyShape {
@@ -54,15 +58,14 @@ export interface StrategyShape {
 const HEADER_FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'status']);
 
 export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
-  const nameRule = spec.name ?? dnsSubdomainName;
+  const nameRule = spec.validateName ?? dnsSubdomainName;
   const fields = spec.fields ?? {};
   const clearStatus = spec.clearStatusOnCreate ?? shape.hasStatus;
   const protectedMeta = spec.statusProtectedMeta ?? [];
 
-  const validate = (o: KubeObject): FieldError[] => [
-    ...validateObjectMeta(o, { namespaced: shape.namespaced, name: nameRule }),
-    ...(spec.validate?.(o) ?? []),
-  ];
+  // ObjectMeta is validated by the Store for every kind, with `validateName`; the kind
+  // checks the rest.
+  const validate = (o: KubeObject): FieldError[] => spec.validate?.(o) ?? [];
 
   const strategy: Strategy = {
     hasStatus: shape.hasStatus,
@@ -114,5 +117,7 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
   if (spec.scale) strategy.scale = spec.scale;
   if (spec.gracefulDeletePeriod) strategy.gracefulDeletePeriod = spec.gracefulDeletePeriod;
   if (spec.returnDeletedObject) strategy.returnDeletedObject = true;
+  if (spec.tracksGeneration) strategy.tracksGeneration = true;
+  if (spec.namespaceLifecycle) strategy.namespaceLifecycle = true;
   return strategy;
 }

@@ -3,6 +3,7 @@
 import type { KubeObject } from '../apimachinery/types.js';
 import type { TableColumnDefinition, TableConvertor } from '../rest/index.js';
 import { meta } from './util.js';
+import { rfc3339 } from '../apimachinery/time.js';
 
 const NAME_DESCRIPTION =
   'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.';
@@ -96,7 +97,7 @@ export const defaultTableConvertor: TableConvertor = {
     const created = meta(o).creationTimestamp;
     let createdAt: string | null = null;
     if (typeof created === 'string' && !Number.isNaN(Date.parse(created))) {
-      createdAt = new Date(Date.parse(created)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      createdAt = rfc3339(new Date(Date.parse(created)));
     }
     return [nameOf(o), createdAt];
   },

@@ -1,6 +1,6 @@
-// Validation helpers shared by the kinds: name formats, object metadata, label selectors,
-// immutability. Messages follow the wording of Kubernetes' validation packages, since
-// clients and users match on them.
+// Validation helpers shared by the kinds: name formats, label selectors, immutability.
+// ObjectMeta itself is validated once, by the registry's Store, for every kind. Messages
+// follow the wording of Kubernetes' validation packages, since clients match on them.
 import {
   forbiddenField,
   invalidField,
@@ -8,7 +8,7 @@ import {
   requiredField,
   type FieldError,
 } from '../apimachinery/errors.js';
-import { isPlainObject, type KubeObject } from '../apimachinery/types.js';
+import { isPlainObject } from '../apimachinery/types.js';
 import {
   isDNS1035Label,
   isDNS1123Label,
@@ -21,7 +21,7 @@ import {
 
 // The name and label rules are apimachinery's; the kinds re-export them for their own checks.
 export { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue };
-import { deepEqual, meta, obj, str } from './util.js';
+import { deepEqual, obj, str } from './util.js';
 
 /** Returns the problems of a name (empty when valid). */
 export type NameValidator = (name: string, prefix: boolean) => string[];
@@ -81,51 +81,6 @@ export function validateAnnotations(annotations: unknown, path: string): FieldEr
   if (size > TOTAL_ANNOTATION_SIZE_LIMIT) {
     errs.push({ type: 'FieldValueTooLong', field: path, detail: `Too long: must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes` });
   }
-  return errs;
-}
-
-export interface MetaRules {
-  namespaced: boolean;
-  name: NameValidator;
-}
-
-/** ObjectMeta of a new object: name (or generateName), namespace presence, labels, annotations, finalizers. */
-export function validateObjectMeta(o: KubeObject, rules: MetaRules): FieldError[] {
-  const m = meta(o);
-  const errs: FieldError[] = [];
-  const name = str(m.name) ?? '';
-  const generateName = str(m.generateName) ?? '';
-  if (generateName !== '') {
-    for (const msg of rules.name(generateName, true)) errs.push(invalidField('metadata.generateName', generateName, msg));
-  }
-  if (name === '') {
-    if (generateName === '') errs.push(requiredField('metadata.name', 'name or generateName is required'));
-  } else {
-    for (const msg of rules.name(name, false)) errs.push(invalidField('metadata.name', name, msg));
-  }
-  const namespace = str(m.namespace) ?? '';
-  if (rules.namespaced) {
-    if (namespace === '') errs.push(requiredField('metadata.namespace'));
-    else for (const msg of isDNS1123Label(namespace)) errs.push(invalidField('metadata.namespace', namespace, msg));
-  } else if (namespace !== '') {
-    errs.push(forbiddenField('metadata.namespace', 'not allowed on this type'));
-  }
-  // Appended one by one: spreading a list of 100,000 findings into push() overflows the stack.
-  for (const list of [validateLabels(m.labels, 'metadata.labels'), validateAnnotations(m.annotations, 'metadata.annotations'), validateFinalizers(m.finalizers)]) {
-    for (const e of list) errs.push(e);
-  }
-  return errs;
-}
-
-function validateFinalizers(finalizers: unknown): FieldError[] {
-  if (finalizers === undefined || finalizers === null) return [];
-  if (!Array.isArray(finalizers)) return [invalidField('metadata.finalizers', finalizers, 'must be a list of strings')];
-  const errs: FieldError[] = [];
-  finalizers.forEach((f, i) => {
-    const path = `metadata.finalizers[${i}]`;
-    if (typeof f !== 'string') errs.push(invalidField(path, f, 'must be a string'));
-    else for (const m of isQualifiedName(f)) errs.push(invalidField(path, f, m));
-  });
   return errs;
 }
 

@@ -14,6 +14,7 @@ import {
 } from './managed-fields.js';
 import type { ApplySchema, ApplyType } from './schema.js';
 import { FieldPathError, compare, deepEqual, type Comparison, merge, removeFields, reconcileWithSchema, schemaErrors, toFieldSet, withNamedFieldsAsMembers } from './typed-value.js';
+import { rfc3339 } from '../apimachinery/time.js';
 
 export interface FieldManagerOptions {
   schema: ApplySchema;
@@ -39,9 +40,6 @@ const STRIPPED = FieldSet.of([
   ]),
 ]);
 
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /** The object without `metadata.managedFields`. */
 function bare(obj: KubeObject | undefined): KubeObject {

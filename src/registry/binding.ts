@@ -9,6 +9,7 @@ import { encodeForStorage, jsonCodec, type ObjectCodec } from './codec.js';
 import { isStorageConflict, isStorageNotFound } from './errors.js';
 import { objectKey } from './keys.js';
 import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition, ResourceTable } from '../rest/index.js';
+import { rfc3339 } from '../apimachinery/time.js';
 
 export interface PodBinderOptions {
   storage: Storage;
@@ -21,9 +22,6 @@ export interface PodBinderOptions {
 
 const MAX_ATTEMPTS = 16;
 
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function record(value: unknown): Record<string, unknown> {
   return isPlainObject(value) ? (value as Record<string, unknown>) : {};

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../apimachinery/types.js';
 import { group } from '../naming/index.js';
 import { MemoryStorage } from '../storage/index.js';
-import { tracksGeneration } from './generation.js';
+import { builtinResourceDefinitions } from '../apis/index.js';
 import type { GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
 import { TEST_GROUP, requestContext, widgetDefinition, widgetStrategy } from './testing.js';
@@ -11,7 +11,7 @@ import type { ResourceDefinition } from '../rest/index.js';
 
 /** A built-in kind without a generation (a ConfigMap-like kind in the core group). */
 function configMapDefinition(): ResourceDefinition {
-  const base = widgetDefinition(widgetStrategy({ hasStatus: false, scale: undefined }));
+  const base = widgetDefinition(widgetStrategy({ hasStatus: false, scale: undefined, tracksGeneration: false }));
   return { ...base, group: '', resource: 'configmaps', kind: 'ConfigMap', singularName: 'configmap', storage: { group: '', resource: 'configmaps', version: 'v1' } };
 }
 
@@ -28,21 +28,25 @@ function annotatedWidgets(): ResourceDefinition {
   );
 }
 
-function def(groupName: string, resource: string, kind: string): ResourceDefinition {
-  return { ...configMapDefinition(), group: groupName, resource, kind, storage: { group: groupName, resource, version: 'v1' } };
+/** Whether the built-in kind stored as `resource` in `groupName` keeps a generation. */
+function tracksGeneration(groupName: string, resource: string): boolean {
+  const found = builtinResourceDefinitions({ runtimeConfig: 'api/all=true' }).find((d) => d.storage?.group === groupName && d.storage.resource === resource);
+  assert.ok(found?.strategy, `${groupName}/${resource} is a stored built-in`);
+  return found.strategy.tracksGeneration === true;
 }
 
-test('tracksGeneration follows the Kubernetes 1.27 strategies', () => {
-  assert.equal(tracksGeneration(def('', 'configmaps', 'ConfigMap')), false);
-  assert.equal(tracksGeneration(def('', 'pods', 'Pod')), false);
-  assert.equal(tracksGeneration(def('', 'namespaces', 'Namespace')), false);
-  assert.equal(tracksGeneration(def('', 'replicationcontrollers', 'ReplicationController')), true);
-  assert.equal(tracksGeneration(def('apps', 'deployments', 'Deployment')), true);
-  assert.equal(tracksGeneration(def('batch', 'cronjobs', 'CronJob')), true);
-  assert.equal(tracksGeneration(def(group('networking'), 'ingresses', 'Ingress')), true);
-  assert.equal(tracksGeneration(def(group('rbac.authorization'), 'roles', 'Role')), false);
-  // Kinds the schema catalog does not know are custom resources: they keep a generation.
-  assert.equal(tracksGeneration(widgetDefinition()), true);
+test('the kinds that keep a generation say so, as the Kubernetes 1.27 strategies do', () => {
+  assert.equal(tracksGeneration('', 'configmaps'), false);
+  assert.equal(tracksGeneration('', 'pods'), false);
+  assert.equal(tracksGeneration('', 'namespaces'), false);
+  assert.equal(tracksGeneration('', 'replicationcontrollers'), true);
+  assert.equal(tracksGeneration('apps', 'deployments'), true);
+  assert.equal(tracksGeneration('batch', 'cronjobs'), true);
+  assert.equal(tracksGeneration(group('networking'), 'ingresses'), true);
+  assert.equal(tracksGeneration(group('admissionregistration'), 'validatingadmissionpolicies'), true);
+  assert.equal(tracksGeneration(group('rbac.authorization'), 'roles'), false);
+  // The test kinds stand for custom resources: they keep a generation.
+  assert.equal(widgetDefinition().strategy?.tracksGeneration, true);
 });
 
 describe('generation in the Store', () => {

@@ -4,6 +4,7 @@
 // and may have it shortened by a later delete; Kubernetes' BeforeDelete rules.
 import type { KubeObject, ObjectMeta } from '../apimachinery/types.js';
 import type { DeleteOptions, Strategy } from '../rest/index.js';
+import { rfc3339 } from '../apimachinery/time.js';
 
 export type DeletePlan =
   /** Remove the stored object now. */
@@ -15,9 +16,6 @@ export type DeletePlan =
   /** Write `object` (deletion timestamp of now, grace 0), then remove it, as Kubernetes does. */
   | { kind: 'updateThenRemove'; object: KubeObject };
 
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function metaOf(obj: KubeObject): ObjectMeta {
   if (obj.metadata === undefined || obj.metadata === null || typeof obj.metadata !== 'object') obj.metadata = {};

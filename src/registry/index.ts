@@ -1,9 +1,9 @@
 // The registry layer: the generic Store over Storage and the watch cache, the namespaces
 // store, and the resource table.
 export * from '../rest/index.js';
-export { GenericStore, DEFAULT_MAX_OBJECT_SIZE_BYTES, validateListOptions, validateWatchOptions, validateDeleteOptions, rfc3339, type GenericStoreOptions, type ObjectFilter } from './store.js';
+export { GenericStore, DEFAULT_MAX_OBJECT_SIZE_BYTES, type GenericStoreOptions, type ObjectFilter } from './store.js';
 export { NamespaceStore } from './namespaces.js';
-export { DefaultResourceTable, buildResourceTable, nameValidatorFor, type BuildResourceTableOptions } from './table.js';
+export { DefaultResourceTable, buildResourceTable, type BuildResourceTableOptions } from './table.js';
 export { jsonCodec, type ObjectCodec } from './codec.js';
 export { resourcePrefix, objectKey, collectionPrefix } from './keys.js';
 export { encodeContinue, decodeContinue, type ContinueToken } from './continue.js';
@@ -17,3 +17,5 @@ export {
   validateObjectMeta,
   validateObjectMetaUpdate,
 } from './objectmeta.js';
+export { validateListOptions, validateWatchOptions, validateDeleteOptions } from './options.js';
+export { rfc3339 } from '../apimachinery/time.js';

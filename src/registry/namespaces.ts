@@ -8,10 +8,8 @@ import { isQualifiedName } from '../apimachinery/labels.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { namespaceFinalizer } from '../naming/index.js';
 import type { DeletePlan } from './graceful.js';
-import { dns1123LabelName } from './objectmeta.js';
-import type { GenericStoreOptions } from './store.js';
 import { GenericStore } from './store.js';
-import type { DeleteOptions, RequestContext, ResourceDefinition, UpdatedObjectInfo, UpdateOptions, UpdateResult } from '../rest/index.js';
+import type { DeleteOptions, RequestContext, UpdatedObjectInfo, UpdateOptions, UpdateResult } from '../rest/index.js';
 
 type Spec = { finalizers?: string[]; [k: string]: unknown };
 type Status = { phase?: string; [k: string]: unknown };
@@ -46,10 +44,6 @@ function validateSpecFinalizers(finalizers: string[]): FieldError[] {
 }
 
 export class NamespaceStore extends GenericStore {
-  constructor(definition: ResourceDefinition, opts: GenericStoreOptions) {
-    super(definition, { validateName: dns1123LabelName, ...opts });
-  }
-
   protected override afterPrepareForCreate(obj: KubeObject): void {
     const spec = specOf(obj);
     const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers : [];

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pathSegmentName, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
-import { validateObjectMeta as validateKindMeta } from '../apis/validation.js';
 
 describe('object metadata validation of huge maps', () => {
   it('150,000 invalid label keys are 150,000 findings, not a stack overflow', () => {
@@ -10,6 +9,5 @@ describe('object metadata validation of huge maps', () => {
     const meta = { name: 'c', namespace: 'default', labels, finalizers: Array.from({ length: 150000 }, () => 'no/such/finalizer/') };
     assert.equal(validateObjectMeta(meta, true, pathSegmentName).filter((e) => e.field === 'metadata.labels').length, 150000);
     assert.ok(validateObjectMetaUpdate(meta, meta).length >= 150000);
-    assert.equal(validateKindMeta({ metadata: meta }, { namespaced: true, name: pathSegmentName }).filter((e) => e.field === 'metadata.labels').length, 150000);
   });
 });

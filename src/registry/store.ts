@@ -3,17 +3,14 @@
 // Store). Objects are handled in the storage version inside (strategy, validation,
 // admission, storage) and answered in the definition's own version.
 import { randomUUID } from 'node:crypto';
-import type { FieldError, QualifiedResource } from '../apimachinery/errors.js';
+import type { QualifiedResource } from '../apimachinery/errors.js';
 import {
   ApiError,
   alreadyExists,
   badRequest,
   conflict,
-  forbiddenField,
   invalid,
-  invalidField,
   notFound,
-  notSupportedField,
   tooLargeResourceVersion,
 } from '../apimachinery/errors.js';
 import type { FieldSelector } from '../apimachinery/fields.js';
@@ -22,7 +19,6 @@ import type { LabelSelector } from '../apimachinery/labels.js';
 import { parseLabelSelector } from '../apimachinery/labels.js';
 import type { KubeList, KubeObject, ObjectMeta, WatchEvent } from '../apimachinery/types.js';
 import { apiVersionOf } from '../apimachinery/types.js';
-import { metaGroup } from '../naming/index.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ObjectCodec } from './codec.js';
 import { encodeForStorage, jsonCodec } from './codec.js';
@@ -30,7 +26,6 @@ import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
 import { expiredContinue, expiredList, isCompacted, isKeyExists, isStorageConflict, isStorageNotFound, isTooLarge, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
 import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent } from '../apply/index.js';
-import { tracksGeneration } from './generation.js';
 import { markDeleting, planDelete, type DeletePlan } from './graceful.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import type { NameValidator } from './objectmeta.js';
@@ -49,7 +44,10 @@ import type {
   UpdateOptions,
   UpdateResult,
 } from '../rest/index.js';
+import { validateDeleteOptions, validateListOptions, validateWatchOptions } from './options.js';
+import { scaleView, wantedReplicas } from './scale.js';
 import { watchStream } from './watch.js';
+import { rfc3339 } from '../apimachinery/time.js';
 import { setOwn } from '../apimachinery/own.js';
 
 export interface GenericStoreOptions {
@@ -57,8 +55,6 @@ export interface GenericStoreOptions {
   /** The watch cache of this resource's storage prefix, shared by the versions that share it. */
   cacher: Cacher;
   codec?: ObjectCodec;
-  /** Name rules of the kind; DNS-1123 subdomain by default. */
-  validateName?: NameValidator;
   /** How long reads wait for the cache to reach a requested resource version (ms). */
   waitTimeoutMs?: number;
   /** Clock, for tests. */
@@ -83,10 +79,6 @@ export type ObjectFilter = (obj: KubeObject) => boolean;
 const DEFAULT_WAIT_MS = 3000;
 const MAX_UPDATE_ATTEMPTS = 16;
 const MAX_NAME_GENERATION_ATTEMPTS = 8;
-
-export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function clone<T>(value: T): T {
   return structuredClone(value);
@@ -119,17 +111,6 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** Strategies may check metadata too; the same finding is reported once. */
-function uniqueErrors(errs: FieldError[]): FieldError[] {
-  const seen = new Set<string>();
-  return errs.filter((e) => {
-    const key = `${e.field}\u0000${e.detail}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
@@ -150,7 +131,7 @@ export class GenericStore implements RESTStore {
   private readonly servedApiVersion: string;
   private readonly storageApiVersion: string;
   private readonly subresourceHandlers = new Map<string, Partial<RESTStore>>();
-  /** Whether the server sets and raises `metadata.generation` for this kind. */
+  /** Whether the server sets and raises `metadata.generation` for this kind (Strategy.tracksGeneration). */
   private readonly tracksGeneration: boolean;
   private readonly storageKind: { group: string; version: string; kind: string };
 
@@ -163,7 +144,7 @@ export class GenericStore implements RESTStore {
     this.storage = opts.storage;
     this.cacher = opts.cacher;
     this.codec = opts.codec ?? jsonCodec;
-    this.validateName = opts.validateName ?? dns1123SubdomainName;
+    this.validateName = definition.strategy.validateName?.bind(definition.strategy) ?? dns1123SubdomainName;
     this.waitTimeoutMs = opts.waitTimeoutMs ?? DEFAULT_WAIT_MS;
     this.now = opts.now ?? (() => new Date());
     this.maxObjectSizeBytes = opts.maxObjectSizeBytes ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
@@ -172,7 +153,7 @@ export class GenericStore implements RESTStore {
     this.storageLocation = { group: definition.storage.group, resource: definition.storage.resource };
     this.servedApiVersion = apiVersionOf(definition);
     this.storageApiVersion = apiVersionOf({ group: definition.storage.group, version: definition.storage.version });
-    this.tracksGeneration = tracksGeneration(definition);
+    this.tracksGeneration = definition.strategy.tracksGeneration === true;
     this.storageKind = { group: definition.storage.group, version: definition.storage.version, kind: definition.kind };
   }
 
@@ -557,10 +538,8 @@ export class GenericStore implements RESTStore {
     this.strategy.prepareForCreate(obj);
     this.afterPrepareForCreate(obj);
     this.fillGoZeroValues(obj);
-    const errs = uniqueErrors([
-      ...validateObjectMeta(meta(obj), this.definition.namespaced, this.validateName),
-      ...this.strategy.validate(obj),
-    ]);
+    // ObjectMeta is checked here for every kind, with the kind's name rule; the strategy checks the rest.
+    const errs = [...validateObjectMeta(meta(obj), this.definition.namespaced, this.validateName), ...this.strategy.validate(obj)];
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
     this.trackManagedFields(obj, undefined, opts);
@@ -753,7 +732,7 @@ export class GenericStore implements RESTStore {
     if (this.tracksGeneration && meta(obj).generation === oldMeta.generation && specPart(this.withScalarZeros(obj)) !== specPart(old)) {
       meta(obj).generation = (oldMeta.generation ?? 0) + 1;
     }
-    const errs = uniqueErrors([...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)]);
+    const errs = [...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)];
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
     this.trackManagedFields(obj, old, opts, subresource);
@@ -780,14 +759,7 @@ export class GenericStore implements RESTStore {
   protected scaleOf(external: KubeObject): KubeObject {
     const scale = this.strategy.scale;
     if (!scale) throw this.unsupported('scale', 'get');
-    const internal = this.toInternal(external);
-    const m = external.metadata ?? {};
-    const metadata: ObjectMeta = { name: m.name, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp };
-    if (m.namespace) metadata.namespace = m.namespace;
-    const status: Record<string, unknown> = { replicas: scale.statusReplicas(internal) };
-    const selector = scale.selector(internal);
-    if (selector) status.selector = selector;
-    return { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata, spec: { replicas: scale.specReplicas(internal) }, status };
+    return scaleView(scale, external, this.toInternal(external));
   }
 
   private async updateScale(
@@ -804,16 +776,11 @@ export class GenericStore implements RESTStore {
       async (current) => {
         if (!current) throw notFound(this.qualified, name);
         const wanted = await objInfo(this.scaleOf(current));
-        const spec = (wanted.spec ?? {}) as Record<string, unknown>;
-        const replicas = spec.replicas ?? 0;
-        const errs: FieldError[] = [];
-        if (typeof replicas !== 'number' || !Number.isInteger(replicas)) errs.push(invalidField('spec.replicas', replicas, 'must be an integer'));
-        else if (replicas < 0) errs.push(invalidField('spec.replicas', replicas, 'must be greater than or equal to 0'));
-        if (errs.length > 0) throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, errs);
+        const replicas = wantedReplicas(wanted, name);
         const wantedRV = wanted.metadata?.resourceVersion;
         if (wantedRV && wantedRV !== current.metadata?.resourceVersion) throw conflict(this.qualified, name);
         const internal = this.toInternal(current);
-        scale.setSpecReplicas(internal, replicas as number);
+        scale.setSpecReplicas(internal, replicas);
         return internal;
       },
       opts,
@@ -924,63 +891,6 @@ export class GenericStore implements RESTStore {
       { group: this.definition.group, kind: `${this.definition.resource}/${subresource}` },
     );
   }
-}
-
-// ---------------------------------------------------------------------------------------
-// List and watch option validation. The checks and messages are Kubernetes'
-// ValidateListOptions; the code is 400 Bad Request, as the specification's error table
-// requires for invalid resourceVersion/resourceVersionMatch combinations (Kubernetes itself
-// answers 422 Invalid with the same text).
-
-function listOptionsInvalid(errs: FieldError[]): ApiError {
-  const { message, details } = invalid({ group: metaGroup(), kind: 'ListOptions' }, '', errs).status;
-  return new ApiError(400, 'BadRequest', message ?? 'invalid list options', details);
-}
-
-export function validateListOptions(opts: ListOptions): void {
-  const errs: FieldError[] = [];
-  const match = opts.resourceVersionMatch;
-  if (match) {
-    if (!opts.resourceVersion) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-    if (opts.continue) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(notSupportedField('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
-    if (match === 'Exact' && opts.resourceVersion === '0') {
-      errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
-    }
-  }
-  if (opts.sendInitialEvents !== undefined) errs.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
-  if (errs.length > 0) throw listOptionsInvalid(errs);
-}
-
-export function validateDeleteOptions(opts: DeleteOptions): void {
-  const errs: FieldError[] = [];
-  const policy: unknown = opts.propagationPolicy;
-  if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
-    errs.push(notSupportedField('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']));
-  }
-  // A negative grace period is not an error: the delete path reads it as one second.
-  if (opts.gracePeriodSeconds !== undefined && !Number.isInteger(opts.gracePeriodSeconds)) {
-    errs.push(invalidField('gracePeriodSeconds', opts.gracePeriodSeconds, 'must be an integer'));
-  }
-  if (errs.length > 0) throw invalid({ group: metaGroup(), kind: 'DeleteOptions' }, '', errs);
-}
-
-/** Watch options as release 1.27 accepts them (the WatchList feature gate is off). */
-export function validateWatchOptions(opts: ListOptions): void {
-  const errs: FieldError[] = [];
-  const match = opts.resourceVersionMatch;
-  if (opts.sendInitialEvents !== undefined) {
-    if (match !== 'NotOlderThan') errs.push(forbiddenField('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
-    errs.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
-  }
-  if (match) {
-    if (opts.sendInitialEvents === undefined) {
-      errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
-    }
-    if (match !== 'NotOlderThan') errs.push(notSupportedField('resourceVersionMatch', match, ['NotOlderThan']));
-    if (opts.continue) errs.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-  }
-  if (errs.length > 0) throw listOptionsInvalid(errs);
 }
 
 /**

@@ -5,9 +5,10 @@ import { decodeContinue, encodeContinue } from './continue.js';
 import { generateName, validateObjectMeta } from './objectmeta.js';
 import { GenericStore } from './store.js';
 import { DefaultResourceTable, buildResourceTable } from './table.js';
-import { TEST_GROUP, gizmoDefinition, requestContext, widgetDefinition, widgetStrategy, widgetV2Definition } from './testing.js';
+import { TEST_GROUP, gizmoDefinition, requestContext, widgetDefinition, widgetV2Definition } from './testing.js';
 import { isApiError } from '../apimachinery/errors.js';
 import type { ResourceDefinition } from '../rest/index.js';
+import { builtinResourceDefinitions } from '../apis/index.js';
 import { dns1123SubdomainName } from './objectmeta.js';
 
 test('buildResourceTable: a store per stored definition, virtual ones left out, one cache per prefix', async () => {
@@ -84,12 +85,12 @@ test('generated names and ObjectMeta rules', () => {
   );
 });
 
-test('a strategy that also checks metadata does not double the findings', async () => {
+test('a built-in kind reports a metadata finding once', async () => {
   const storage = new MemoryStorage();
-  const strategy = widgetStrategy({ validate: (obj) => validateObjectMeta(obj.metadata ?? {}, true, dns1123SubdomainName) });
-  const table = buildResourceTable([widgetDefinition(strategy)], storage);
+  const defs = builtinResourceDefinitions().filter((d) => d.group === '' && d.resource === 'configmaps');
+  const table = buildResourceTable(defs, storage);
   try {
-    const store = table.lookup({ group: TEST_GROUP, version: 'v1' }, 'widgets') as GenericStore;
+    const store = table.lookup({ group: '', version: 'v1' }, 'configmaps') as GenericStore;
     await assert.rejects(store.create(requestContext(), 'ns', { metadata: { name: 'Bad' } }, { dryRun: false }), (e) => {
       assert.ok(isApiError(e));
       assert.equal(e.status.details?.causes?.length, 1);

@@ -8,7 +8,6 @@ import { createCacher } from '../storage/index.js';
 import type { ObjectCodec } from './codec.js';
 import { resourcePrefix } from './keys.js';
 import { NamespaceStore } from './namespaces.js';
-import type { NameValidator } from './objectmeta.js';
 import { GenericStore } from './store.js';
 import type { RESTStore, ResourceDefinition, ResourceTable } from '../rest/index.js';
 
@@ -73,12 +72,6 @@ export interface BuildResourceTableOptions {
   maxObjectSizeBytes?: number;
 }
 
-/** The kind's name rule, when its strategy has one (the stores default to their kind's usual rule). */
-export function nameValidatorFor(def: ResourceDefinition): NameValidator | undefined {
-  const rule = def.strategy?.validateName;
-  return rule ? (name, prefix) => rule.call(def.strategy, name, prefix) : undefined;
-}
-
 export function buildResourceTable(defs: ResourceDefinition[], storage: Storage, opts: BuildResourceTableOptions = {}): DefaultResourceTable {
   const cachers = new Map<string, Cacher>();
   const stores: RESTStore[] = [];
@@ -90,9 +83,8 @@ export function buildResourceTable(defs: ResourceDefinition[], storage: Storage,
       cacher = createCacher(storage, prefix, opts.cacherOptions);
       cachers.set(prefix, cacher);
     }
-    const validateName = nameValidatorFor(def);
-    const storeOpts = { storage, cacher, codec: opts.codec, waitTimeoutMs: opts.waitTimeoutMs, maxObjectSizeBytes: opts.maxObjectSizeBytes, ...(validateName ? { validateName } : {}) };
-    stores.push(def.group === '' && def.resource === 'namespaces' ? new NamespaceStore(def, storeOpts) : new GenericStore(def, storeOpts));
+    const storeOpts = { storage, cacher, codec: opts.codec, waitTimeoutMs: opts.waitTimeoutMs, maxObjectSizeBytes: opts.maxObjectSizeBytes };
+    stores.push(def.strategy.namespaceLifecycle ? new NamespaceStore(def, storeOpts) : new GenericStore(def, storeOpts));
   }
   return new DefaultResourceTable(stores, [...cachers.values()]);
 }

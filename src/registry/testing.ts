@@ -4,6 +4,7 @@
 import { invalidField } from '../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../apimachinery/types.js';
 import type { RequestContext, ResourceDefinition, Strategy } from '../rest/index.js';
+import { dns1123LabelName } from './objectmeta.js';
 
 type Obj = Record<string, unknown>;
 
@@ -81,8 +82,17 @@ function definition(resource: string, kind: string, namespaced: boolean, version
   };
 }
 
+/**
+ * The test kinds of TEST_GROUP stand for custom resources, which keep a generation unless
+ * the strategy says otherwise.
+ */
+function customResource(strategy: Strategy): Strategy {
+  if (strategy.tracksGeneration === undefined) strategy.tracksGeneration = true;
+  return strategy;
+}
+
 export function widgetDefinition(strategy: Strategy = widgetStrategy()): ResourceDefinition {
-  return { ...definition('widgets', 'Widget', true), storage: { group: TEST_GROUP, resource: 'widgets', version: 'v1' }, strategy };
+  return { ...definition('widgets', 'Widget', true), storage: { group: TEST_GROUP, resource: 'widgets', version: 'v1' }, strategy: customResource(strategy) };
 }
 
 /** v2 calls `spec.size` `spec.dimension`; stored as v1. */
@@ -90,7 +100,7 @@ export function widgetV2Definition(): ResourceDefinition {
   return {
     ...definition('widgets', 'Widget', true, 'v2'),
     storage: { group: TEST_GROUP, resource: 'widgets', version: 'v1' },
-    strategy: widgetStrategy(),
+    strategy: customResource(widgetStrategy()),
     conversion: {
       toStorage(obj) {
         const s = spec(obj);
@@ -124,7 +134,7 @@ export function gizmoDefinition(): ResourceDefinition {
     selectableFields: () => ({}),
     scale: undefined,
   });
-  return { ...definition('gizmos', 'Gizmo', false), storage: { group: TEST_GROUP, resource: 'gizmos', version: 'v1' }, strategy };
+  return { ...definition('gizmos', 'Gizmo', false), storage: { group: TEST_GROUP, resource: 'gizmos', version: 'v1' }, strategy: customResource(strategy) };
 }
 
 export function namespaceDefinition(): ResourceDefinition {
@@ -135,6 +145,8 @@ export function namespaceDefinition(): ResourceDefinition {
     selectableFields: (obj) => ({ 'status.phase': String((obj.status as Obj | undefined)?.phase ?? '') }),
     fieldSelectorKeys: ['status.phase'],
     scale: undefined,
+    validateName: dns1123LabelName,
+    namespaceLifecycle: true,
   });
   return { ...definition('namespaces', 'Namespace', false, 'v1', ''), storage: { group: '', resource: 'namespaces', version: 'v1' }, strategy };
 }

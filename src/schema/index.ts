@@ -3,11 +3,9 @@
 export type * from './catalog-types.js';
 export { getCatalog, typeIdForKind, lookupType, jsonFields, servedFieldName } from './catalog.js';
 export { checkObject, type CheckOptions, type CheckResult, type FieldValidation } from './validate.js';
-export { createFieldChecker, type FieldCheckerOptions } from './field-checker.js';
 export { parseQuantity, formatQuantity, canonicalQuantity, type Quantity } from './quantity.js';
 export { fillGoEncodedZeroValues, type FillOptions } from './go-encoding.js';
 export { normalizeTime, normalizeMicroTime, normalizeDuration, parseGoDuration, formatGoDuration } from './go-values.js';
-export { parseJsonWithDuplicates } from '../codec/strict-json.js';
 export {
   openapiV2,
   openapiV3Index,

@@ -131,6 +131,7 @@ const webhookTable = {
 };
 
 const mutatingWebhooks: KindSpec = {
+  tracksGeneration: true,
   allowUnconditionalUpdate: false,
   defaults: (o) => defaultWebhooks(o, true),
   validate: (o) => validateWebhooks(o, true),
@@ -138,6 +139,7 @@ const mutatingWebhooks: KindSpec = {
 };
 
 const validatingWebhooks: KindSpec = {
+  tracksGeneration: true,
   allowUnconditionalUpdate: false,
   defaults: (o) => defaultWebhooks(o, false),
   validate: (o) => validateWebhooks(o, false),
@@ -147,4 +149,6 @@ const validatingWebhooks: KindSpec = {
 export const admissionregistrationKinds: Record<string, KindSpec> = {
   MutatingWebhookConfiguration: mutatingWebhooks,
   ValidatingWebhookConfiguration: validatingWebhooks,
+  ValidatingAdmissionPolicy: { tracksGeneration: true },
+  ValidatingAdmissionPolicyBinding: { tracksGeneration: true },
 };

@@ -18,6 +18,7 @@ function recordStoredVersion(o: KubeObject, previous: unknown): void {
 }
 
 const customResourceDefinitions: KindSpec = {
+  tracksGeneration: true,
   allowUnconditionalUpdate: false,
   defaults(o) {
     const spec = child(o, 'spec');

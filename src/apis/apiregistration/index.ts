@@ -6,7 +6,7 @@ import { pathSegmentName } from '../validation.js';
 
 const apiServices: KindSpec = {
   allowUnconditionalUpdate: false,
-  name: pathSegmentName,
+  validateName: pathSegmentName,
   table: {
     columns: [
       nameColumn,

@@ -82,6 +82,7 @@ function validateDeployment(o: KubeObject): FieldError[] {
 }
 
 export const deployments: KindSpec = {
+  tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');
     setDefault(spec, 'replicas', 1);
@@ -133,6 +134,7 @@ export const deployments: KindSpec = {
 // ReplicaSet
 
 export const replicaSets: KindSpec = {
+  tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');
     setDefault(spec, 'replicas', 1);
@@ -181,6 +183,7 @@ function defaultClaimTemplate(claim: JsonObject): void {
 }
 
 export const statefulSets: KindSpec = {
+  tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');
     setDefault(spec, 'podManagementPolicy', 'OrderedReady');
@@ -241,6 +244,7 @@ export const statefulSets: KindSpec = {
 // DaemonSet
 
 export const daemonSets: KindSpec = {
+  tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');
     const us = child(spec, 'updateStrategy');

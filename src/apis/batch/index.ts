@@ -92,6 +92,7 @@ function jobDuration(o: KubeObject, now: Date): string {
 }
 
 export const jobs: KindSpec = {
+  tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');
     defaultJobSpec(spec);
@@ -182,6 +183,7 @@ function isKnownTimeZone(tz: string): boolean {
 }
 
 export const cronJobs: KindSpec = {
+  tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');
     setDefault(spec, 'concurrencyPolicy', 'Allow');

@@ -6,6 +6,7 @@ import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, humanDuration, nameColumn, since } from '../table.js';
 import { arr, at, child, clone, meta, num, obj, objs, str, type JsonObject } from '../util.js';
 import { setOwn } from '../../apimachinery/own.js';
+import { rfc3339 } from '../../apimachinery/time.js';
 
 export const KEY_USAGES = [
   'signing',
@@ -98,7 +99,7 @@ function stampConditions(o: KubeObject, old: KubeObject | undefined, now: string
 }
 
 function rfc3339Now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339(new Date());
 }
 
 /** Who asked: the create records the requesting user in the spec, as the signer needs it. */

@@ -49,6 +49,7 @@ function rcValidate(o: KubeObject): FieldError[] {
 }
 
 export const replicationControllers: KindSpec = {
+  tracksGeneration: true,
   defaults: rcDefaults,
   prepareForCreate(o) {
     o.status = { replicas: 0 };

@@ -5,6 +5,13 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { setFlavor } from '../../naming/index.js';
 import { strategyOf } from '../testing.js';
 import { prepareNamespaceFinalize } from './namespace.js';
+import { validateObjectMeta } from '../../registry/objectmeta.js';
+import type { Strategy } from '../../rest/index.js';
+
+/** The Store's ObjectMeta findings with the kind's name rule (where name errors are reported). */
+function metaErrors(s: Strategy, o: KubeObject, namespaced: boolean): FieldError[] {
+  return validateObjectMeta(o.metadata ?? {}, namespaced, (name, prefix) => s.validateName?.(name, prefix) ?? []);
+}
 
 const rendered = (errs: FieldError[]): string[] => errs.map((e) => `${e.field}: ${e.detail}`);
 
@@ -31,8 +38,8 @@ describe('namespaces', () => {
   it('need DNS label names and keep spec.finalizers on update', () => {
     const s = strategyOf('', 'namespaces');
     // A valid subdomain that is not a label can only be wrong by its dots (Kubernetes 1.27 says so).
-    assert.deepEqual(rendered(s.validate({ metadata: { name: 'a.b' } })), ['metadata.name: Invalid value: "a.b": must not contain dots']);
-    assert.deepEqual(rendered(s.validate({ metadata: { name: 'A_b' } })), [
+    assert.deepEqual(rendered(metaErrors(s, { metadata: { name: 'a.b' } }, false)), ['metadata.name: Invalid value: "a.b": must not contain dots']);
+    assert.deepEqual(rendered(metaErrors(s, { metadata: { name: 'A_b' } }, false)), [
       `metadata.name: Invalid value: "A_b": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
     ]);
     const old: KubeObject = { metadata: { name: 'a' }, spec: { finalizers: ['orch'] }, status: { phase: 'Active' } };
@@ -92,7 +99,7 @@ describe('services', () => {
       'spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive',
     ]);
     const badName: KubeObject = { metadata: { name: '1web', namespace: 'd' }, spec: { type: 'ClusterIP', sessionAffinity: 'None', ports: [{ port: 1, protocol: 'TCP' }] } };
-    assert.match(rendered(s.validate(badName))[0], /^metadata.name: Invalid value: "1web": a DNS-1035 label must consist of/);
+    assert.match(rendered(metaErrors(s, badName, true))[0], /^metadata.name: Invalid value: "1web": a DNS-1035 label must consist of/);
     const headless = svc({ clusterIP: 'None', clusterIPs: ['None'] });
     s.defaults(headless);
     assert.deepEqual(s.validate(headless), []);

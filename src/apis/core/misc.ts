@@ -6,6 +6,7 @@ import { ageColumn, column, nameColumn, since } from '../table.js';
 import { arr, at, meta, obj, objs, str } from '../util.js';
 import { isPortNumber } from './podspec.js';
 import { getOwn, setOwn } from '../../apimachinery/own.js';
+import { rfc3339 } from '../../apimachinery/time.js';
 
 function hostPort(ip: string, port: unknown): string {
   return ip.includes(':') ? `[${ip}]:${String(port)}` : `${ip}:${String(port)}`;
@@ -106,7 +107,7 @@ export const limitRanges: KindSpec = {
     columns: [nameColumn, { name: 'Created At', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0 }],
     cells: (o) => {
       const t = Date.parse(String(meta(o).creationTimestamp ?? ''));
-      return [meta(o).name ?? '', Number.isNaN(t) ? null : new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z')];
+      return [meta(o).name ?? '', Number.isNaN(t) ? null : rfc3339(new Date(t))];
     },
   },
 };

@@ -37,7 +37,8 @@ export function prepareNamespaceFinalize(o: KubeObject, old: KubeObject): void {
 }
 
 export const namespaces: KindSpec = {
-  name: dnsLabelName,
+  validateName: dnsLabelName,
+  namespaceLifecycle: true,
   defaults(o) {
     const status = child(o, 'status');
     if (!status.phase) status.phase = 'Active';

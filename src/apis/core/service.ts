@@ -8,7 +8,7 @@ import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, child, meta, obj, objs, setDefault, str } from '../util.js';
 import { dns1035Name, isDNS1123Label, isDNS1123Subdomain, mapSelectorString, oneOf, validateLabels } from '../validation.js';
 import { isPortNumber, portNameErrors } from './podspec.js';
-import { dropTypeDependentFields, normalizeClusterIPsForUpdate, validateClusterIPFields, validateClusterIPsUpdate } from '../../registry/services/fields.js';
+import { dropTypeDependentFields, normalizeClusterIPsForUpdate, validateClusterIPFields, validateClusterIPsUpdate } from './service-fields.js';
 
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
 
@@ -132,7 +132,7 @@ export function servicePorts(o: KubeObject): string {
 export const services: KindSpec = {
   // Kubernetes' store for this kind answers a completed delete with the object.
   returnDeletedObject: true,
-  name: dns1035Name,
+  validateName: dns1035Name,
   allowCreateOnUpdate: true,
   defaults,
   prepareForCreate(o) {

@@ -41,6 +41,7 @@ function defaultQueuing(limitResponse: unknown): void {
 }
 
 const flowSchemas: KindSpec = {
+  tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');
     setDefault(spec, 'matchingPrecedence', 1000);
@@ -70,6 +71,7 @@ const flowSchemas: KindSpec = {
 };
 
 const priorityLevels: KindSpec = {
+  tracksGeneration: true,
   defaults(o) {
     const limited = obj(at(o, 'spec.limited'));
     if (limited) {

@@ -30,6 +30,7 @@ function ingressAddress(o: KubeObject): string {
 }
 
 const ingresses: KindSpec = {
+  tracksGeneration: true,
   prepareForCreate(o) {
     o.status = { loadBalancer: {} };
   },
@@ -68,6 +69,7 @@ const ingresses: KindSpec = {
 };
 
 const ingressClasses: KindSpec = {
+  tracksGeneration: true,
   table: {
     columns: [nameColumn, column('Controller', 'string', 'Controller that is responsible for handling this class'), column('Parameters', 'string', 'A reference to a resource with additional parameters'), ageColumn],
     cells(o, now) {
@@ -83,6 +85,7 @@ const ingressClasses: KindSpec = {
 };
 
 const networkPolicies: KindSpec = {
+  tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');
     for (const rule of [...objs(spec.ingress), ...objs(spec.egress)]) for (const p of objs(rule.ports)) setDefault(p, 'protocol', 'TCP');

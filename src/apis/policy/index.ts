@@ -6,6 +6,7 @@ import { at, meta, num, obj } from '../util.js';
 const text = (v: unknown, empty = '<none>'): string => (v === undefined || v === null || v === '' ? empty : String(v));
 
 const podDisruptionBudgets: KindSpec = {
+  tracksGeneration: true,
   table: {
     columns: [
       nameColumn,

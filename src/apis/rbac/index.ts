@@ -7,6 +7,7 @@ import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, deepEqual, meta, obj, objs, str } from '../util.js';
 import { isDNS1123Subdomain, pathSegmentName, validateLabelSelector } from '../validation.js';
+import { rfc3339 } from '../../apimachinery/time.js';
 
 const rbacGroup = (): string => group('rbac.authorization');
 
@@ -90,7 +91,7 @@ export function subjectsStrings(o: KubeObject): { users: string; groups: string;
 
 function createdAt(o: KubeObject): string {
   const t = Date.parse(String(meta(o).creationTimestamp ?? ''));
-  return Number.isNaN(t) ? '' : new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return Number.isNaN(t) ? '' : rfc3339(new Date(t));
 }
 
 const roleTable = {
@@ -120,7 +121,7 @@ const bindingTable = {
   },
 };
 
-const common = { name: pathSegmentName, allowCreateOnUpdate: true } as const;
+const common = { validateName: pathSegmentName, allowCreateOnUpdate: true } as const;
 
 export const roles: KindSpec = { ...common, validate: (o) => validateRules(o, true), table: roleTable };
 

@@ -3,6 +3,13 @@ import { describe, it } from 'node:test';
 import type { FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { strategyOf } from '../testing.js';
+import { validateObjectMeta } from '../../registry/objectmeta.js';
+import type { Strategy } from '../../rest/index.js';
+
+/** The Store's ObjectMeta findings with the kind's name rule (where name errors are reported). */
+function metaErrors(s: Strategy, o: KubeObject, namespaced: boolean): FieldError[] {
+  return validateObjectMeta(o.metadata ?? {}, namespaced, (name, prefix) => s.validateName?.(name, prefix) ?? []);
+}
 
 const rendered = (errs: FieldError[]): string[] => errs.map((e) => `${e.field}: ${e.detail}`);
 const G = 'rbac.authorization.orch.io';
@@ -26,7 +33,7 @@ describe('roles', () => {
       'rules[1].nonResourceURLs: Invalid value: ["/x"]: namespaced rules cannot apply to non-resource URLs',
       'rules[1].nonResourceURLs: Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs',
     ]);
-    assert.deepEqual(rendered(strategyOf(G, 'roles').validate({ metadata: { name: 'a/b', namespace: 'd' } })), ["metadata.name: Invalid value: \"a/b\": may not contain '/'"]);
+    assert.deepEqual(rendered(metaErrors(strategyOf(G, 'roles'), { metadata: { name: 'a/b', namespace: 'd' } }, true)), ["metadata.name: Invalid value: \"a/b\": may not contain '/'"]);
   });
 });
 

@@ -7,7 +7,7 @@
 import { randomInt } from 'node:crypto';
 import type { Storage } from '../../storage/interface.js';
 import { isKeyExists, isStorageConflict, isStorageNotFound } from '../errors.js';
-import type { PortRange, ServiceIPRange } from './ip.js';
+import type { PortRange, ServiceIPRange } from '../../apis/core/service-ip.js';
 
 const IP_PREFIX = '/registry/ranges/serviceips/';
 const PORT_PREFIX = '/registry/ranges/servicenodeports/';

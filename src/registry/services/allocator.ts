@@ -23,8 +23,8 @@ import {
   normalizeClusterIPsForUpdate,
   validateClusterIPFields,
   type ServiceSpec,
-} from './fields.js';
-import { familyOf, portRangeString, type IPFamily, type PortRange, type ServiceIPRange } from './ip.js';
+} from '../../apis/core/service-fields.js';
+import { familyOf, portRangeString, type IPFamily, type PortRange, type ServiceIPRange } from '../../apis/core/service-ip.js';
 
 export interface ServiceNetwork {
   /** The service CIDRs, primary first. */

@@ -10,16 +10,16 @@ import { group, longDomainKey, productName } from '../../naming/index.js';
 import type { Storage } from '../../storage/interface.js';
 import type { RESTStore, RequestContext, ResourceTable } from '../../rest/index.js';
 import { ServiceAllocations, type Allocated, type AllocationOwner } from './allocations.js';
-import { nodePortOf, portsOf, specOf, strings } from './fields.js';
+import { nodePortOf, portsOf, specOf, strings } from '../../apis/core/service-fields.js';
 import { ServiceAllocator, type ServiceNetwork } from './allocator.js';
-import { familyOf, parseIP, parsePortRange, parseServiceClusterIPRanges } from './ip.js';
+import { familyOf, parseIP, parsePortRange, parseServiceClusterIPRanges } from '../../apis/core/service-ip.js';
 import { ServiceREST } from './rest.js';
 
 export { ServiceAllocations } from './allocations.js';
 export { AllocationTransaction, ServiceAllocator, type ServiceNetwork } from './allocator.js';
 export { ServiceREST } from './rest.js';
-export { ServiceIPRange, parsePortRange, parseServiceClusterIPRanges, type PortRange } from './ip.js';
-export { dropTypeDependentFields, validateClusterIPFields } from './fields.js';
+export { ServiceIPRange, parsePortRange, parseServiceClusterIPRanges, type PortRange } from '../../apis/core/service-ip.js';
+export { dropTypeDependentFields, validateClusterIPFields } from '../../apis/core/service-fields.js';
 
 export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/24';
 export const DEFAULT_SERVICE_NODE_PORT_RANGE = '30000-32767';

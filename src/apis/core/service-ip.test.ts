@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ServiceIPRange, formatIP, parseIP, parsePortRange, parseServiceClusterIPRanges, portRangeString } from './ip.js';
+import { ServiceIPRange, formatIP, parseIP, parsePortRange, parseServiceClusterIPRanges, portRangeString } from './service-ip.js';
 
 test('IPv6 text is parsed and printed in Go canonical form', () => {
   const ip = (s: string): string => formatIP(parseIP(s)!);

@@ -4,7 +4,7 @@
 import type { FieldError } from '../../apimachinery/errors.js';
 import { duplicateField, notSupportedField, requiredField } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { INVALID_IP_MESSAGE, familyOf } from './ip.js';
+import { INVALID_IP_MESSAGE, familyOf } from './service-ip.js';
 
 export interface ServicePort {
   name?: string;
