@@ -7,6 +7,7 @@
 //   (beyond int64 Go's unstructured decoding falls back to a float, and so does this).
 //   Every other number stays a `number`.
 // - A `bigint` anywhere in a value is written as its exact decimal integer.
+import { setOwn } from '../apimachinery/own.js';
 import { checkRawBracketDepth } from './limits.js';
 
 /**
@@ -151,12 +152,6 @@ class CarefulReader {
 export function toWellFormed(s: string): string {
   const t = s as unknown as { isWellFormed(): boolean; toWellFormed(): string };
   return t.isWellFormed() ? s : t.toWellFormed();
-}
-
-/** Sets a key as an own data property: assigning `__proto__` would replace the prototype instead. */
-export function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-  else o[key] = value;
 }
 
 /** JSON text of a value; `bigint`s are written as exact integers. Indents like JSON.stringify. */
