@@ -1,7 +1,9 @@
-// The generic Store: every verb of a stored kind, once, on top of the kind's Strategy, a
-// revisioned Storage and the resource's shared watch cache (Kubernetes' generic registry
-// Store). Objects are handled in the storage version inside (strategy, validation,
-// admission, storage) and answered in the definition's own version.
+// The generic Store: every verb of a stored kind, once, on top of the kind's Strategy
+// (Kubernetes' generic registry Store). It owns the write semantics and writes to the
+// revisioned Storage; everything it reads goes through its CacheDelegator, which chooses
+// between the resource's shared watch cache and storage. Objects are handled in the storage
+// version inside (strategy, validation, admission, storage) and answered in the
+// definition's own version.
 import { randomUUID } from 'node:crypto';
 import type { QualifiedResource } from '../apimachinery/errors.js';
 import {
@@ -11,7 +13,6 @@ import {
   conflict,
   invalid,
   notFound,
-  tooLargeResourceVersion,
 } from '../apimachinery/errors.js';
 import type { FieldSelector } from '../apimachinery/fields.js';
 import { parseFieldSelector, unsupportedFields } from '../apimachinery/fields.js';
@@ -22,8 +23,8 @@ import { apiVersionOf } from '../apimachinery/types.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ObjectCodec } from './codec.js';
 import { encodeForStorage, jsonCodec } from './codec.js';
-import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
-import { expiredContinue, expiredList, isCompacted, isKeyExists, isStorageConflict, isStorageNotFound, isTooLarge, parseResourceVersion } from './errors.js';
+import { CacheDelegator, type ObjectFilter } from './cache-delegator.js';
+import { isKeyExists, isStorageConflict, isStorageNotFound, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
 import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent } from '../apply/index.js';
 import { markDeleting, planDelete, type DeletePlan } from './graceful.js';
@@ -46,7 +47,6 @@ import type {
 } from '../rest/index.js';
 import { validateDeleteOptions, validateListOptions, validateWatchOptions } from './options.js';
 import { scaleView, wantedReplicas } from './scale.js';
-import { watchStream } from './watch.js';
 import { rfc3339 } from '../apimachinery/time.js';
 import { setOwn } from '../apimachinery/own.js';
 
@@ -73,10 +73,6 @@ export function objectTooLarge(): ApiError {
   return err;
 }
 
-/** Decides whether an object keeps living or passes a label and field selector. */
-export type ObjectFilter = (obj: KubeObject) => boolean;
-
-const DEFAULT_WAIT_MS = 3000;
 const MAX_UPDATE_ATTEMPTS = 16;
 const MAX_NAME_GENERATION_ATTEMPTS = 8;
 
@@ -119,10 +115,10 @@ export class GenericStore implements RESTStore {
   readonly definition: ResourceDefinition;
   protected readonly strategy: Strategy;
   protected readonly storage: Storage;
-  protected readonly cacher: Cacher;
+  /** Every read: gets, lists, watches and the current object a write builds on. */
+  protected readonly reads: CacheDelegator;
   protected readonly codec: ObjectCodec;
   protected readonly validateName: NameValidator;
-  protected readonly waitTimeoutMs: number;
   protected readonly now: () => Date;
   private readonly maxObjectSizeBytes: number;
   protected readonly qualified: QualifiedResource;
@@ -142,10 +138,8 @@ export class GenericStore implements RESTStore {
     this.definition = definition;
     this.strategy = definition.strategy;
     this.storage = opts.storage;
-    this.cacher = opts.cacher;
     this.codec = opts.codec ?? jsonCodec;
     this.validateName = definition.strategy.validateName?.bind(definition.strategy) ?? dns1123SubdomainName;
-    this.waitTimeoutMs = opts.waitTimeoutMs ?? DEFAULT_WAIT_MS;
     this.now = opts.now ?? (() => new Date());
     this.maxObjectSizeBytes = opts.maxObjectSizeBytes ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
     this.qualified = { group: definition.group, resource: definition.resource };
@@ -155,6 +149,19 @@ export class GenericStore implements RESTStore {
     this.storageApiVersion = apiVersionOf({ group: definition.storage.group, version: definition.storage.version });
     this.tracksGeneration = definition.strategy.tracksGeneration === true;
     this.storageKind = { group: definition.storage.group, version: definition.storage.version, kind: definition.kind };
+    this.reads = new CacheDelegator({
+      storage: opts.storage,
+      cacher: opts.cacher,
+      view: {
+        decode: (item) => this.decode(item),
+        toExternal: (obj, revision) => this.toExternal(obj, revision),
+        bookmark: (revision) => ({ apiVersion: this.servedApiVersion, kind: this.definition.kind, metadata: { resourceVersion: String(revision) } }),
+      },
+      resourcePrefix: resourcePrefix(this.storageLocation),
+      groupKind: this.groupKind,
+      qualified: this.qualified,
+      waitTimeoutMs: opts.waitTimeoutMs,
+    });
   }
 
   /** Lets another module serve a subresource of this resource (`serviceaccounts/token`, `pods/eviction`). */
@@ -240,25 +247,7 @@ export class GenericStore implements RESTStore {
   }
 
   // -------------------------------------------------------------------------------------
-  // Reads
-
-  private async waitForRevision(revision: number): Promise<void> {
-    try {
-      await this.cacher.waitForRevision(revision, this.waitTimeoutMs);
-    } catch (e) {
-      if (isTooLarge(e)) throw tooLargeResourceVersion(revision, e.current);
-      throw e;
-    }
-  }
-
-  private async waitForFresh(): Promise<number> {
-    try {
-      return await this.cacher.waitForFresh(this.waitTimeoutMs);
-    } catch (e) {
-      if (isTooLarge(e)) throw tooLargeResourceVersion(e.requested, e.current);
-      throw e;
-    }
-  }
+  // Reads (answered by the CacheDelegator; the Store checks the request and names the kind)
 
   async get(ctx: RequestContext, namespace: string, name: string, opts: GetOptions, subresource?: string): Promise<KubeObject> {
     if (subresource && !(subresource === 'status' && this.strategy.hasStatus)) {
@@ -267,158 +256,28 @@ export class GenericStore implements RESTStore {
       if (!handler.get) throw this.unsupported(subresource, 'get');
       return handler.get(ctx, namespace, name, opts, subresource);
     }
-    const item = await this.readItem(namespace, name, opts.resourceVersion ?? '');
+    const item = await this.reads.get(this.key(namespace, name), opts.resourceVersion ?? '', name);
     if (!item) throw notFound(this.qualified, name);
     return this.itemToExternal(item);
-  }
-
-  /** get's resourceVersion rules: unset = most recent (storage), `0` = any (cache), N = not older than N. */
-  private async readItem(namespace: string, name: string, rv: string): Promise<Item | undefined> {
-    const key = this.key(namespace, name);
-    if (rv === '') return (await this.storage.get(key)).item;
-    const revision = parseResourceVersion(rv, this.groupKind, name);
-    await this.cacher.ready();
-    if (revision > 0) await this.waitForRevision(revision);
-    return this.cacher.get(key);
   }
 
   async list(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<KubeList> {
     validateListOptions(opts);
     const filter = this.selectionFilter(opts);
     const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);
-    const limit = opts.limit !== undefined && opts.limit > 0 ? Math.floor(opts.limit) : 0;
-    const rv = opts.resourceVersion ?? '';
-    const match = opts.resourceVersionMatch;
-
-    if (opts.continue) {
-      if (rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
-      const token = decodeContinue(opts.continue);
-      const startKey = resourcePrefix(this.storageLocation) + token.start;
-      const revision = token.revision === LATEST_REVISION ? await this.waitForFresh() : token.revision;
-      return this.listFromStorage(prefix, revision, startKey, limit, filter, true);
-    }
-    if (match === 'Exact' || (match === undefined && limit > 0 && rv !== '' && rv !== '0')) {
-      const revision = parseResourceVersion(rv, this.groupKind, '');
-      await this.cacher.ready();
-      await this.waitForRevision(revision);
-      return this.listFromStorage(prefix, revision, prefix, limit, filter, false);
-    }
-    await this.cacher.ready();
-    if (rv === '') await this.waitForFresh();
-    else {
-      const revision = parseResourceVersion(rv, this.groupKind, '');
-      if (revision > 0) await this.waitForRevision(revision);
-    }
-    const snapshot = this.cacher.list({ prefix });
-    // `resourceVersion=0` is answered whole from the watch cache, as Kubernetes 1.27's
-    // cache does: it does not page, so the limit is not applied.
-    return this.pageFromSnapshot(snapshot.items, snapshot.revision, rv === '0' ? 0 : limit, filter);
-  }
-
-  private listOf(items: KubeObject[], revision: number, cont: string, remaining: number | undefined): KubeList {
-    const metadata: KubeList['metadata'] = { resourceVersion: String(revision) };
-    if (cont) metadata.continue = cont;
-    if (cont && remaining !== undefined && remaining > 0) metadata.remainingItemCount = remaining;
-    return { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata, items };
-  }
-
-  private nextToken(revision: number, lastKey: string): string {
-    // The next page starts right after the last returned key.
-    return encodeContinue({ revision, start: `${lastKey.slice(resourcePrefix(this.storageLocation).length)}\u0000` });
-  }
-
-  private pageFromSnapshot(items: Item[], revision: number, limit: number, filter: ObjectFilter | undefined): KubeList {
-    const out: KubeObject[] = [];
-    let lastKey = '';
-    let i = 0;
-    for (; i < items.length; i++) {
-      if (limit > 0 && out.length === limit) break;
-      const obj = this.decode(items[i]);
-      if (filter && !filter(obj)) continue;
-      out.push(this.toExternal(obj, items[i].modRevision));
-      lastKey = items[i].key;
-    }
-    let more = false;
-    if (limit > 0 && out.length === limit && i < items.length) {
-      // With a selector, only a further match makes another page.
-      more = filter ? items.slice(i).some((it) => filter(this.decode(it))) : true;
-    }
-    const cont = more ? this.nextToken(revision, lastKey) : '';
-    return this.listOf(out, revision, cont, filter ? undefined : items.length - i);
-  }
-
-  private async listFromStorage(
-    prefix: string,
-    revision: number,
-    startKey: string,
-    limit: number,
-    filter: ObjectFilter | undefined,
-    continuing: boolean,
-  ): Promise<KubeList> {
-    const out: KubeObject[] = [];
-    let key = startKey;
-    let lastKey = '';
-    let more = false;
-    let remaining = 0;
-    for (;;) {
-      let page;
-      try {
-        page = await this.storage.list(prefix, { atRevision: revision, startKey: key, limit: limit > 0 ? limit : undefined });
-      } catch (e) {
-        if (isCompacted(e)) throw continuing ? expiredContinue(key.slice(resourcePrefix(this.storageLocation).length)) : expiredList();
-        throw e;
-      }
-      let full = false;
-      for (let i = 0; i < page.items.length; i++) {
-        const item = page.items[i];
-        const obj = this.decode(item);
-        if (filter && !filter(obj)) continue;
-        out.push(this.toExternal(obj, item.modRevision));
-        lastKey = item.key;
-        if (limit > 0 && out.length === limit) {
-          full = true;
-          const after = page.items.length - 1 - i;
-          more = after > 0 || page.more;
-          remaining = after + page.remaining;
-          break;
-        }
-      }
-      if (full || !page.more || page.items.length === 0) break;
-      key = `${page.items[page.items.length - 1].key}\u0000`;
-    }
-    const cont = more ? this.nextToken(revision, lastKey) : '';
-    return this.listOf(out, revision, cont, filter ? undefined : remaining);
+    const page = await this.reads.list(prefix, opts, filter);
+    return { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: page.metadata, items: page.items };
   }
 
   async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>> {
     validateWatchOptions(opts);
     const filter = this.selectionFilter(opts);
     const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);
-    const rv = opts.resourceVersion ?? '';
-    await this.cacher.ready();
-    let start: number;
-    let initial: Item[] = [];
-    if (rv === '' || rv === '0') {
-      if (rv === '') await this.waitForFresh();
-      const snapshot = this.cacher.list({ prefix });
-      start = snapshot.revision;
-      initial = snapshot.items;
-    } else {
-      start = parseResourceVersion(rv, { group: this.definition.group, kind: this.definition.resource }, '');
-    }
-    return watchStream({
-      cacher: this.cacher,
+    return this.reads.watch(
       prefix,
-      start,
-      initial,
-      signal: ctx.signal,
-      timeoutSeconds: opts.timeoutSeconds,
-      bookmarks: opts.allowWatchBookmarks === true,
-      decode: (item) => this.decode(item),
-      toExternal: (obj, rev) => this.toExternal(obj, rev),
-      bookmark: (rev) => ({ apiVersion: this.servedApiVersion, kind: this.definition.kind, metadata: { resourceVersion: String(rev) } }),
+      { resourceVersion: opts.resourceVersion, timeoutSeconds: opts.timeoutSeconds, allowWatchBookmarks: opts.allowWatchBookmarks, signal: ctx.signal },
       filter,
-    });
+    );
   }
 
   /** The label and field selector of a list or watch as one predicate over stored objects. */
@@ -488,7 +347,7 @@ export class GenericStore implements RESTStore {
       const key = this.key(prepared.metadata?.namespace ?? '', this.nameOf(prepared));
       if (opts.dryRun) {
         this.encodeChecked(prepared);
-        const existing = (await this.storage.get(key)).item;
+        const existing = await this.reads.get(key);
         if (existing) throw this.alreadyExistsAs(existing, this.nameOf(prepared));
         return this.dryRunExternal(prepared);
       }
@@ -498,7 +357,7 @@ export class GenericStore implements RESTStore {
       } catch (e) {
         if (!isKeyExists(e)) throw e;
         if (!generated || attempt + 1 >= MAX_NAME_GENERATION_ATTEMPTS) {
-          const existing = (await this.storage.get(key)).item;
+          const existing = await this.reads.get(key);
           throw existing ? this.alreadyExistsAs(existing, this.nameOf(prepared)) : alreadyExists(this.qualified, this.nameOf(prepared));
         }
       }
@@ -620,7 +479,7 @@ export class GenericStore implements RESTStore {
   ): Promise<UpdateResult> {
     const key = this.key(namespace, name);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-      const { item } = await this.storage.get(key);
+      const item = await this.reads.get(key);
       const current = item ? this.decode(item) : undefined;
       const proposed = await objInfo(item && current ? this.toExternal(clone(current), item.modRevision) : undefined);
       const next = this.toInternal(proposed);
@@ -797,7 +656,7 @@ export class GenericStore implements RESTStore {
     validateDeleteOptions(opts);
     const key = this.key(namespace, name);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-      const { item } = await this.storage.get(key);
+      const item = await this.reads.get(key);
       if (!item) throw notFound(this.qualified, name);
       const current = this.decode(item);
       this.checkPreconditions(current, name, opts);

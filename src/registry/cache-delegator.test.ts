@@ -1,0 +1,219 @@
+// The CacheDelegator on its own: which source answers each read (a scripted watch cache
+// that holds a different state than storage makes the choice visible), the waits a read
+// makes first, paging over storage with a filter, and the 410s of compacted revisions.
+// The Store's list and watch semantics end to end are in store.test.ts and watch.test.ts.
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApiError } from '../apimachinery/errors.js';
+import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
+import {
+  MemoryStorage,
+  TooLargeResourceVersionError,
+  type CacheEvent,
+  type CacheListResult,
+  type Cacher,
+  type Item,
+} from '../storage/index.js';
+import { CacheDelegator, listSource, type ReadView } from './cache-delegator.js';
+import { decodeContinue } from './continue.js';
+
+const PREFIX = '/registry/testing/things/';
+
+/** A watch cache with a fixed state at `rev`; it records the waits a read asks for. */
+class ScriptedCacher implements Cacher {
+  calls: string[] = [];
+  items: Item[] = [];
+  rev = 0;
+  /** Revisions beyond this one are never reached. */
+  reachable = Number.MAX_SAFE_INTEGER;
+
+  async ready(): Promise<void> {
+    this.calls.push('ready');
+  }
+  revision(): number {
+    return this.rev;
+  }
+  async waitForRevision(revision: number): Promise<void> {
+    this.calls.push(`waitForRevision ${revision}`);
+    if (revision > this.reachable) throw new TooLargeResourceVersionError(revision, this.rev);
+  }
+  async waitForFresh(): Promise<number> {
+    this.calls.push('waitForFresh');
+    return this.rev;
+  }
+  get(key: string): Item | undefined {
+    return this.items.find((i) => i.key === key);
+  }
+  list(opts: { prefix?: string } = {}): CacheListResult {
+    const items = this.items.filter((i) => i.key.startsWith(opts.prefix ?? PREFIX));
+    return { items, revision: this.rev, more: false, remaining: 0 };
+  }
+  // eslint-disable-next-line require-yield
+  async *watch(_prefix: string, _after: number, signal: AbortSignal): AsyncGenerator<CacheEvent> {
+    if (signal.aborted) return;
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+  }
+  async stop(): Promise<void> {}
+}
+
+const view: ReadView = {
+  decode: (item) => JSON.parse(Buffer.from(item.value).toString('utf8')) as KubeObject,
+  toExternal: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
+  bookmark: (revision) => ({ apiVersion: 'v1', kind: 'Thing', metadata: { resourceVersion: String(revision) } }),
+};
+
+function thing(name: string, color: string): Uint8Array {
+  return Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Thing', metadata: { name }, color }));
+}
+
+function cached(name: string, modRevision: number): Item {
+  return { key: `${PREFIX}${name}`, value: thing(name, 'cached'), createRevision: modRevision, modRevision };
+}
+
+function names(page: { items: KubeObject[] }): string[] {
+  return page.items.map((o) => `${o.metadata?.name ?? ''}:${String(o.color)}`);
+}
+
+async function rejects(p: Promise<unknown>, code: number, message: RegExp): Promise<ApiError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof ApiError, String(e));
+    assert.equal(e.code, code);
+    assert.match(e.message, message);
+    return e;
+  }
+  assert.fail('expected a rejection');
+}
+
+test('listSource: continue and exact reads go to storage, the rest to the cache', () => {
+  assert.equal(listSource({ continue: 'x' }), 'continue');
+  assert.equal(listSource({ resourceVersion: '5', resourceVersionMatch: 'Exact' }), 'exact');
+  assert.equal(listSource({ resourceVersion: '5', limit: 2 }), 'exact');
+  assert.equal(listSource({ resourceVersion: '5', limit: 2, resourceVersionMatch: 'NotOlderThan' }), 'cache');
+  assert.equal(listSource({ resourceVersion: '0', limit: 2 }), 'cache');
+  assert.equal(listSource({ limit: 2 }), 'cache');
+  assert.equal(listSource({ resourceVersion: '5' }), 'cache');
+  assert.equal(listSource({ resourceVersion: '5', limit: 0 }), 'cache');
+});
+
+describe('CacheDelegator', () => {
+  let storage: MemoryStorage;
+  let cacher: ScriptedCacher;
+  let reads: CacheDelegator;
+
+  beforeEach(async () => {
+    storage = new MemoryStorage();
+    for (const [i, name] of ['a', 'b', 'c', 'd', 'e'].entries()) await storage.create(`${PREFIX}${name}`, thing(name, i % 2 === 0 ? 'red' : 'blue'));
+    cacher = new ScriptedCacher();
+    cacher.items = [cached('a', 1), cached('b', 2)];
+    cacher.rev = 2;
+    reads = new CacheDelegator({
+      storage,
+      cacher,
+      view,
+      resourcePrefix: '/registry/testing/',
+      groupKind: { group: 'testing', kind: 'Thing' },
+      qualified: { group: 'testing', resource: 'things' },
+      waitTimeoutMs: 10,
+    });
+  });
+
+  afterEach(async () => {
+    await storage.close();
+  });
+
+  test('get: unset reads storage without waiting; 0 and N read the cache, N once it has N', async () => {
+    assert.equal((await reads.get(`${PREFIX}e`))?.modRevision, 5);
+    assert.deepEqual(cacher.calls, []);
+    assert.equal(await reads.get(`${PREFIX}e`, '0'), undefined);
+    assert.deepEqual(cacher.calls, ['ready']);
+    cacher.calls = [];
+    assert.equal((await reads.get(`${PREFIX}b`, '2'))?.modRevision, 2);
+    assert.deepEqual(cacher.calls, ['ready', 'waitForRevision 2']);
+    cacher.reachable = 2;
+    await rejects(reads.get(`${PREFIX}b`, '9'), 504, /Too large resource version: 9, current: 2/);
+    const bad = await rejects(reads.get(`${PREFIX}b`, 'x', 'b'), 422, /Thing.testing "b" is invalid/);
+    assert.equal(bad.status.details?.name, 'b');
+  });
+
+  test('list: unset is a consistent read of the cache; 0 any state, whole; N not older than N, paged', async () => {
+    assert.deepEqual(names(await reads.list(PREFIX, {})), ['a:cached', 'b:cached']);
+    assert.deepEqual(cacher.calls, ['ready', 'waitForFresh']);
+    cacher.calls = [];
+    const any = await reads.list(PREFIX, { resourceVersion: '0', limit: 1 });
+    assert.deepEqual(names(any), ['a:cached', 'b:cached']);
+    assert.deepEqual(any.metadata, { resourceVersion: '2' });
+    assert.deepEqual(cacher.calls, ['ready']);
+    cacher.calls = [];
+    const notOlder = await reads.list(PREFIX, { resourceVersion: '1', resourceVersionMatch: 'NotOlderThan', limit: 1 });
+    assert.deepEqual(names(notOlder), ['a:cached']);
+    assert.deepEqual(cacher.calls, ['ready', 'waitForRevision 1']);
+    assert.equal(notOlder.metadata.remainingItemCount, 1);
+    assert.deepEqual(decodeContinue(notOlder.metadata.continue ?? ''), { revision: 2, start: 'things/a\u0000' });
+  });
+
+  test('list: exact and continued reads come from storage at the revision', async () => {
+    await storage.update(`${PREFIX}a`, thing('a', 'green'));
+    const exact = await reads.list(PREFIX, { resourceVersion: '5', resourceVersionMatch: 'Exact', limit: 2 });
+    assert.deepEqual(names(exact), ['a:red', 'b:blue']);
+    assert.deepEqual(cacher.calls, ['ready', 'waitForRevision 5']);
+    assert.equal(exact.metadata.resourceVersion, '5');
+    assert.equal(exact.metadata.remainingItemCount, 3);
+    cacher.calls = [];
+    const rest = await reads.list(PREFIX, { continue: exact.metadata.continue, limit: 10 });
+    assert.deepEqual(names(rest), ['c:red', 'd:blue', 'e:red']);
+    assert.deepEqual(rest.metadata, { resourceVersion: '5' });
+    assert.deepEqual(cacher.calls, []);
+    await rejects(reads.list(PREFIX, { continue: exact.metadata.continue, resourceVersion: '5' }), 400, /specifying resource version is not allowed when using continue/);
+  });
+
+  test('list: the filter runs during the scan, across storage pages, and hides the remaining count', async () => {
+    const red = (obj: KubeObject) => obj.color === 'red';
+    const first = await reads.list(PREFIX, { resourceVersion: '5', resourceVersionMatch: 'Exact', limit: 2 }, red);
+    assert.deepEqual(names(first), ['a:red', 'c:red']);
+    assert.equal(first.metadata.remainingItemCount, undefined);
+    assert.ok(first.metadata.continue);
+    const second = await reads.list(PREFIX, { continue: first.metadata.continue, limit: 2 }, red);
+    assert.deepEqual(names(second), ['e:red']);
+    assert.equal(second.metadata.continue, undefined);
+  });
+
+  test('list: a compacted revision is 410; a compacted continue hands out a token at the latest revision', async () => {
+    const page = await reads.list(PREFIX, { resourceVersion: '3', resourceVersionMatch: 'Exact', limit: 1 });
+    await storage.update(`${PREFIX}a`, thing('a', 'green'));
+    await storage.compact(6);
+    await rejects(reads.list(PREFIX, { resourceVersion: '3', resourceVersionMatch: 'Exact' }), 410, /The resourceVersion for the provided list is too old/);
+    const expired = await rejects(reads.list(PREFIX, { continue: page.metadata.continue }), 410, /continue parameter is too old/);
+    const token = decodeContinue(expired.status.metadata.continue ?? '');
+    assert.deepEqual(token, { revision: -1, start: 'things/a\u0000' });
+    cacher.rev = 6;
+    const latest = await reads.list(PREFIX, { continue: expired.status.metadata.continue });
+    assert.deepEqual(names(latest), ['b:blue', 'c:red', 'd:blue', 'e:red']);
+    assert.equal(latest.metadata.resourceVersion, '6');
+    assert.ok(cacher.calls.includes('waitForFresh'));
+  });
+
+  test('watch: unset starts with the fresh cache state (filtered) as ADDED; N starts after N without initial events', async () => {
+    const controller = new AbortController();
+    const notB = (obj: KubeObject) => obj.metadata?.name !== 'b';
+    const events: WatchEvent[] = [];
+    for await (const ev of await reads.watch(PREFIX, { signal: controller.signal }, notB)) {
+      events.push(ev);
+      controller.abort();
+    }
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.object.metadata?.name ?? ''} ${e.object.metadata?.resourceVersion ?? ''}`),
+      ['ADDED a 1'],
+    );
+    assert.deepEqual(cacher.calls, ['ready', 'waitForFresh']);
+    cacher.calls = [];
+    const later = new AbortController();
+    const iter = (await reads.watch(PREFIX, { resourceVersion: '2', signal: later.signal }))[Symbol.asyncIterator]();
+    const pending = iter.next();
+    later.abort();
+    assert.equal((await pending).done, true);
+    assert.deepEqual(cacher.calls, ['ready']);
+    await rejects(reads.watch(PREFIX, { resourceVersion: 'x', signal: later.signal }), 422, /things.testing/);
+  });
+});

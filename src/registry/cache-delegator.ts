@@ -1,0 +1,276 @@
+// The read side of a stored kind: one object that decides per request whether a read is
+// answered from the resource's watch cache or from storage (Kubernetes' CacheDelegator),
+// and that applies the resource-version rules of get, list and watch, paging with continue
+// tokens, remainingItemCount and the label and field filter during the scan. The Store owns
+// writes and calls only this for what it reads.
+import { badRequest, tooLargeResourceVersion } from '../apimachinery/errors.js';
+import type { KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
+import type { Cacher, Item, Storage } from '../storage/interface.js';
+import type { ListOptions } from '../rest/index.js';
+import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
+import { expiredContinue, expiredList, isCompacted, isTooLarge, parseResourceVersion } from './errors.js';
+import { watchStream } from './watch.js';
+
+const DEFAULT_WAIT_MS = 3000;
+
+/** Decides whether an object keeps living or passes a label and field selector. */
+export type ObjectFilter = (obj: KubeObject) => boolean;
+
+/** How the Store wants stored items answered: decoding and conversion to the served version. */
+export interface ReadView {
+  /** A stored item as an object in the storage version, with its resource version. */
+  decode(item: Item): KubeObject;
+  /** A decoded object as answered, at `revision`. */
+  toExternal(obj: KubeObject, revision: number): KubeObject;
+  /** The object of a BOOKMARK event at `revision`. */
+  bookmark(revision: number): KubeObject;
+}
+
+export interface CacheDelegatorOptions {
+  storage: Storage;
+  /** The watch cache of the resource's storage prefix. */
+  cacher: Cacher;
+  view: ReadView;
+  /** Where the resource's keys start; continue tokens hold keys relative to it. */
+  resourcePrefix: string;
+  /** Names the kind in a 422 for a malformed resource version of a get or list. */
+  groupKind: { group: string; kind: string };
+  /** Names the resource in a 422 for a malformed resource version of a watch. */
+  qualified: { group: string; resource: string };
+  /** How long reads wait for the cache to reach a requested resource version (ms); 3 s when unset. */
+  waitTimeoutMs?: number;
+}
+
+/** The resource-version and paging parameters of a list. */
+export type ListRequest = Pick<ListOptions, 'resourceVersion' | 'resourceVersionMatch' | 'limit' | 'continue'>;
+
+/** The parameters of a watch start. */
+export interface WatchRequest {
+  resourceVersion?: string;
+  timeoutSeconds?: number;
+  allowWatchBookmarks?: boolean;
+  signal: AbortSignal;
+}
+
+/** A list answer without its type: the Store names the list kind. */
+export type ListPage = Pick<KubeList, 'metadata' | 'items'>;
+
+/**
+ * Where a list is answered from: `continue` (storage, at the token's revision), `exact`
+ * (storage, at the requested revision: resourceVersionMatch=Exact, or a limit with a
+ * version and no match, which Kubernetes reads as exact), else `cache`.
+ */
+export function listSource(opts: ListRequest): 'continue' | 'exact' | 'cache' {
+  if (opts.continue) return 'continue';
+  const rv = opts.resourceVersion ?? '';
+  const match = opts.resourceVersionMatch;
+  if (match === 'Exact' || (match === undefined && pageLimit(opts) > 0 && rv !== '' && rv !== '0')) return 'exact';
+  return 'cache';
+}
+
+function pageLimit(opts: ListRequest): number {
+  return opts.limit !== undefined && opts.limit > 0 ? Math.floor(opts.limit) : 0;
+}
+
+export class CacheDelegator {
+  private readonly storage: Storage;
+  private readonly cacher: Cacher;
+  private readonly view: ReadView;
+  private readonly resourcePrefix: string;
+  private readonly groupKind: { group: string; kind: string };
+  private readonly qualified: { group: string; resource: string };
+  private readonly waitTimeoutMs: number;
+
+  constructor(opts: CacheDelegatorOptions) {
+    this.storage = opts.storage;
+    this.cacher = opts.cacher;
+    this.view = opts.view;
+    this.resourcePrefix = opts.resourcePrefix;
+    this.groupKind = opts.groupKind;
+    this.qualified = opts.qualified;
+    this.waitTimeoutMs = opts.waitTimeoutMs ?? DEFAULT_WAIT_MS;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Get
+
+  /**
+   * The stored item under `key` by get's resourceVersion rules: unset = the most recent
+   * (from storage, which is also what writes build on), `0` = any (the cache), N = not
+   * older than N (the cache, once it has N). `name` names the object in a 422.
+   */
+  async get(key: string, resourceVersion = '', name = ''): Promise<Item | undefined> {
+    if (resourceVersion === '') return (await this.storage.get(key)).item;
+    const revision = parseResourceVersion(resourceVersion, this.groupKind, name);
+    await this.cacher.ready();
+    if (revision > 0) await this.waitForRevision(revision);
+    return this.cacher.get(key);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // List
+
+  /** The objects under `prefix` that pass `filter`, by list's resourceVersion and paging rules. */
+  async list(prefix: string, opts: ListRequest, filter?: ObjectFilter): Promise<ListPage> {
+    const limit = pageLimit(opts);
+    const rv = opts.resourceVersion ?? '';
+    switch (listSource(opts)) {
+      case 'continue': {
+        if (rv !== '' && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+        const token = decodeContinue(opts.continue ?? '');
+        const startKey = this.resourcePrefix + token.start;
+        const revision = token.revision === LATEST_REVISION ? await this.waitForFresh() : token.revision;
+        return this.listFromStorage(prefix, revision, startKey, limit, filter, true);
+      }
+      case 'exact': {
+        const revision = parseResourceVersion(rv, this.groupKind, '');
+        await this.cacher.ready();
+        await this.waitForRevision(revision);
+        return this.listFromStorage(prefix, revision, prefix, limit, filter, false);
+      }
+      case 'cache': {
+        await this.cacher.ready();
+        if (rv === '') await this.waitForFresh();
+        else {
+          const revision = parseResourceVersion(rv, this.groupKind, '');
+          if (revision > 0) await this.waitForRevision(revision);
+        }
+        const snapshot = this.cacher.list({ prefix });
+        // `resourceVersion=0` is answered whole from the watch cache, as Kubernetes 1.27's
+        // cache does: it does not page, so the limit is not applied.
+        return this.pageFromSnapshot(snapshot.items, snapshot.revision, rv === '0' ? 0 : limit, filter);
+      }
+    }
+  }
+
+  private page(items: KubeObject[], revision: number, cont: string, remaining: number | undefined): ListPage {
+    const metadata: KubeList['metadata'] = { resourceVersion: String(revision) };
+    if (cont) metadata.continue = cont;
+    if (cont && remaining !== undefined && remaining > 0) metadata.remainingItemCount = remaining;
+    return { metadata, items };
+  }
+
+  private nextToken(revision: number, lastKey: string): string {
+    // The next page starts right after the last returned key.
+    return encodeContinue({ revision, start: `${lastKey.slice(this.resourcePrefix.length)}\u0000` });
+  }
+
+  private pageFromSnapshot(items: Item[], revision: number, limit: number, filter: ObjectFilter | undefined): ListPage {
+    const out: KubeObject[] = [];
+    let lastKey = '';
+    let i = 0;
+    for (; i < items.length; i++) {
+      if (limit > 0 && out.length === limit) break;
+      const obj = this.view.decode(items[i]);
+      if (filter && !filter(obj)) continue;
+      out.push(this.view.toExternal(obj, items[i].modRevision));
+      lastKey = items[i].key;
+    }
+    let more = false;
+    if (limit > 0 && out.length === limit && i < items.length) {
+      // With a selector, only a further match makes another page.
+      more = filter ? items.slice(i).some((it) => filter(this.view.decode(it))) : true;
+    }
+    const cont = more ? this.nextToken(revision, lastKey) : '';
+    return this.page(out, revision, cont, filter ? undefined : items.length - i);
+  }
+
+  private async listFromStorage(
+    prefix: string,
+    revision: number,
+    startKey: string,
+    limit: number,
+    filter: ObjectFilter | undefined,
+    continuing: boolean,
+  ): Promise<ListPage> {
+    const out: KubeObject[] = [];
+    let key = startKey;
+    let lastKey = '';
+    let more = false;
+    let remaining = 0;
+    for (;;) {
+      let page;
+      try {
+        page = await this.storage.list(prefix, { atRevision: revision, startKey: key, limit: limit > 0 ? limit : undefined });
+      } catch (e) {
+        if (isCompacted(e)) throw continuing ? expiredContinue(key.slice(this.resourcePrefix.length)) : expiredList();
+        throw e;
+      }
+      let full = false;
+      for (let i = 0; i < page.items.length; i++) {
+        const item = page.items[i];
+        const obj = this.view.decode(item);
+        if (filter && !filter(obj)) continue;
+        out.push(this.view.toExternal(obj, item.modRevision));
+        lastKey = item.key;
+        if (limit > 0 && out.length === limit) {
+          full = true;
+          const after = page.items.length - 1 - i;
+          more = after > 0 || page.more;
+          remaining = after + page.remaining;
+          break;
+        }
+      }
+      if (full || !page.more || page.items.length === 0) break;
+      key = `${page.items[page.items.length - 1].key}\u0000`;
+    }
+    const cont = more ? this.nextToken(revision, lastKey) : '';
+    return this.page(out, revision, cont, filter ? undefined : remaining);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Watch
+
+  /**
+   * A watch of `prefix` from the cache: unset = the current state (consistent) as ADDED
+   * events, then changes; `0` = the cache's state as it is; N = changes after N.
+   */
+  async watch(prefix: string, opts: WatchRequest, filter?: ObjectFilter): Promise<AsyncIterable<WatchEvent>> {
+    const rv = opts.resourceVersion ?? '';
+    await this.cacher.ready();
+    let start: number;
+    let initial: Item[] = [];
+    if (rv === '' || rv === '0') {
+      if (rv === '') await this.waitForFresh();
+      const snapshot = this.cacher.list({ prefix });
+      start = snapshot.revision;
+      initial = snapshot.items;
+    } else {
+      start = parseResourceVersion(rv, { group: this.qualified.group, kind: this.qualified.resource }, '');
+    }
+    return watchStream({
+      cacher: this.cacher,
+      prefix,
+      start,
+      initial,
+      signal: opts.signal,
+      timeoutSeconds: opts.timeoutSeconds,
+      bookmarks: opts.allowWatchBookmarks === true,
+      decode: (item) => this.view.decode(item),
+      toExternal: (obj, rev) => this.view.toExternal(obj, rev),
+      bookmark: (rev) => this.view.bookmark(rev),
+      filter,
+    });
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Waiting for the cache
+
+  private async waitForRevision(revision: number): Promise<void> {
+    try {
+      await this.cacher.waitForRevision(revision, this.waitTimeoutMs);
+    } catch (e) {
+      if (isTooLarge(e)) throw tooLargeResourceVersion(revision, e.current);
+      throw e;
+    }
+  }
+
+  private async waitForFresh(): Promise<number> {
+    try {
+      return await this.cacher.waitForFresh(this.waitTimeoutMs);
+    } catch (e) {
+      if (isTooLarge(e)) throw tooLargeResourceVersion(e.requested, e.current);
+      throw e;
+    }
+  }
+}
