@@ -7,7 +7,7 @@ import { Agent, request } from 'node:https';
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from './testing.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
 
 const SHORT = { headerTimeoutMs: 300, idleTimeoutMs: 300, maxUnauthenticated: 5, maxResetsPerWindow: 100, resetWindowMs: 10_000 };
 

@@ -5,7 +5,7 @@ import { resourceExpired } from '../apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { metaGroup } from '../naming/index.js';
 import type { RESTStore } from '../rest/index.js';
-import { startTestServer, type TestServer } from './testing.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
 
 type Ev = { type: string; object: KubeObject & Record<string, unknown> };
 

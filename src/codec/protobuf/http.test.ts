@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { metaGroup, protobufMediaType, setFlavor } from '../../naming/index.js';
 import { SerializerSet } from '../serializer.js';
-import { startTestServer, type TestServer } from '../../server/testing.js';
+import { startTestServer, type TestServer } from '../../testing/api-server.js';
 import { createProtobufSerializer, decodeObject, encodeObject, WatchFrameReader } from './index.js';
 
 const STOCK = 'application/vnd.kubernetes.protobuf';
