@@ -6,10 +6,10 @@ import { test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../apimachinery/types.js';
 import { x509 } from '../auth/x509-lib.js';
-import { LoopbackClient } from '../client/loopback.js';
+import { LoopbackClient } from '../server/loopback.js';
 import { group } from '../naming/index.js';
 import { apiserverClientSigner, csrOrganizations, type SignerAuthorizer } from './certificates.js';
-import { fixture } from './testing.js';
+import { fixture } from '../testing/admission.js';
 import type { AdmissionAttributes } from './types.js';
 
 const CSR = { group: group('certificates'), version: 'v1', resource: 'certificatesigningrequests' };

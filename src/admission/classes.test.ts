@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { group } from '../naming/index.js';
-import { fixture, pod, R } from './testing.js';
+import { fixture, pod, R } from '../testing/admission.js';
 
 const PC = { group: group('scheduling'), version: 'v1', resource: 'priorityclasses' };
 const SC = { group: group('storage'), version: 'v1', resource: 'storageclasses' };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import { FlagError, parseFlags } from '../apimachinery/flags.js';
-import { LoopbackClient } from '../client/loopback.js';
+import { LoopbackClient } from '../server/loopback.js';
 import { group } from '../naming/index.js';
 import { admissionFlagDefinitions, buildAdmissionChain, selectPlugins } from './index.js';
 import type { AdmissionAttributes } from './types.js';

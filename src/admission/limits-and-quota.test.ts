@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { aggregate } from './limit-ranger.js';
-import { fixture, pod, R } from './testing.js';
+import { fixture, pod, R } from '../testing/admission.js';
 
 type J = Record<string, unknown>;
 const containers = (o: KubeObject): J[] => (o.spec as { containers: J[] }).containers;

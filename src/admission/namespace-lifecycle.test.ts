@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
-import { LoopbackClient } from '../client/loopback.js';
+import { LoopbackClient } from '../server/loopback.js';
 import { group, setFlavor } from '../naming/index.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import type { AdmissionAttributes, AdmissionOperation } from './types.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import { evaluatePod } from './pod-security.js';
-import { fixture, pod, R } from './testing.js';
+import { fixture, pod, R } from '../testing/admission.js';
 import type { AdmissionAttributes } from './types.js';
 
 test('the restricted level lists every finding in check order', () => {

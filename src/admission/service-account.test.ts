@@ -4,7 +4,7 @@ import { ApiError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { setFlavor } from '../naming/index.js';
 import { mountServiceAccountToken } from './service-account.js';
-import { fixture, pod, R } from './testing.js';
+import { fixture, pod, R } from '../testing/admission.js';
 
 type Spec = { volumes?: { name: string; projected?: unknown }[]; containers: { volumeMounts?: unknown[] }[]; initContainers?: { volumeMounts?: unknown[] }[]; serviceAccountName?: string; imagePullSecrets?: unknown[] };
 const specOf = (p: KubeObject): Spec => p.spec as Spec;

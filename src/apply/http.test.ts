@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { metaGroup } from '../naming/index.js';
-import { startTestServer, type TestServer } from '../server/testing.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
 
 let t: TestServer;
 before(async () => {

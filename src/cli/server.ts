@@ -8,7 +8,6 @@ import type { ParsedFlags } from '../apimachinery/flags.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import { buildAdmissionChain } from '../admission/index.js';
 import { buildAuth, type AuthModule } from '../auth/index.js';
-import { LoopbackClient } from '../client/loopback.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import { ensureSystemNamespaces, startControllers } from '../controllers/index.js';
@@ -22,10 +21,9 @@ import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags 
 import type { RESTStore } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
+import { LoopbackClient } from '../server/loopback.js';
 import { componentStatusStore } from '../server/componentstatus.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
-import { schemaFieldChecker } from '../server/field-checker.js';
-import { defaultPatchers } from '../server/patchers.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, startCompactor, type CreateStorageOptions, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
@@ -148,8 +146,6 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     authorizer: auth.authorizer,
     impersonate: (headers, user) => auth.impersonate(headers, user),
     admission,
-    patchers: defaultPatchers,
-    fieldChecker: schemaFieldChecker,
     serializers,
     nonResource: (method, path) => auth.nonResource(method, path),
     openapi: openapiHandler(() => table.all().map((s) => s.definition)),

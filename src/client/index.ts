@@ -1,8 +1,7 @@
-// The client layer: the in-process and HTTPS implementations of `ApiClient`, kubeconfig files,
+// The client layer: the HTTPS implementation of `ApiClient` (the in-process one is the server's), kubeconfig files,
 // and what consumers build on a client: informers, their shared factory, the work queue.
 export type { ApiClient } from './types.js';
 export { canDeleteCollection, type CollectionDeleter } from './extended.js';
-export { LoopbackClient, type LoopbackClientOptions } from './loopback.js';
 export { HttpClient, errorFromResponse, type HttpClientOptions, type RawResponse } from './http.js';
 export {
   KubeconfigError,

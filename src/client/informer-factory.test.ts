@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildAdmissionChain, admissionFlagDefinitions } from '../admission/index.js';
 import { parseFlags } from '../apimachinery/flags.js';
-import { LoopbackClient } from './loopback.js';
+import { LoopbackClient } from '../server/loopback.js';
 import { startControllers } from '../controllers/index.js';
 import { memoryTable, probeStore } from '../testing/memory-table.js';
 import { eventually } from '../testing/wait.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeObject } from '../apimachinery/types.js';
-import { LoopbackClient } from './loopback.js';
+import { LoopbackClient } from '../server/loopback.js';
 import { Informer, keyOf, splitKey } from './informer.js';
 import { memoryTable, probeStore } from '../testing/memory-table.js';
 import { eventually } from '../testing/wait.js';

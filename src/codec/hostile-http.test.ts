@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TEST_GROUP } from '../registry/testing.js';
-import { startTestServer, type TestServer } from '../server/testing.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
 import { parseJsonText } from './json.js';
 
 let t: TestServer;

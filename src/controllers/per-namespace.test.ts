@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import { isApiError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
-import { LoopbackClient } from '../client/loopback.js';
+import { LoopbackClient } from '../server/loopback.js';
 import { setFlavor } from '../naming/index.js';
 import { buildResourceTable } from '../registry/index.js';
 import { createStorage } from '../storage/index.js';

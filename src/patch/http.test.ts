@@ -2,7 +2,7 @@
 // stays sound for every later request.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../server/testing.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
 
 let t: TestServer;
 let protoSnapshot: string[] = [];

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { metaGroup } from '../naming/index.js';
-import { startTestServer, type TestServer } from './testing.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
 
 let t: TestServer;
 before(async () => {
@@ -145,7 +145,7 @@ describe('verbs', () => {
   });
 
   it('warns on requests to a deprecated version, also when the request fails', async () => {
-    const { reviewStore } = await import('./testing.js');
+    const { reviewStore } = await import('../testing/api-server.js');
     const old = reviewStore();
     old.definition.version = 'v1beta1';
     old.definition.deprecated = { since: '1.25', removedIn: '1.28', replacement: 'reviews.testing/v1 Echo' };
@@ -257,7 +257,7 @@ describe('routing and errors', () => {
 
   it('answers 504 past the request deadline and 400 for a malformed timeout', async () => {
     const slow: import('../rest/index.js').RESTStore = {
-      definition: { ...(await import('./testing.js')).reviewStore().definition, group: 'slow.testing', resource: 'sleepers', verbs: ['list'] },
+      definition: { ...(await import('../testing/api-server.js')).reviewStore().definition, group: 'slow.testing', resource: 'sleepers', verbs: ['list'] },
       list: (ctx) =>
         new Promise((resolve) => {
           const timer = setTimeout(() => resolve({ apiVersion: 'slow.testing/v1', kind: 'EchoList', metadata: {}, items: [] }), 5000);
@@ -395,7 +395,7 @@ describe('discovery, version, health, metrics', () => {
     t.table.remove({ group: 'reviews.testing', version: 'v1' }, 'echoes');
     const after = (await t.request('GET', '/apis', { headers: { Accept: accept } })).json().items as { metadata: { name: string } }[];
     assert.equal(after.find((i) => i.metadata.name === 'reviews.testing'), undefined);
-    const { reviewStore } = await import('./testing.js');
+    const { reviewStore } = await import('../testing/api-server.js');
     t.table.add(reviewStore());
   });
 

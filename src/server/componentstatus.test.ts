@@ -3,7 +3,7 @@ import { after, before, it } from 'node:test';
 import { metaGroup } from '../naming/index.js';
 import type { ResourceDefinition } from '../rest/index.js';
 import { componentStatusStore } from './componentstatus.js';
-import { startTestServer, type TestServer } from './testing.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
 
 const definition: ResourceDefinition = {
   group: '',

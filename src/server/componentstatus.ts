@@ -3,7 +3,7 @@
 import { notFound } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject } from '../apimachinery/types.js';
 import type { RESTStore, ResourceDefinition, TableConvertor } from '../rest/index.js';
-import type { TablePrinting } from './resource-handler.js';
+import type { TablePrinting } from './handlers/response.js';
 
 export interface ComponentCheck {
   /** `etcd-0`, `controller-manager`, ... */

@@ -8,7 +8,7 @@ import { decodeObject, encodeObject } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
 import { metaGroup, protobufMediaType, setFlavor } from '../naming/index.js';
 import type { RESTStore } from '../rest/index.js';
-import { reviewStore, startTestServer, type TestServer } from './testing.js';
+import { reviewStore, startTestServer, type TestServer } from '../testing/api-server.js';
 
 setFlavor('orch');
 

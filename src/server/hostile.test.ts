@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:https';
 import { after, before, it } from 'node:test';
-import { startTestServer, type TestServer } from './testing.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
 
 let t: TestServer;
 before(async () => {

@@ -7,7 +7,8 @@ import { Agent, request } from 'node:https';
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from './testing.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
+import { eventually } from '../testing/wait.js';
 
 const SHORT = { headerTimeoutMs: 300, idleTimeoutMs: 300, maxUnauthenticated: 5, maxResetsPerWindow: 100, resetWindowMs: 10_000 };
 
@@ -195,9 +196,8 @@ describe('slow and idle connections', () => {
       }
       const r = await s2.request('GET', '/api/v1/namespaces?limit=1');
       assert.equal(r.status, 200);
-      await new Promise((r) => setTimeout(r, 100));
-      // Over the cap of 5, the oldest idle unauthenticated connections were let go at once.
-      assert.ok(closedCount.n >= 15, `only ${closedCount.n} of 20 idle connections were closed`);
+      // Over the cap of 5, the oldest idle unauthenticated connections are let go at once.
+      await eventually(() => closedCount.n >= 15, '15 of 20 idle connections to close', 2000);
       assert.ok(held.slice(-4).every((s) => !s.destroyed), 'the newest connections should stay');
     } finally {
       for (const s of held) s.destroy();

@@ -5,7 +5,8 @@ import { resourceExpired } from '../apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { metaGroup } from '../naming/index.js';
 import type { RESTStore } from '../rest/index.js';
-import { startTestServer, type TestServer } from './testing.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
+import { eventually } from '../testing/wait.js';
 
 type Ev = { type: string; object: KubeObject & Record<string, unknown> };
 
@@ -153,9 +154,11 @@ describe('watch', () => {
     const other = await startTestServer();
     try {
       await other.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'w' } } });
+      await other.request('POST', CM, { body: { metadata: { name: 'before' } } });
       const lines: string[] = [];
       const s = other.stream(`${CM}?watch=true`, (l) => lines.push(l));
-      await new Promise((r) => setTimeout(r, 200));
+      // The watch is open once it sent the existing object's ADDED event.
+      await eventually(() => lines.length > 0, 'the watch to send its initial event');
       await other.server.shutdown({ drainTimeoutMs: 5000 });
       assert.equal(await s.done, 200);
     } finally {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { builtinResourceDefinitions } from '../../apis/definitions.js';
 import { parseFlags } from '../../apimachinery/flags.js';
-import { LoopbackClient } from '../../client/loopback.js';
+import { LoopbackClient } from '../../server/loopback.js';
 import { setFlavor } from '../../naming/index.js';
 import { buildResourceTable } from '../../registry/index.js';
 import { MemoryStorage } from '../../storage/index.js';

@@ -15,7 +15,7 @@ import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.
 import { createCA, issueCert, type TestCert } from '../../testing/pki.js';
 import { json, startHttpsServer, type TestHttpsServer } from '../../testing/https-server.js';
 import { eventually } from '../../testing/wait.js';
-import { LoopbackClient } from '../../client/loopback.js';
+import { LoopbackClient } from '../../server/loopback.js';
 import { group, setFlavor } from '../../naming/index.js';
 import { buildResourceTable, type DefaultResourceTable } from '../../registry/index.js';
 import { MemoryStorage } from '../../storage/index.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isApiError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { LoopbackClient } from '../../client/loopback.js';
+import { LoopbackClient } from '../../server/loopback.js';
 import { namespaceFinalizer, setFlavor } from '../../naming/index.js';
 import { startControllers } from '../index.js';
 import { ensureSystemNamespaces } from '../system-namespaces.js';

@@ -7,7 +7,7 @@ import { isApiError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { NamespaceLifecycle } from '../../admission/namespace-lifecycle.js';
 import { PluginChain } from '../../admission/chain.js';
-import { LoopbackClient } from '../../client/loopback.js';
+import { LoopbackClient } from '../../server/loopback.js';
 import { buildResourceTable } from '../../registry/index.js';
 import { namespaceDefinition, TEST_GROUP, widgetDefinition } from '../../registry/testing.js';
 import { createStorage } from '../../storage/index.js';

@@ -1,4 +1,4 @@
-// A server for the server's own tests: the real ApiServer over the registry's GenericStore
+// A server for black-box tests of the API server: the real ApiServer over the registry's GenericStore
 // and the memory backend, with a few small kinds, x509 authentication and an authorizer
 // that denies one test user. Requests go over real HTTPS on an ephemeral loopback port.
 
@@ -7,16 +7,14 @@ import { request as httpsRequest } from 'node:https';
 import { X509Authenticator } from '../auth/authn/x509.js';
 import { UnionAuthenticator } from '../auth/authn/union.js';
 import type { Authorizer } from '../auth/types.js';
-import { createCA, issueCert, type TestCert } from '../testing/pki.js';
+import { createCA, issueCert, type TestCert } from './pki.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
 import { gizmoDefinition, namespaceDefinition, widgetDefinition, widgetStrategy } from '../registry/testing.js';
 import type { ResourceDefinition, RESTStore } from '../rest/index.js';
 import { MemoryStorage } from '../storage/index.js';
-import { ApiServer, type ApiServerConfig } from './apiserver.js';
-import { schemaFieldChecker } from './field-checker.js';
-import { defaultPatchers } from './patchers.js';
-import { versionInfo } from './version.js';
+import { ApiServer, type ApiServerConfig } from '../server/apiserver.js';
+import { versionInfo } from '../server/version.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -143,8 +141,6 @@ export async function startTestServer(overrides: Partial<ApiServerConfig> = {}):
     table,
     authenticator: new UnionAuthenticator([new X509Authenticator(() => [new X509Certificate(ca.certPem)])], false),
     authorizer: testAuthorizer,
-    patchers: defaultPatchers,
-    fieldChecker: schemaFieldChecker,
     version: versionInfo('0.1.0'),
     tls: { cert: serving.certPem, key: serving.keyPem, clientCA: ca.certPem },
     ...overrides,

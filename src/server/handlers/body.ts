@@ -1,6 +1,6 @@
 // Reads a request body up to the limit; a larger body is a 413 before it is buffered whole.
-import { requestEntityTooLarge } from '../apimachinery/errors.js';
-import type { ServerRequest } from './http.js';
+import { requestEntityTooLarge } from '../../apimachinery/errors.js';
+import type { ServerRequest } from '../http.js';
 
 /** kube-apiserver's limit for request bodies: 3 MiB. */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;

@@ -1,10 +1,10 @@
 // Query parameters and option bodies to the typed options the Store takes, validated the
 // way kube-apiserver validates them (ListOptions, CreateOptions, DeleteOptions, ...).
-import { ApiError, badRequest, invalid, notSupportedField, invalidField, type FieldError } from '../apimachinery/errors.js';
-import { isPlainObject } from '../apimachinery/types.js';
-import { metaGroup } from '../naming/index.js';
-import { validateListOptions, validateWatchOptions } from '../registry/index.js';
-import type { DeleteOptions, GetOptions, ListOptions } from '../rest/index.js';
+import { ApiError, badRequest, invalid, notSupportedField, invalidField, type FieldError } from '../../apimachinery/errors.js';
+import { isPlainObject } from '../../apimachinery/types.js';
+import { metaGroup } from '../../naming/index.js';
+import { validateListOptions, validateWatchOptions } from '../../registry/index.js';
+import type { DeleteOptions, GetOptions, ListOptions } from '../../rest/index.js';
 
 function goBool(name: string, value: string): boolean {
   if (['1', 't', 'T', 'true', 'TRUE', 'True', ''].includes(value)) return value !== '';

@@ -2,20 +2,26 @@
 // event. An error before the first byte is an ordinary HTTP error; after that it is an
 // ERROR event carrying the Status, and the stream ends. The stream also ends when the
 // client goes away, when timeoutSeconds passes, and when the server shuts down.
-import { escapeFieldValue } from '../apimachinery/fields.js';
-import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
-import { negotiateOutput } from '../codec/negotiate.js';
-import { parseIncludeObject, partialObjectMetadata, toTable } from '../codec/representation.js';
-import { watchFramer } from '../codec/watch-frame.js';
-import type { RESTStore, RequestContext } from '../rest/index.js';
-import { headerValue, setWarnings, toApiError } from './http.js';
+import { escapeFieldValue } from '../../apimachinery/fields.js';
+import type { KubeObject, WatchEvent } from '../../apimachinery/types.js';
+import { negotiateOutput } from '../../codec/negotiate.js';
+import { parseIncludeObject, partialObjectMetadata, toTable } from '../../codec/representation.js';
+import { watchFramer } from '../../codec/watch-frame.js';
+import type { ListOptions, RESTStore, RequestContext } from '../../rest/index.js';
+import { headerValue, setWarnings, toApiError } from '../http.js';
 import { parseListOptions } from './options.js';
-import { tableConvertorOf, type ResourceHandlerDeps, type ResourceRequest } from './resource-handler.js';
+import type { HandlerDeps, Routed } from './request.js';
+import { tableConvertorOf } from './response.js';
 
 /** The longest watch timeout a timer can hold, in whole seconds. */
 export const MAX_WATCH_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
-export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store: RESTStore, ns: string, deps: ResourceHandlerDeps): Promise<void> {
+/** The Store's watch: events until `ctx.signal` aborts or the Store ends the stream. */
+export function watchResources(ctx: RequestContext, store: RESTStore, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>> {
+  return store.watch!(ctx, namespace, opts);
+}
+
+export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: ns }: Routed): Promise<void> {
   const { group, version, kind } = store.definition;
   const choice = negotiateOutput(headerValue(r.req, 'accept'), deps.serializers, 'watch', { kind: { group, version, kind } });
   const opts = parseListOptions(r.query, true);
@@ -47,7 +53,7 @@ export async function serveWatch(r: ResourceRequest, ctx: RequestContext, store:
 
   let events: AsyncIterable<WatchEvent>;
   try {
-    events = await store.watch!({ ...ctx, signal: ac.signal }, ns, { ...opts, timeoutSeconds });
+    events = await watchResources({ ...ctx, signal: ac.signal }, store, ns, { ...opts, timeoutSeconds });
   } catch (err) {
     cleanup();
     throw err;

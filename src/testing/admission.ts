@@ -3,11 +3,11 @@
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import { parseFlags } from '../apimachinery/flags.js';
 import type { GroupVersionResource, KubeObject } from '../apimachinery/types.js';
-import { LoopbackClient } from '../client/loopback.js';
+import { LoopbackClient } from '../server/loopback.js';
 import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
 import { createStorage, type Storage } from '../storage/index.js';
-import type { SignerAuthorizer } from './certificates.js';
-import { admissionFlagDefinitions, buildAdmissionChain, type BuiltAdmissionChain } from './index.js';
+import type { SignerAuthorizer } from '../admission/certificates.js';
+import { admissionFlagDefinitions, buildAdmissionChain, type BuiltAdmissionChain } from '../admission/index.js';
 
 export const admin = { username: 'admin', groups: ['system:masters', 'system:authenticated'] };
 

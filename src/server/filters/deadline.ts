@@ -1,0 +1,47 @@
+// The request deadline: a request that is not long-running (every resource request but a
+// watch) must finish within the server's request timeout, or sooner when `?timeout=` asks.
+// Past it the request's signal aborts and the client gets 504; the late answer is dropped.
+import { ApiError, badRequest } from '../../apimachinery/errors.js';
+import { parseDuration } from '../../apimachinery/flags.js';
+import { required, type Filter } from './chain.js';
+
+/** kube-apiserver's --request-timeout default, also the most a client's `timeout` may ask for. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+export function withRequestDeadline(maxMs: number): Filter {
+  return (next) => async (scope) => {
+    const info = required(scope.info, 'RequestInfo');
+    if (!info.isResourceRequest || info.verb === 'watch') return next(scope);
+    const ms = requestTimeoutMs(scope.query, maxMs);
+    await withDeadline(next(scope), ms, scope.abort);
+  };
+}
+
+/** The deadline of a request that is not a watch: the `timeout` query parameter, capped. */
+export function requestTimeoutMs(query: URLSearchParams, max: number): number {
+  const raw = query.get('timeout');
+  if (raw === null || raw === '') return max;
+  let ms: number;
+  try {
+    ms = parseDuration(raw);
+  } catch {
+    throw badRequest(`invalid timeout specified in the request URL`);
+  }
+  return ms > 0 && ms < max ? ms : max;
+}
+
+async function withDeadline(work: Promise<void>, ms: number, abort: AbortController): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new ApiError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {}));
+    }, ms);
+  });
+  try {
+    await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => {});
+  }
+}

@@ -1,0 +1,41 @@
+// create: a new object (POST to a collection), or a create subresource of an object
+// (POST to e.g. pods/binding, whose name is the object's).
+import type { KubeObject } from '../../apimachinery/types.js';
+import type { AdmissionChain } from '../../admission/types.js';
+import type { CreateOptions, RequestContext } from '../../rest/index.js';
+import { headerValue } from '../http.js';
+import { checkNamespace, decodeObject } from './decode.js';
+import { dryRunFromQuery } from './options.js';
+import { writeTargetOf, type HandlerDeps, type Routed } from './request.js';
+import { negotiate, respond } from './response.js';
+import { admissionAttributes, admissionValidator, admit, checkedFieldManager, type WriteTarget } from './write.js';
+
+/**
+ * Mutating admission, then the Store's create with validating admission as its hook.
+ * `w.name` is the object's name ('' while the Store is still to generate it), or for a
+ * subresource the name of the object it belongs to.
+ */
+export async function createResource(
+  admission: AdmissionChain | undefined,
+  ctx: RequestContext,
+  w: WriteTarget,
+  obj: KubeObject,
+  opts: Omit<CreateOptions, 'validate'>,
+): Promise<KubeObject> {
+  const attrs = admissionAttributes(w, 'CREATE', w.name, obj);
+  await admit(admission, attrs);
+  const subresource = w.subresource || undefined;
+  return w.store.create!(ctx, w.namespace, attrs.object ?? obj, { ...opts, validate: admissionValidator(admission, w, 'CREATE') }, subresource ? w.name : undefined, subresource);
+}
+
+export async function serveCreate(deps: HandlerDeps, routed: Routed): Promise<void> {
+  const { r, ctx, store, namespace } = routed;
+  const choice = negotiate(r, deps.serializers, store, 'object');
+  const dryRun = dryRunFromQuery(r.query, 'CreateOptions');
+  const obj = await decodeObject(r, deps.serializers, deps.maxBodyBytes, store, 'CreateOptions');
+  if (!r.info.subresource) checkNamespace(obj, namespace, store);
+  const name = r.info.subresource ? r.info.name : (obj.metadata?.name ?? '');
+  const fieldManager = checkedFieldManager(r.query.get('fieldManager') ?? undefined, 'CreateOptions');
+  const created = await createResource(deps.admission, ctx, writeTargetOf(routed, name, dryRun), obj, { dryRun, fieldManager, userAgent: headerValue(r.req, 'user-agent') });
+  respond(r, deps.serializers, store, choice, 201, created, deps.now?.() ?? new Date());
+}

@@ -1,0 +1,18 @@
+// list: a collection, in one namespace or across all of them.
+import type { KubeList } from '../../apimachinery/types.js';
+import type { ListOptions, RESTStore, RequestContext } from '../../rest/index.js';
+import { parseListOptions } from './options.js';
+import type { HandlerDeps, Routed } from './request.js';
+import { negotiate, respond } from './response.js';
+
+export function listResources(ctx: RequestContext, store: RESTStore, namespace: string, opts: ListOptions): Promise<KubeList> {
+  return store.list!(ctx, namespace, opts);
+}
+
+export async function serveList(deps: HandlerDeps, { r, ctx, store, namespace }: Routed): Promise<void> {
+  const choice = negotiate(r, deps.serializers, store, 'list');
+  const list = await listResources(ctx, store, namespace, parseListOptions(r.query, false));
+  // A client that reset its stream meanwhile gets nothing: encoding a large list for nobody is the cost.
+  if (r.signal.aborted) return;
+  respond(r, deps.serializers, store, choice, 200, list, deps.now?.() ?? new Date());
+}

@@ -1,0 +1,58 @@
+// What the HTTP handlers of resource requests are given: the server's shared parts (deps)
+// and one request (ResourceRequest), and what a write of that request addresses.
+import type { UserInfo } from '../../apimachinery/types.js';
+import type { AdmissionChain } from '../../admission/types.js';
+import type { SerializerSet } from '../../codec/serializer.js';
+import type { RESTStore, RequestContext, ResourceTable } from '../../rest/index.js';
+import type { ServerRequest, ServerResponse } from '../http.js';
+import type { RequestInfo } from '../request-info.js';
+import type { WriteTarget } from './write.js';
+
+export interface HandlerDeps {
+  table: ResourceTable;
+  serializers: SerializerSet;
+  admission?: AdmissionChain;
+  maxBodyBytes: number;
+  /** Watches without timeoutSeconds last between this and twice this. */
+  minRequestTimeoutSeconds: number;
+  /** Aborts every watch when the server shuts down. */
+  shutdownSignal: AbortSignal;
+  /** Authorizes a further verb on the same resource (an apply that creates also needs `create`). */
+  authorize?: (info: RequestInfo, user: UserInfo) => Promise<void>;
+  now?: () => Date;
+}
+
+export interface ResourceRequest {
+  req: ServerRequest;
+  res: ServerResponse;
+  info: RequestInfo;
+  query: URLSearchParams;
+  user: UserInfo;
+  signal: AbortSignal;
+  warnings: string[];
+  pretty: boolean;
+}
+
+/** A routed request: the Store it goes to, with the namespace the Store is called with. */
+export interface Routed {
+  r: ResourceRequest;
+  ctx: RequestContext;
+  store: RESTStore;
+  namespace: string;
+}
+
+/** The write a routed request makes, on the object `name`. */
+export function writeTargetOf(routed: Routed, name: string, dryRun: boolean): WriteTarget {
+  const { r, store, namespace } = routed;
+  return {
+    store,
+    namespace,
+    name,
+    subresource: r.info.subresource,
+    user: r.user,
+    warnings: r.warnings,
+    dryRun,
+    dryRunValues: r.query.getAll('dryRun').filter((v) => v),
+    fieldManager: r.query.get('fieldManager') ?? undefined,
+  };
+}

@@ -1,0 +1,65 @@
+// Which Store and verb a RequestInfo maps to, as Kubernetes routes requests: a path no verb
+// of the resource is served at is 404; a path served for other methods is the generic 405;
+// a route whose storage lacks the verb (a watch of a resource that is only listed) is 405
+// naming the verb.
+import { methodNotSupported } from '../../apimachinery/errors.js';
+import type { RESTStore, ResourceTable } from '../../rest/index.js';
+import { genericNotFound, methodNotAllowed } from '../http.js';
+import type { RequestInfo } from '../request-info.js';
+
+export interface ResolvedStore {
+  store: RESTStore;
+  /** The namespace the Store is called with: '' for cluster-scoped resources and cluster-wide lists. */
+  namespace: string;
+}
+
+/** The method of each verb's route at a collection, an object and a subresource path. */
+const COLLECTION_ROUTES: Record<string, string> = { list: 'GET', create: 'POST', deletecollection: 'DELETE' };
+const OBJECT_ROUTES: Record<string, string> = { get: 'GET', update: 'PUT', patch: 'PATCH', delete: 'DELETE' };
+const SUBRESOURCE_ROUTES: Record<string, string> = { get: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH' };
+/** Across namespaces only lists are served; the legacy `/watch/` paths serve watches only. */
+const CLUSTER_WIDE_ROUTES: Record<string, string> = { list: 'GET' };
+const WATCH_ROUTES: Record<string, string> = { watch: 'GET' };
+
+const STORE_METHODS: Record<string, keyof RESTStore> = {
+  get: 'get',
+  list: 'list',
+  watch: 'watch',
+  create: 'create',
+  update: 'update',
+  patch: 'update',
+  delete: 'delete',
+  deletecollection: 'deleteCollection',
+};
+
+export function resolveStore(table: ResourceTable, info: RequestInfo, method: string): ResolvedStore {
+  const store = table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
+  if (!store) throw genericNotFound();
+  const def = store.definition;
+  const isNamespaceObject = def.group === '' && def.resource === 'namespaces';
+  if (!def.namespaced && info.namespace !== '' && !isNamespaceObject) throw genericNotFound();
+  const clusterWide = def.namespaced && info.namespace === '';
+  let verbs = def.verbs;
+  let routes: Record<string, string>;
+  if (info.subresource) {
+    const sub = def.subresources.find((s) => s.name === info.subresource);
+    if (!sub || info.collection || info.legacyWatch || clusterWide) throw genericNotFound();
+    verbs = sub.verbs;
+    routes = SUBRESOURCE_ROUTES;
+  } else if (info.legacyWatch) {
+    // Watching a collection needs a list to start from.
+    routes = info.collection && !verbs.includes('list') ? {} : WATCH_ROUTES;
+  } else if (clusterWide) {
+    routes = info.collection ? CLUSTER_WIDE_ROUTES : {};
+  } else {
+    routes = info.collection ? COLLECTION_ROUTES : OBJECT_ROUTES;
+  }
+  const methods = new Set(verbs.flatMap((v) => routes[v] ?? []));
+  if (methods.size === 0) throw genericNotFound();
+  if (!methods.has(method === 'HEAD' ? 'GET' : method)) throw methodNotAllowed();
+  const storeMethod = STORE_METHODS[info.verb];
+  if (!verbs.includes(info.verb) || !storeMethod || typeof store[storeMethod] !== 'function') {
+    throw methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+  }
+  return { store, namespace: def.namespaced ? info.namespace : '' };
+}

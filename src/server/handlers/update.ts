@@ -1,0 +1,54 @@
+// update: PUT of a whole object or subresource (created when missing, where the kind allows).
+import type { KubeObject } from '../../apimachinery/types.js';
+import type { AdmissionChain } from '../../admission/types.js';
+import type { RequestContext, UpdateOptions, UpdateResult } from '../../rest/index.js';
+import { headerValue } from '../http.js';
+import { checkName, checkNamespace, decodeObject } from './decode.js';
+import { dryRunFromQuery } from './options.js';
+import { writeTargetOf, type HandlerDeps, type Routed } from './request.js';
+import { negotiate, respond } from './response.js';
+import { admissionAttributes, admissionValidator, admit, checkedFieldManager, type WriteTarget } from './write.js';
+
+/**
+ * The Store's read-modify-write: `compute` makes the new object from the stored one
+ * (undefined when missing), mutating admission sees it, and validating admission runs as
+ * the Store's hook. Update, patch and apply all write through here.
+ */
+export async function updateResource(
+  admission: AdmissionChain | undefined,
+  ctx: RequestContext,
+  w: WriteTarget,
+  compute: (current: KubeObject | undefined) => Promise<KubeObject> | KubeObject,
+  opts: Omit<UpdateOptions, 'validate'>,
+): Promise<UpdateResult> {
+  return w.store.update!(
+    ctx,
+    w.namespace,
+    w.name,
+    async (current) => {
+      const obj = await compute(current);
+      const attrs = admissionAttributes(w, current ? 'UPDATE' : 'CREATE', w.name, obj, current);
+      await admit(admission, attrs);
+      return attrs.object ?? obj;
+    },
+    { ...opts, validate: admissionValidator(admission, w, 'UPDATE') },
+    w.subresource || undefined,
+  );
+}
+
+export async function serveUpdate(deps: HandlerDeps, routed: Routed): Promise<void> {
+  const { r, ctx, store, namespace } = routed;
+  const choice = negotiate(r, deps.serializers, store, 'object');
+  const dryRun = dryRunFromQuery(r.query, 'UpdateOptions');
+  const body = await decodeObject(r, deps.serializers, deps.maxBodyBytes, store, 'UpdateOptions');
+  const name = r.info.name;
+  checkName(body, name, namespace);
+  checkNamespace(body, namespace, store);
+  const fieldManager = checkedFieldManager(r.query.get('fieldManager') ?? undefined, 'UpdateOptions');
+  const result = await updateResource(deps.admission, ctx, writeTargetOf(routed, name, dryRun), () => structuredClone(body), {
+    dryRun,
+    fieldManager,
+    userAgent: headerValue(r.req, 'user-agent'),
+  });
+  respond(r, deps.serializers, store, choice, result.created ? 201 : 200, result.object, deps.now?.() ?? new Date());
+}
