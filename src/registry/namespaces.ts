@@ -75,6 +75,7 @@ export class NamespaceStore extends GenericStore {
     subresource?: string,
   ): Promise<UpdateResult> {
     if (subresource !== 'finalize') return super.update(ctx, namespace, name, objInfo, opts, subresource);
+    objInfo = this.withApply(objInfo, opts, subresource);
     return this.guaranteedUpdate(
       '',
       name,

@@ -26,7 +26,7 @@ import { encodeForStorage, jsonCodec } from './codec.js';
 import { CacheDelegator, type ObjectFilter } from './cache-delegator.js';
 import { isKeyExists, isStorageConflict, isStorageNotFound, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
-import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent } from '../apply/index.js';
+import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent, type FieldManager } from '../apply/index.js';
 import { markDeleting, planDelete, type DeletePlan } from './graceful.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
 import type { NameValidator } from './objectmeta.js';
@@ -410,20 +410,42 @@ export class GenericStore implements RESTStore {
    * Records in `metadata.managedFields` which manager set which fields: the request's
    * `fieldManager`, else the one its User-Agent names. Server-side apply computes them itself.
    */
-  private trackManagedFields(obj: KubeObject, old: KubeObject | undefined, opts: CreateOptions & Pick<UpdateOptions, 'managedFieldsComputed'>, subresource?: string): void {
-    if (opts.managedFieldsComputed) return;
+  private trackManagedFields(obj: KubeObject, old: KubeObject | undefined, opts: CreateOptions & Pick<UpdateOptions, 'managedFieldsComputed' | 'apply'>, subresource?: string): void {
+    // An apply's ownership was computed with its merge (withApply).
+    if (opts.managedFieldsComputed || opts.apply) return;
+    this.recordOwnership(obj, old, opts, subresource);
+  }
+
+  /**
+   * Sets `metadata.managedFields` of `obj` for a write that is not an apply: the one place
+   * ownership of create, update and patch is computed (a wrapping store, such as the
+   * services store, calls it at the point its own writes need).
+   */
+  recordOwnership(obj: KubeObject, old: KubeObject | undefined, opts: Pick<CreateOptions, 'fieldManager' | 'userAgent'>, subresource?: string): void {
     const manager = opts.fieldManager ?? managerFromUserAgent(opts.userAgent);
-    const fieldManager = fieldManagerForKind({
-      ...this.storageKind,
-      apiVersion: this.servedApiVersion,
-      subresource,
-      hasStatus: this.strategy.hasStatus,
-      now: this.now,
-    });
-    const managedFields = fieldManager.update(old ?? emptyObjectOf(this.storageKind), obj, manager).metadata?.managedFields;
+    const managedFields = this.fieldManager(this.storageKind, this.servedApiVersion, subresource).update(old ?? emptyObjectOf(this.storageKind), obj, manager).metadata?.managedFields;
     const m = meta(obj);
     if (managedFields) m.managedFields = managedFields;
     else delete m.managedFields;
+  }
+
+  /** The field manager for objects of `kind`, recording `apiVersion`, written through `subresource`. */
+  private fieldManager(kind: { group: string; version: string; kind: string }, apiVersion: string, subresource: string | undefined): FieldManager {
+    return fieldManagerForKind({ ...kind, apiVersion, subresource, hasStatus: this.strategy.hasStatus, now: this.now });
+  }
+
+  /**
+   * For an apply, the update callback also receives the current object with the
+   * configuration merged in, ownership recorded and conflicts refused.
+   */
+  protected withApply(objInfo: UpdatedObjectInfo, opts: UpdateOptions, subresource: string | undefined): UpdatedObjectInfo {
+    const apply = opts.apply;
+    if (!apply) return objInfo;
+    const sub = subresource ? this.definition.subresources.find((s) => s.name === subresource) : undefined;
+    const kind = { group: sub?.group ?? this.definition.group, version: sub?.version ?? this.definition.version, kind: sub?.kind ?? this.definition.kind };
+    const manager = this.fieldManager(kind, apiVersionOf(kind), subresource);
+    const fieldManager = opts.fieldManager ?? managerFromUserAgent(opts.userAgent);
+    return (current) => objInfo(current, manager.apply(current, clone(apply.configuration), fieldManager, apply.force));
   }
 
   /**
@@ -456,6 +478,7 @@ export class GenericStore implements RESTStore {
     opts: UpdateOptions,
     subresource?: string,
   ): Promise<UpdateResult> {
+    objInfo = this.withApply(objInfo, opts, subresource);
     if (subresource && !(subresource === 'status' && this.strategy.hasStatus)) {
       if (subresource === 'scale' && this.strategy.scale) return this.updateScale(ctx, namespace, name, objInfo, opts);
       const handler = this.handlerFor(subresource);

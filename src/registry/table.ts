@@ -70,6 +70,8 @@ export interface BuildResourceTableOptions {
   waitTimeoutMs?: number;
   /** Largest encoded object a write may store (etcd's default request limit, 1.5 MiB, when unset). */
   maxObjectSizeBytes?: number;
+  /** The stores' clock (creation and deletion times, managed fields). */
+  now?: () => Date;
 }
 
 export function buildResourceTable(defs: ResourceDefinition[], storage: Storage, opts: BuildResourceTableOptions = {}): DefaultResourceTable {
@@ -83,7 +85,7 @@ export function buildResourceTable(defs: ResourceDefinition[], storage: Storage,
       cacher = createCacher(storage, prefix, opts.cacherOptions);
       cachers.set(prefix, cacher);
     }
-    const storeOpts = { storage, cacher, codec: opts.codec, waitTimeoutMs: opts.waitTimeoutMs, maxObjectSizeBytes: opts.maxObjectSizeBytes };
+    const storeOpts = { storage, cacher, codec: opts.codec, waitTimeoutMs: opts.waitTimeoutMs, maxObjectSizeBytes: opts.maxObjectSizeBytes, now: opts.now };
     stores.push(def.strategy.namespaceLifecycle ? new NamespaceStore(def, storeOpts) : new GenericStore(def, storeOpts));
   }
   return new DefaultResourceTable(stores, [...cachers.values()]);

@@ -37,7 +37,16 @@ export interface UpdateOptions {
   validate?: ValidateObjectFunc;
   /** A missing object is created even where PUT may not create (server-side apply). */
   forceAllowCreate?: boolean;
-  /** The new object already carries its managedFields (server-side apply computed them). */
+  /**
+   * Server-side apply: the Store merges `configuration` into the current object as
+   * `fieldManager` (refusing conflicts unless `force`) and hands the result to the update
+   * callback as its `applied` argument.
+   */
+  apply?: { configuration: KubeObject; force: boolean };
+  /**
+   * The new object already carries its managedFields: a store wrapping the Store recorded
+   * ownership itself, before filling in what no manager owns (allocated service addresses).
+   */
   managedFieldsComputed?: boolean;
 }
 

@@ -5,8 +5,11 @@ import type { RequestContext } from './context.js';
 import type { ResourceDefinition } from './definition.js';
 import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions } from './options.js';
 
-/** Computes the new object from the current one (undefined when it does not exist). */
-export type UpdatedObjectInfo = (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>;
+/**
+ * Computes the new object from the current one (undefined when it does not exist); for an
+ * apply, `applied` is the current object with the configuration merged in.
+ */
+export type UpdatedObjectInfo = (current: KubeObject | undefined, applied?: KubeObject) => KubeObject | Promise<KubeObject>;
 
 export interface UpdateResult {
   object: KubeObject;

@@ -13,6 +13,7 @@ import { ServiceAllocations, type Allocated, type AllocationOwner } from './allo
 import { nodePortOf, portsOf, specOf, strings } from '../../apis/core/service-fields.js';
 import { ServiceAllocator, type ServiceNetwork } from './allocator.js';
 import { familyOf, parseIP, parsePortRange, parseServiceClusterIPRanges } from '../../apis/core/service-ip.js';
+import { GenericStore } from '../store.js';
 import { ServiceREST } from './rest.js';
 
 export { ServiceAllocations } from './allocations.js';
@@ -55,6 +56,7 @@ export function installServiceAllocation(table: ResourceTable, opts: { storage: 
   const gv = { group: '', version: 'v1' };
   const services = table.lookup(gv, 'services');
   if (!services || services instanceof ServiceREST) return services;
+  if (!(services instanceof GenericStore)) throw new Error('services: the allocating store wraps the generic Store');
   // A record is leaked when its service is gone or holds other values.
   const isHeld = async (owner: AllocationOwner, value: Allocated): Promise<boolean> => {
     if (!services.get) return true;

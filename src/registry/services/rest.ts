@@ -4,8 +4,6 @@
 // its Endpoints, as Kubernetes' service REST does.
 import { ApiError } from '../../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../../apimachinery/types.js';
-import { apiVersionOf } from '../../apimachinery/types.js';
-import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent } from '../../apply/index.js';
 import type {
   CreateOptions,
   DeleteOptions,
@@ -21,7 +19,7 @@ import type {
   UpdatedObjectInfo,
 } from '../../rest/index.js';
 import { generateName } from '../objectmeta.js';
-import { deleteEach } from '../store.js';
+import { deleteEach, type GenericStore } from '../store.js';
 import type { AllocationTransaction, ServiceAllocator } from './allocator.js';
 
 type SubresourceHost = RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void };
@@ -40,7 +38,7 @@ export class ServiceREST implements RESTStore {
   private readonly strategy: Strategy | undefined;
 
   constructor(
-    private readonly inner: RESTStore,
+    private readonly inner: GenericStore,
     private readonly allocator: ServiceAllocator,
     /** The Endpoints store, whose object of the same name goes with a deleted service. */
     private readonly endpoints?: RESTStore,
@@ -75,21 +73,6 @@ export class ServiceREST implements RESTStore {
     return svc;
   }
 
-  /**
-   * Records field ownership on the object as the client sent it, before allocation: the
-   * addresses and ports the server fills in belong to no manager, as in Kubernetes.
-   */
-  private trackOwnership(svc: KubeObject, old: KubeObject | undefined, opts: CreateOptions | UpdateOptions): void {
-    const def = this.definition;
-    const kind = { group: def.group, version: def.version, kind: def.kind };
-    const manager = fieldManagerForKind({ ...kind, apiVersion: apiVersionOf(def), hasStatus: this.strategy?.hasStatus ?? false, now: () => new Date() });
-    const tracked = manager.update(old ?? (emptyObjectOf(kind) as KubeObject), svc, opts.fieldManager ?? managerFromUserAgent(opts.userAgent));
-    const managed = tracked.metadata?.managedFields;
-    const m = (svc.metadata ??= {});
-    if (managed) m.managedFields = managed;
-    else delete m.managedFields;
-  }
-
   async create(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, name?: string, subresource?: string): Promise<KubeObject> {
     const create = required(this.inner.create, 'create');
     if (subresource) return create.call(this.inner, ctx, namespace, obj, opts, name, subresource);
@@ -97,7 +80,9 @@ export class ServiceREST implements RESTStore {
     // The name is fixed before allocating, so that allocation records name their service.
     const m = (svc.metadata ??= {});
     if (!m.name && typeof m.generateName === 'string' && m.generateName) m.name = generateName(m.generateName);
-    this.trackOwnership(svc, undefined, opts);
+    // Ownership is recorded on the object as the client sent it, before allocation: the
+    // addresses and ports the server fills in belong to no manager, as in Kubernetes.
+    this.inner.recordOwnership(svc, undefined, opts);
     const txn = await this.allocator.allocateCreate(svc, opts.dryRun);
     try {
       const out = await create.call(this.inner, ctx, namespace, svc, { ...opts, managedFieldsComputed: true } as CreateOptions);
@@ -113,12 +98,13 @@ export class ServiceREST implements RESTStore {
     const update = required(this.inner.update, 'update');
     if (subresource) return update.call(this.inner, ctx, namespace, name, objInfo, opts, subresource);
     let txn: AllocationTransaction | undefined;
-    const allocating: UpdatedObjectInfo = async (current) => {
+    const allocating: UpdatedObjectInfo = async (current, applied) => {
       // A retried attempt starts from what the previous one took.
       if (txn) await txn.revert();
       txn = undefined;
-      const svc = this.defaulted(await objInfo(current), namespace, name);
-      if (!opts.managedFieldsComputed) this.trackOwnership(svc, current, opts);
+      const svc = this.defaulted(await objInfo(current, applied), namespace, name);
+      // An apply's ownership came with its merge.
+      if (!opts.apply) this.inner.recordOwnership(svc, current, opts);
       txn = current ? await this.allocator.allocateUpdate(svc, current, opts.dryRun) : await this.allocator.allocateCreate(svc, opts.dryRun);
       return svc;
     };

@@ -48,6 +48,21 @@ function server(storage: MemoryStorage, net: ServiceNetwork = network()): { tabl
 }
 
 describe('services Store', () => {
+  test('records field ownership with the Store\'s clock, before allocation', async () => {
+    const storage = new MemoryStorage();
+    const fixed = new Date('2020-02-02T02:02:02Z');
+    const table = buildResourceTable(builtinResourceDefinitions(), storage, { now: () => fixed });
+    installServiceAllocation(table, { storage, network: network() });
+    const created = await table.lookup(core, 'services')!.create!(ctx, 'default', svc('clocked'), { ...noDry, fieldManager: 'm' });
+    const managed = created.metadata?.managedFields ?? [];
+    assert.equal(managed.length, 1);
+    assert.equal(managed[0]!.time, '2020-02-02T02:02:02Z');
+    // The allocated address is the server's, owned by no manager.
+    assert.ok(specOf(created).clusterIP);
+    assert.doesNotMatch(JSON.stringify(managed[0]!.fieldsV1), /clusterIP/);
+    await storage.close();
+  });
+
   let storage: MemoryStorage;
   let table: DefaultResourceTable;
   let services: RESTStore;

@@ -2,7 +2,7 @@
 // server-side apply (application/apply-patch+yaml), which may also create it.
 import { badRequest, forbiddenField, invalid, invalidField, notFound, unsupportedMediaType } from '../../apimachinery/errors.js';
 import { apiVersionOf, type KubeObject } from '../../apimachinery/types.js';
-import { checkApplyVersion, decodeApplyConfigurationAsync, fieldManagerForKind, parseForce, validateApplyOptions } from '../../apply/index.js';
+import { checkApplyVersion, decodeApplyConfigurationAsync, parseForce, validateApplyOptions } from '../../apply/index.js';
 import { stringifyJson } from '../../codec/json.js';
 import { typeMetaError } from '../../codec/go-json.js';
 import { negotiatePatchType, type PatchType } from '../../codec/negotiate.js';
@@ -89,21 +89,16 @@ async function serveApply(deps: HandlerDeps, routed: Routed, raw: Uint8Array, dr
   const def = store.definition;
   checkApplyVersion(config, apiVersionOf(kind), kind.kind);
   const subresource = r.info.subresource || undefined;
-  const manager = fieldManagerForKind({
-    ...kind,
-    apiVersion: apiVersionOf(kind),
-    subresource,
-    hasStatus: def.strategy?.hasStatus ?? false,
-    now: deps.now ?? (() => new Date()),
-  });
   const result = await updateResource(
     deps.admission,
     ctx,
     writeTargetOf(routed, name, dryRun),
-    async (current) => {
+    async (current, applied) => {
       // Creating through apply needs the create permission besides patch.
       if (!current && deps.authorize) await deps.authorize({ ...r.info, verb: 'create' }, r.user);
-      const obj = manager.apply(current, structuredClone(config), fieldManager, force);
+      // The Store merged the configuration into the current object (UpdateOptions.apply).
+      if (!applied) throw new Error('the store answered an apply without the merged object');
+      const obj = applied;
       addWarnings(r.warnings, checkFields(raw, obj, kind, level, 'application/apply-patch+yaml', true));
       if (obj.metadata?.name === undefined) (obj.metadata ??= {}).name = name;
       checkName(obj, name, def.namespaced ? namespace : '');
@@ -114,7 +109,7 @@ async function serveApply(deps: HandlerDeps, routed: Routed, raw: Uint8Array, dr
       fieldManager,
       force,
       forceAllowCreate: !subresource,
-      managedFieldsComputed: true,
+      apply: { configuration: config, force },
       userAgent: headerValue(r.req, 'user-agent'),
     },
   );

@@ -1,7 +1,6 @@
 // update: PUT of a whole object or subresource (created when missing, where the kind allows).
-import type { KubeObject } from '../../apimachinery/types.js';
 import type { AdmissionChain } from '../../admission/types.js';
-import type { RequestContext, UpdateOptions, UpdateResult } from '../../rest/index.js';
+import type { RequestContext, UpdatedObjectInfo, UpdateOptions, UpdateResult } from '../../rest/index.js';
 import { headerValue } from '../http.js';
 import { checkName, checkNamespace, decodeObject } from './decode.js';
 import { dryRunFromQuery } from './options.js';
@@ -18,15 +17,15 @@ export async function updateResource(
   admission: AdmissionChain | undefined,
   ctx: RequestContext,
   w: WriteTarget,
-  compute: (current: KubeObject | undefined) => Promise<KubeObject> | KubeObject,
+  compute: UpdatedObjectInfo,
   opts: Omit<UpdateOptions, 'validate'>,
 ): Promise<UpdateResult> {
   return w.store.update!(
     ctx,
     w.namespace,
     w.name,
-    async (current) => {
-      const obj = await compute(current);
+    async (current, applied) => {
+      const obj = await compute(current, applied);
       const attrs = admissionAttributes(w, current ? 'UPDATE' : 'CREATE', w.name, obj, current);
       await admit(admission, attrs);
       return attrs.object ?? obj;
