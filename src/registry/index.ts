@@ -4,7 +4,7 @@ export * from '../rest/index.js';
 export { GenericStore, DEFAULT_MAX_OBJECT_SIZE_BYTES, type GenericStoreOptions, type ObjectFilter } from './store.js';
 export { NamespaceStore } from './namespaces.js';
 export { DefaultResourceTable, buildResourceTable, type BuildResourceTableOptions } from './table.js';
-export { jsonCodec, type ObjectCodec } from './codec.js';
+export { jsonCodec, type ObjectCodec } from '../codec/storage.js';
 export { resourcePrefix, objectKey, collectionPrefix } from './keys.js';
 export { encodeContinue, decodeContinue, type ContinueToken } from './continue.js';
 export {
