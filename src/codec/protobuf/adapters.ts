@@ -7,7 +7,8 @@ import { isPlainObject, parseApiVersion, type KubeObject } from '../../apimachin
 import { flavor, protobufMediaType, protobufMediaTypes } from '../../naming/index.js';
 import { jsonCodec, type ObjectCodec } from '../storage.js';
 import type { Serializer } from '../serializer.js';
-import { canEncode, decodeObject, encodeObject, isProtobufPayload } from './envelope.js';
+import { canEncode, encodeObject, isProtobufPayload } from './envelope.js';
+import { decodeObject } from './decode.js';
 import { encodeWatchEvent } from './watch.js';
 
 /**
