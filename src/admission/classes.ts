@@ -5,10 +5,11 @@ import { forbidden, internalError, isApiError } from '../apimachinery/errors.js'
 import type { KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
 import { group, longDomainKey } from '../naming/index.js';
-import { parseQuantity } from '../schema/quantity.js';
+import { nanoValue, parseQuantity } from '../schema/quantity.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
-import { admissionForbidden, getOrUndefined, isMap, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { admissionForbidden, getOrUndefined, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
 import { setOwn } from '../apimachinery/own.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 const priorityClasses = () => ({ group: group('scheduling'), version: 'v1', resource: 'priorityclasses' });
 const storageClasses = () => ({ group: group('storage'), version: 'v1', resource: 'storageclasses' });
@@ -22,7 +23,7 @@ function annotations(obj: KubeObject): Record<string, string> {
 }
 
 function ensureSpec(obj: KubeObject): JsonMap {
-  if (!isMap(obj.spec)) obj.spec = {};
+  if (!isPlainObject(obj.spec)) obj.spec = {};
   return obj.spec as JsonMap;
 }
 
@@ -189,10 +190,9 @@ export class DefaultIngressClass implements AdmissionPlugin {
 export function sameResourceList(a: JsonMap, b: JsonMap): boolean {
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
-  const value = (v: unknown): string | undefined => {
+  const value = (v: unknown): bigint | undefined => {
     try {
-      const q = parseQuantity(String(v));
-      return `${q.negative ? '-' : ''}${q.mantissa * 10n ** BigInt(q.scale + 9)}`;
+      return nanoValue(parseQuantity(String(v)));
     } catch {
       return undefined;
     }
@@ -222,14 +222,14 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
     const rc = await this.runtimeClass(attrs);
     if (!rc) return;
     const spec = ensureSpec(attrs.object);
-    const fixed = isMap(rc.overhead) && isMap(rc.overhead.podFixed) ? rc.overhead.podFixed : undefined;
+    const fixed = isPlainObject(rc.overhead) && isPlainObject(rc.overhead.podFixed) ? rc.overhead.podFixed : undefined;
     if (fixed) {
-      if (isMap(spec.overhead) && Object.keys(spec.overhead).length > 0 && !sameResourceList(fixed, spec.overhead)) {
+      if (isPlainObject(spec.overhead) && Object.keys(spec.overhead).length > 0 && !sameResourceList(fixed, spec.overhead)) {
         throw admissionForbidden(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
       }
       spec.overhead = { ...fixed };
     }
-    const scheduling = isMap(rc.scheduling) ? rc.scheduling : undefined;
+    const scheduling = isPlainObject(rc.scheduling) ? rc.scheduling : undefined;
     if (!scheduling) return;
     const selector = stringMapAt(scheduling, 'nodeSelector');
     if (Object.keys(selector).length > 0) {
@@ -254,8 +254,8 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
     if (!isResource(attrs, '', 'pods') || !attrs.object) return;
     const rc = await this.runtimeClass(attrs);
     const spec = specOf(attrs.object) ?? {};
-    const fixed = rc && isMap(rc.overhead) && isMap(rc.overhead.podFixed) ? rc.overhead.podFixed : undefined;
-    const overhead = isMap(spec.overhead) ? spec.overhead : undefined;
+    const fixed = rc && isPlainObject(rc.overhead) && isPlainObject(rc.overhead.podFixed) ? rc.overhead.podFixed : undefined;
+    const overhead = isPlainObject(spec.overhead) ? spec.overhead : undefined;
     if (fixed) {
       if (!overhead || !sameResourceList(fixed, overhead)) throw admissionForbidden(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
     } else if (overhead) {
@@ -274,12 +274,11 @@ function claimClass(pvc: KubeObject | undefined): string {
 
 function requestedStorage(pvc: KubeObject | undefined): bigint | undefined {
   const resources = specOf(pvc)?.resources;
-  const requests = isMap(resources) && isMap(resources.requests) ? resources.requests : undefined;
+  const requests = isPlainObject(resources) && isPlainObject(resources.requests) ? resources.requests : undefined;
   const v = requests?.storage;
   if (v === undefined) return undefined;
   try {
-    const q = parseQuantity(String(v));
-    return (q.negative ? -1n : 1n) * q.mantissa * 10n ** BigInt(q.scale + 9);
+    return nanoValue(parseQuantity(String(v)));
   } catch {
     return undefined;
   }
@@ -298,7 +297,7 @@ export class PersistentVolumeClaimResize implements AdmissionPlugin {
     const before = requestedStorage(attrs.oldObject) ?? 0n;
     const after = requestedStorage(attrs.object) ?? 0n;
     if (after <= before) return;
-    const phase = isMap(attrs.oldObject.status) ? attrs.oldObject.status.phase : undefined;
+    const phase = isPlainObject(attrs.oldObject.status) ? attrs.oldObject.status.phase : undefined;
     if (phase !== 'Bound') throw admissionForbidden(attrs, 'Only bound persistent volume claims can be expanded');
     if (!(await this.allowResize(attrs.object, attrs.oldObject))) {
       throw admissionForbidden(attrs, 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');

@@ -9,7 +9,8 @@ import type { ApiClient } from '../client/types.js';
 import { rootCAConfigMapName, ROOT_CA_KEY } from '../naming/root-ca.js';
 import { longDomain, longDomainKey, shortWord } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
-import { admissionForbidden, getOrUndefined, isMap, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { admissionForbidden, getOrUndefined, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 export const SERVICE_ACCOUNT = 'ServiceAccount';
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
@@ -103,7 +104,7 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     if (!isResource(attrs, '', 'pods')) return;
     const pod = attrs.object;
     if (!pod) return;
-    if (!isMap(pod.spec)) pod.spec = {};
+    if (!isPlainObject(pod.spec)) pod.spec = {};
     const spec = specOf(pod) as JsonMap;
     if (stringMapAt(pod.metadata as JsonMap | undefined, 'annotations')[longDomainKey('config.mirror')] !== undefined) {
       this.validateMirrorPod(attrs, spec);
@@ -136,7 +137,7 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
   private validateMirrorPod(attrs: AdmissionAttributes, spec: JsonMap): void {
     if (stringAt(spec, 'serviceAccountName')) throw admissionForbidden(attrs, 'a mirror pod may not reference service accounts');
     for (const volume of mapsAt(spec, 'volumes')) {
-      if (isMap(volume.secret)) throw admissionForbidden(attrs, 'a mirror pod may not reference secrets');
+      if (isPlainObject(volume.secret)) throw admissionForbidden(attrs, 'a mirror pod may not reference secrets');
     }
   }
 

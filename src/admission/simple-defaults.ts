@@ -4,7 +4,8 @@
 // (claims and volumes keep a finalizer while in use).
 import { longDomainKey } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
-import { isMap, isResource, mapsAt, type JsonMap } from './util.js';
+import { isResource, mapsAt, type JsonMap } from './util.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 export const DEFAULT_TOLERATION_SECONDS = 300;
 
@@ -35,7 +36,7 @@ export const defaultTolerationSeconds: AdmissionPlugin = {
   handles: createOnly,
   async admit(attrs: AdmissionAttributes) {
     if (!isResource(attrs, '', 'pods') || !attrs.object) return;
-    if (!isMap(attrs.object.spec)) attrs.object.spec = {};
+    if (!isPlainObject(attrs.object.spec)) attrs.object.spec = {};
     addDefaultTolerations(attrs.object.spec as JsonMap);
   },
 };
@@ -45,7 +46,7 @@ export const taintNodesByCondition: AdmissionPlugin = {
   handles: createOnly,
   async admit(attrs: AdmissionAttributes) {
     if (!isResource(attrs, '', 'nodes') || !attrs.object) return;
-    if (!isMap(attrs.object.spec)) attrs.object.spec = {};
+    if (!isPlainObject(attrs.object.spec)) attrs.object.spec = {};
     const spec = attrs.object.spec as JsonMap;
     const taints = mapsAt(spec, 'taints');
     const key = notReadyTaintKey();

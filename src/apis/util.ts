@@ -2,6 +2,7 @@
 // access narrows: a wrong type reads as absent rather than throwing.
 import { isPlainObject, type KubeObject, type ObjectMeta } from '../apimachinery/types.js';
 import { getOwn, setOwn } from '../apimachinery/own.js';
+import { deepEqual } from '../apimachinery/equality.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -66,22 +67,6 @@ export function meta(o: KubeObject): ObjectMeta {
 
 export function clone<T>(value: T): T {
   return structuredClone(value);
-}
-
-/** Deep equality over JSON values; key order does not matter. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => deepEqual(v, b[i]));
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => deepEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 /** Semantic equality as Kubernetes compares optional fields: absent, null, empty list and empty map are alike. */

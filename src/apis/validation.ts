@@ -21,7 +21,8 @@ import {
 
 // The name and label rules are apimachinery's; the kinds re-export them for their own checks.
 export { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue };
-import { deepEqual, obj, str } from './util.js';
+import { obj, str } from './util.js';
+import { deepEqual } from '../apimachinery/equality.js';
 
 /** Returns the problems of a name (empty when valid). */
 export type NameValidator = (name: string, prefix: boolean) => string[];

@@ -6,8 +6,9 @@ import { longDomainKey } from '../../naming/index.js';
 import { tooLongField } from '../fielderrors.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
-import { deepEqual, meta, obj, setDefault, str } from '../util.js';
+import { meta, obj, setDefault, str } from '../util.js';
 import { immutable } from '../validation.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 const CONFIG_KEY = '[-._a-zA-Z0-9]+';
 const configKeyRe = new RegExp(`^${CONFIG_KEY}$`);

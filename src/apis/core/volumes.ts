@@ -5,8 +5,9 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { longDomainKey } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
-import { arr, at, child, clone, deepEqual, meta, obj, setDefault, str } from '../util.js';
+import { arr, at, child, clone, meta, obj, setDefault, str } from '../util.js';
 import { oneOf } from '../validation.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 const ACCESS_MODES: Record<string, string> = {
   ReadWriteOnce: 'RWO',

@@ -5,9 +5,10 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { group } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
-import { arr, at, deepEqual, meta, obj, objs, str } from '../util.js';
+import { arr, at, meta, obj, objs, str } from '../util.js';
 import { isDNS1123Subdomain, pathSegmentName, validateLabelSelector } from '../validation.js';
 import { rfc3339 } from '../../apimachinery/time.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 const rbacGroup = (): string => group('rbac.authorization');
 
