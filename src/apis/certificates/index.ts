@@ -98,10 +98,6 @@ function stampConditions(o: KubeObject, old: KubeObject | undefined, now: string
   }
 }
 
-function rfc3339Now(): string {
-  return rfc3339(new Date());
-}
-
 /** Who asked: the create records the requesting user in the spec, as the signer needs it. */
 export function setCSRRequester(o: KubeObject, user: UserInfo): void {
   const spec = child(o, 'spec');
@@ -124,7 +120,7 @@ export function prepareCSRApproval(o: KubeObject, old: KubeObject): void {
   const status = child(o, 'status');
   if (conditions.length > 0) status.conditions = conditions;
   else delete status.conditions;
-  stampConditions(o, old, rfc3339Now());
+  stampConditions(o, old, rfc3339(new Date()));
 }
 
 export const certificateSigningRequests: KindSpec = {
@@ -136,7 +132,7 @@ export const certificateSigningRequests: KindSpec = {
       if (conditions.length > 0) status.conditions = conditions;
       else delete status.conditions;
     }
-    stampConditions(o, old, rfc3339Now());
+    stampConditions(o, old, rfc3339(new Date()));
   },
   validateUpdate(o, old) {
     const errs: FieldError[] = [];

@@ -5,6 +5,7 @@ import { randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { ApiError, badRequest, conflict, invalid, invalidField, isApiError, notSupportedField, type FieldError } from '../../apimachinery/errors.js';
 import { isPlainObject, type KubeObject, type UserInfo } from '../../apimachinery/types.js';
+import { rfc3339 } from '../../apimachinery/time.js';
 import type { ApiClient } from '../../client/types.js';
 import { group, longDomain, longDomainKey, productName } from '../../naming/index.js';
 import type { CreateOptions, RESTStore, RequestContext } from '../../rest/index.js';
@@ -263,9 +264,9 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     return {
       apiVersion: `${group('authentication')}/v1`,
       kind: 'TokenRequest',
-      metadata: { name, namespace, creationTimestamp: now.toISOString().replace(/\.\d+Z$/, 'Z') },
+      metadata: { name, namespace, creationTimestamp: rfc3339(now) },
       spec: outSpec,
-      status: { token, expirationTimestamp: expires.toISOString().replace(/\.\d+Z$/, 'Z') },
+      status: { token, expirationTimestamp: rfc3339(expires) },
     };
   }
 
