@@ -9,7 +9,7 @@ import { admissionForbidden, isResource, specOf, stringAt } from './util.js';
 import { deepEqual } from '../apimachinery/equality.js';
 import { isPlainObject } from '../apimachinery/types.js';
 
-export type SignerVerb = 'approve' | 'sign' | 'attest';
+type SignerVerb = 'approve' | 'sign' | 'attest';
 
 /** Answers whether `user` may perform `verb` on the `signers` resource named `name`. */
 export type SignerAuthorizer = (user: UserInfo, verb: SignerVerb, name: string) => Promise<boolean>;

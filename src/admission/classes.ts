@@ -52,7 +52,7 @@ export const SYSTEM_CLUSTER_CRITICAL = 'system-cluster-critical';
 const PREEMPT_LOWER_PRIORITY = 'PreemptLowerPriority';
 
 /** The class with `globalDefault` (the lowest value if a race left several); undefined when none. */
-export function defaultPriorityClass(classes: KubeObject[]): KubeObject | undefined {
+function defaultPriorityClass(classes: KubeObject[]): KubeObject | undefined {
   let chosen: KubeObject | undefined;
   for (const pc of classes) {
     if (pc.globalDefault !== true) continue;
@@ -129,7 +129,7 @@ export class PriorityAdmission implements AdmissionPlugin {
 
 // --- DefaultStorageClass ---
 
-export function defaultStorageClassAnnotations(): string[] {
+function defaultStorageClassAnnotations(): string[] {
   return [longDomainKey('is-default-class', 'storageclass'), longDomainKey('is-default-class', 'storageclass.beta')];
 }
 
@@ -138,7 +138,7 @@ export function betaStorageClassAnnotation(): string {
 }
 
 /** The default storage class: the newest of those annotated as default (several may exist while one replaces another). */
-export function defaultStorageClass(classes: KubeObject[]): KubeObject | undefined {
+function defaultStorageClass(classes: KubeObject[]): KubeObject | undefined {
   const keys = defaultStorageClassAnnotations();
   return classes.filter((c) => keys.some((k) => annotations(c)[k] === 'true')).sort(newestFirst)[0];
 }
@@ -161,7 +161,7 @@ export class DefaultStorageClass implements AdmissionPlugin {
 
 // --- DefaultIngressClass ---
 
-export function defaultIngressClassAnnotation(): string {
+function defaultIngressClassAnnotation(): string {
   return longDomainKey('is-default-class', 'ingressclass');
 }
 
@@ -187,7 +187,7 @@ export class DefaultIngressClass implements AdmissionPlugin {
 // --- RuntimeClass ---
 
 /** Resource lists are equal when they name the same resources with the same quantities. */
-export function sameResourceList(a: JsonMap, b: JsonMap): boolean {
+function sameResourceList(a: JsonMap, b: JsonMap): boolean {
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
   const value = (v: unknown): bigint | undefined => {

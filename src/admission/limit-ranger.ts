@@ -12,7 +12,7 @@ import { isPlainObject } from '../apimachinery/types.js';
 
 const LIMIT_RANGES = { group: '', version: 'v1', resource: 'limitranges' };
 
-export function limitRangerAnnotation(): string {
+function limitRangerAnnotation(): string {
   return longDomainKey('limit-ranger');
 }
 
@@ -28,7 +28,7 @@ interface LimitItem {
 const mapOr = (v: unknown): JsonMap => (isPlainObject(v) ? { ...v } : {});
 
 /** The items of a LimitRange with the container defaults filled as the API fills them (limit from max, request from limit or min). */
-export function limitItems(lr: KubeObject): LimitItem[] {
+function limitItems(lr: KubeObject): LimitItem[] {
   const spec = specOf(lr);
   return mapsAt(spec, 'limits').map((l) => {
     const item: LimitItem = {
@@ -49,7 +49,7 @@ export function limitItems(lr: KubeObject): LimitItem[] {
 }
 
 /** Fills the containers' missing requests and limits from the ranges; returns the annotation text, or undefined when nothing was set. */
-export function applyDefaults(podSpec: JsonMap, ranges: KubeObject[]): string | undefined {
+function applyDefaults(podSpec: JsonMap, ranges: KubeObject[]): string | undefined {
   const defaults: { requests: JsonMap; limits: JsonMap } = { requests: {}, limits: {} };
   for (const lr of ranges) {
     for (const item of limitItems(lr)) {
@@ -144,7 +144,7 @@ function check(kind: string, item: LimitItem, requests: Amounts, limits: Amounts
 }
 
 /** The violations of the ranges by a pod. */
-export function podViolations(podSpec: JsonMap, ranges: KubeObject[]): string[] {
+function podViolations(podSpec: JsonMap, ranges: KubeObject[]): string[] {
   const errors: string[] = [];
   for (const lr of ranges) {
     for (const item of limitItems(lr)) {
@@ -162,7 +162,7 @@ export function podViolations(podSpec: JsonMap, ranges: KubeObject[]): string[] 
 }
 
 /** The violations of the ranges by a volume claim's storage request. */
-export function claimViolations(claimSpec: JsonMap, ranges: KubeObject[]): string[] {
+function claimViolations(claimSpec: JsonMap, ranges: KubeObject[]): string[] {
   const errors: string[] = [];
   const resources = isPlainObject(claimSpec.resources) ? claimSpec.resources : {};
   const requests = amountsOf(resources.requests);

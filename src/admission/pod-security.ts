@@ -9,11 +9,11 @@ import { admissionForbidden, getOrUndefined, isResource, mapsAt, specOf, stringA
 import { deepEqual } from '../apimachinery/equality.js';
 import { isPlainObject } from '../apimachinery/types.js';
 
-export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
+type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
 const LEVELS: readonly PodSecurityLevel[] = ['privileged', 'baseline', 'restricted'];
 const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
 
-export function podSecurityLabel(mode: 'enforce' | 'warn' | 'audit', suffix = ''): string {
+function podSecurityLabel(mode: 'enforce' | 'warn' | 'audit', suffix = ''): string {
   return longDomainKey(`${mode}${suffix}`, 'pod-security');
 }
 

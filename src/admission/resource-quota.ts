@@ -40,7 +40,7 @@ function computeUsage(requests: Amounts, limits: Amounts, out: Amounts): void {
 }
 
 /** What one object of the resource uses, under every quota name that can measure it. */
-export function usageOf(resource: { group: string; resource: string }, obj: KubeObject): Amounts {
+function usageOf(resource: { group: string; resource: string }, obj: KubeObject): Amounts {
   const usage: Amounts = new Map();
   const countName = resource.group ? `count/${resource.resource}.${resource.group}` : `count/${resource.resource}`;
   if (resource.group === '' && resource.resource === 'pods') {
@@ -79,7 +79,7 @@ export function usageOf(resource: { group: string; resource: string }, obj: Kube
 }
 
 /** Whether a quota's scopes select the object (scopes only ever select pods). */
-export function quotaMatches(quota: KubeObject, resource: { group: string; resource: string }, obj: KubeObject): boolean {
+function quotaMatches(quota: KubeObject, resource: { group: string; resource: string }, obj: KubeObject): boolean {
   const spec = specOf(quota) ?? {};
   const scopes = Array.isArray(spec.scopes) ? spec.scopes.filter((s): s is string => typeof s === 'string') : [];
   const selector = isPlainObject(spec.scopeSelector) ? mapsAt(spec.scopeSelector, 'matchExpressions') : [];
@@ -134,7 +134,7 @@ function mask(list: Amounts, names: string[]): Amounts {
 }
 
 /** The compute resources a quota limits that some container does not state. */
-export function missingCompute(podSpec: JsonMap, hard: string[]): string[] {
+function missingCompute(podSpec: JsonMap, hard: string[]): string[] {
   const required = hard.filter((h) => MUST_SPECIFY.has(h));
   const missing = new Set<string>();
   for (const c of [...mapsAt(podSpec, 'containers'), ...mapsAt(podSpec, 'initContainers')]) {

@@ -54,7 +54,7 @@ function maxInto(total: Amounts, name: string, a: Amount): void {
   if (!cur || a.nano > cur.nano) total.set(name, { ...a });
 }
 
-export interface ContainerResources {
+interface ContainerResources {
   requests: JsonMap;
   limits: JsonMap;
 }

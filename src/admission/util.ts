@@ -9,7 +9,7 @@ import { setOwn } from '../apimachinery/own.js';
 import { isPlainObject } from '../apimachinery/types.js';
 
 /** The name admission errors speak of: the request's, or the object's (generateName before a name exists). */
-export function admissionName(attrs: AdmissionAttributes): string {
+function admissionName(attrs: AdmissionAttributes): string {
   if (attrs.name) return attrs.name;
   const meta = attrs.object?.metadata;
   return meta?.name || meta?.generateName || 'Unknown';
@@ -26,15 +26,6 @@ export function isResource(attrs: AdmissionAttributes, group: string, resource: 
 }
 
 export type JsonMap = Record<string, unknown>;
-
-/** The map at `obj[key]`, created when absent. */
-export function mapAt(obj: JsonMap, key: string): JsonMap {
-  const v = obj[key];
-  if (isPlainObject(v)) return v;
-  const fresh: JsonMap = {};
-  obj[key] = fresh;
-  return fresh;
-}
 
 /** The array of maps at `obj[key]` (entries that are not maps are skipped); [] when absent. */
 export function mapsAt(obj: JsonMap | undefined, key: string): JsonMap[] {
@@ -69,5 +60,3 @@ export async function getOrUndefined(client: ApiClient, r: GroupVersionResource,
     throw err;
   }
 }
-
-export const PODS = { group: '', version: 'v1', resource: 'pods' } as const;

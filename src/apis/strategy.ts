@@ -10,7 +10,7 @@ import { dnsSubdomainName, type NameValidator } from './validation.js';
 import { setOwn } from '../apimachinery/own.js';
 
 /** Metadata fields a `/status` write may not change for a kind (Kubernetes keeps them from the old object). */
-export type StatusProtectedMeta = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers';
+type StatusProtectedMeta = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers';
 
 /** A kind's own behaviour; everything optional falls back to the generic base. */
 export interface KindSpec {

@@ -20,7 +20,7 @@ import {
 } from '../apimachinery/labels.js';
 
 // The name and label rules are apimachinery's; the kinds re-export them for their own checks.
-export { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue };
+export { isDNS1123Label, isDNS1123Subdomain, isQualifiedName };
 import { obj, str } from './util.js';
 import { deepEqual } from '../apimachinery/equality.js';
 
@@ -94,12 +94,6 @@ export function nonNegative(value: unknown, path: string): FieldError[] {
   if (value === undefined || value === null) return [];
   if (typeof value !== 'number' || !Number.isInteger(value)) return [invalidField(path, value, 'must be an integer')];
   return value < 0 ? [invalidField(path, value, 'must be greater than or equal to 0')] : [];
-}
-
-export function positive(value: unknown, path: string): FieldError[] {
-  if (value === undefined || value === null) return [];
-  if (typeof value !== 'number' || !Number.isInteger(value)) return [invalidField(path, value, 'must be an integer')];
-  return value <= 0 ? [invalidField(path, value, 'must be greater than 0')] : [];
 }
 
 export function oneOf(value: unknown, allowed: string[], path: string, required = false): FieldError[] {

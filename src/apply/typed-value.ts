@@ -19,7 +19,7 @@ const KEY_DEFAULTS: Record<string, unknown> = { protocol: 'TCP' };
 export class FieldPathError extends Error {}
 
 /** The path element of a list entry, by the list's kind. */
-export function listItemElement(t: Extract<ApplyType, { kind: 'list' }>, item: unknown, index: number): PathElement {
+function listItemElement(t: Extract<ApplyType, { kind: 'list' }>, item: unknown, index: number): PathElement {
   if (t.listType === 'set') {
     if (isPlainObject(item)) throw new FieldPathError("associative list without keys has an element that's a map type");
     if (Array.isArray(item)) throw new FieldPathError('not supported: associative list with lists as elements');

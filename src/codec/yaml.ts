@@ -72,7 +72,7 @@ export function allowedAliasRatio(total: number): number {
   return 0.99 - 0.89 * ((total - ALIAS_RATIO_LOW) / (ALIAS_RATIO_HIGH - ALIAS_RATIO_LOW));
 }
 
-export const EXCESSIVE_ALIASING = 'yaml: document contains excessive aliasing';
+const EXCESSIVE_ALIASING = 'yaml: document contains excessive aliasing';
 
 interface Extent {
   /** Units the node decodes to, its aliases expanded. */

@@ -8,7 +8,7 @@ import { arr, at, child, clone, meta, num, obj, objs, str, type JsonObject } fro
 import { setOwn } from '../../apimachinery/own.js';
 import { rfc3339 } from '../../apimachinery/time.js';
 
-export const KEY_USAGES = [
+const KEY_USAGES = [
   'signing',
   'digital signature',
   'content commitment',
@@ -123,7 +123,7 @@ export function prepareCSRApproval(o: KubeObject, old: KubeObject): void {
   stampConditions(o, old, rfc3339(new Date()));
 }
 
-export const certificateSigningRequests: KindSpec = {
+const certificateSigningRequests: KindSpec = {
   prepareForStatusUpdate(o, old) {
     // Approval and denial go through the approval subresource only.
     const status = obj(o.status);

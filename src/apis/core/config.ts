@@ -14,7 +14,7 @@ const CONFIG_KEY = '[-._a-zA-Z0-9]+';
 const configKeyRe = new RegExp(`^${CONFIG_KEY}$`);
 const MAX_TOTAL_BYTES = 1024 * 1024;
 
-export function isConfigKey(key: string): string[] {
+function isConfigKey(key: string): string[] {
   const errs: string[] = [];
   if (key.length > 253) errs.push('must be no more than 253 characters');
   if (!configKeyRe.test(key)) {

@@ -106,7 +106,7 @@ function terminatedReason(t: JsonObject, prefix: string): string {
 }
 
 /** The Ready, Status and Restarts cells as kubectl computes them. */
-export function podStatusCells(o: KubeObject, now: Date): { ready: string; status: string; restarts: string } {
+function podStatusCells(o: KubeObject, now: Date): { ready: string; status: string; restarts: string } {
   const spec = obj(o.spec) ?? {};
   const status = obj(o.status) ?? {};
   const total = objs(spec.containers).length;
@@ -179,7 +179,7 @@ const none = (v: string | undefined): string => (v ? v : '<none>');
  * How long a deleted pod stays for its kubelet to stop it: the asked grace period, else the
  * pod's own; at once when no node runs it or it has finished.
  */
-export function podGracePeriod(o: KubeObject, opts: { gracePeriodSeconds?: number }): number {
+function podGracePeriod(o: KubeObject, opts: { gracePeriodSeconds?: number }): number {
   const own = at(o, 'spec.terminationGracePeriodSeconds');
   let period = opts.gracePeriodSeconds ?? (typeof own === 'number' ? own : 0);
   if (!str(at(o, 'spec.nodeName'))) period = 0;

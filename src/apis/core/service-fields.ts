@@ -7,7 +7,7 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { INVALID_IP_MESSAGE, familyOf } from './service-ip.js';
 import { isPlainObject } from '../../apimachinery/types.js';
 
-export interface ServicePort {
+interface ServicePort {
   name?: string;
   port?: number;
   protocol?: string;
@@ -165,7 +165,7 @@ export function sameIPFamilies(a: ServiceSpec, b: ServiceSpec): boolean {
   return sameList(a.ipFamilies, b.ipFamilies);
 }
 
-export function sameNodePorts(a: ServiceSpec, b: ServiceSpec): boolean {
+function sameNodePorts(a: ServiceSpec, b: ServiceSpec): boolean {
   const x = portsOf(a);
   const y = portsOf(b);
   return x.length === y.length && x.every((p, i) => nodePortOf(p) === nodePortOf(y[i] as ServicePort));

@@ -102,7 +102,7 @@ function loadBalancerIPs(o: KubeObject): string {
   return [...new Set(addresses)].sort().join(',');
 }
 
-export function serviceExternalIP(o: KubeObject): string {
+function serviceExternalIP(o: KubeObject): string {
   const externalIPs = arr(at(o, 'spec.externalIPs')).map(String);
   switch (at(o, 'spec.type')) {
     case 'ClusterIP':
@@ -120,7 +120,7 @@ export function serviceExternalIP(o: KubeObject): string {
   }
 }
 
-export function servicePorts(o: KubeObject): string {
+function servicePorts(o: KubeObject): string {
   const ports = objs(at(o, 'spec.ports')).map((p) => {
     const proto = str(p.protocol) ?? '';
     const nodePort = typeof p.nodePort === 'number' && p.nodePort > 0 ? `:${p.nodePort}` : '';

@@ -16,7 +16,7 @@ const ACCESS_MODES: Record<string, string> = {
   ReadWriteOncePod: 'RWOP',
 };
 
-export function accessModesString(modes: unknown): string {
+function accessModesString(modes: unknown): string {
   const list = arr(modes).map(String);
   const out: string[] = [];
   for (const [mode, short] of Object.entries(ACCESS_MODES)) if (list.includes(mode) && !out.includes(short)) out.push(short);

@@ -17,7 +17,7 @@ function nonEmpty(value: unknown): boolean {
 }
 
 /** One PolicyRule: verbs always; either non-resource URLs (cluster roles only) or groups and resources. */
-export function validatePolicyRule(rule: Record<string, unknown>, namespaced: boolean, path: string): FieldError[] {
+function validatePolicyRule(rule: Record<string, unknown>, namespaced: boolean, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!nonEmpty(rule.verbs)) errs.push(requiredField(`${path}.verbs`, 'verbs must contain at least one value'));
   if (nonEmpty(rule.nonResourceURLs)) {
@@ -77,7 +77,7 @@ function roleRefImmutable(o: KubeObject, old: KubeObject): FieldError[] {
 }
 
 /** Users, groups and service accounts (`namespace:name`) of a binding. */
-export function subjectsStrings(o: KubeObject): { users: string; groups: string; serviceAccounts: string } {
+function subjectsStrings(o: KubeObject): { users: string; groups: string; serviceAccounts: string } {
   const users: string[] = [];
   const groups: string[] = [];
   const sas: string[] = [];
@@ -124,9 +124,9 @@ const bindingTable = {
 
 const common = { validateName: pathSegmentName, allowCreateOnUpdate: true } as const;
 
-export const roles: KindSpec = { ...common, validate: (o) => validateRules(o, true), table: roleTable };
+const roles: KindSpec = { ...common, validate: (o) => validateRules(o, true), table: roleTable };
 
-export const clusterRoles: KindSpec = {
+const clusterRoles: KindSpec = {
   ...common,
   validate(o) {
     const errs = validateRules(o, false);
@@ -138,14 +138,14 @@ export const clusterRoles: KindSpec = {
   table: roleTable,
 };
 
-export const roleBindings: KindSpec = {
+const roleBindings: KindSpec = {
   ...common,
   validate: (o) => [...validateRoleRef(o, ['Role', 'ClusterRole']), ...validateSubjects(o, true)],
   validateUpdate: roleRefImmutable,
   table: bindingTable,
 };
 
-export const clusterRoleBindings: KindSpec = {
+const clusterRoleBindings: KindSpec = {
   ...common,
   validate: (o) => [...validateRoleRef(o, ['ClusterRole']), ...validateSubjects(o, false)],
   validateUpdate: roleRefImmutable,

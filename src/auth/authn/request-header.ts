@@ -7,7 +7,7 @@ import type { AuthenticationRequest, AuthenticationResult, Authenticator } from 
 import { appendOwn, getOwn } from '../own-keys.js';
 import { subjectOf, verifyClientChain } from './x509.js';
 
-export interface RequestHeaderOptions {
+interface RequestHeaderOptions {
   roots: X509Certificate[];
   allowedNames: string[];
   usernameHeaders: string[];

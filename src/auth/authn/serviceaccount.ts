@@ -14,21 +14,21 @@ import { keyId, publicJwk, signingAlgorithm } from './keys.js';
 import { secretEquals } from './secure-compare.js';
 import type { TokenAuthenticator } from './union.js';
 
-export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 const DEFAULT_EXPIRATION_SECONDS = 3600;
 const MIN_EXPIRATION_SECONDS = 600;
 const MAX_EXPIRATION_SECONDS = 2 ** 32;
 
-export function serviceAccountUsername(namespace: string, name: string): string {
+function serviceAccountUsername(namespace: string, name: string): string {
   return `system:serviceaccount:${namespace}:${name}`;
 }
 
-export function serviceAccountGroups(namespace: string): string[] {
+function serviceAccountGroups(namespace: string): string[] {
   return [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`];
 }
 
 /** The issuer of legacy Secret-based tokens. */
-export function legacyIssuer(): string {
+function legacyIssuer(): string {
   return `${productName()}/serviceaccount`;
 }
 
@@ -54,7 +54,7 @@ interface PrivateClaims {
   secret?: { name: string; uid: string };
 }
 
-export interface ServiceAccountTokenOptions {
+interface ServiceAccountTokenOptions {
   /** Read at use: the default issuer is the server's address, known only once it listens. */
   issuers: () => string[];
   apiAudiences: () => string[];

@@ -120,7 +120,7 @@ function withoutExemptMetadata(obj: KubeObject): unknown {
 }
 
 /** Whether `obj` differs from `old` only in owner references, finalizers and server bookkeeping. */
-export function onlyGarbageCollectionFieldsChange(obj: KubeObject, old: KubeObject): boolean {
+function onlyGarbageCollectionFieldsChange(obj: KubeObject, old: KubeObject): boolean {
   return deepEqual(withoutExemptMetadata(obj), withoutExemptMetadata(old));
 }
 

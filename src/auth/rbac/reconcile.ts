@@ -93,7 +93,7 @@ async function ensure(
   }
 }
 
-export interface DefaultPolicy {
+interface DefaultPolicy {
   clusterRoles: KubeObject[];
   clusterRoleBindings: KubeObject[];
   roles: KubeObject[];

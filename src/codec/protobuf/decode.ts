@@ -22,7 +22,7 @@ function resetDepth(): void {
 }
 
 /** Decodes a message; its fields are added to `into` when given (the envelope's type fields go first). */
-export function decodeMessage(r: Reader, end: number, plan: MessagePlan, into?: JsonObject): JsonObject {
+function decodeMessage(r: Reader, end: number, plan: MessagePlan, into?: JsonObject): JsonObject {
   return (plan.decoder ??= compileDecoder(plan))(r, end, into);
 }
 
@@ -207,7 +207,7 @@ function wrongWireType(wt: number, f: FieldPlan): WireError {
 }
 
 /** An empty message read as the struct it stands for (all fields at their zero). */
-export function emptyMessage(plan: MessagePlan): JsonObject {
+function emptyMessage(plan: MessagePlan): JsonObject {
   return (plan.decoder ??= compileDecoder(plan))(EMPTY_READER, 0);
 }
 
@@ -437,7 +437,7 @@ export function decodeObject(bytes: Uint8Array, defaults?: GroupVersionKind): Ku
 }
 
 /** An envelope inside a raw field (watch events, List items). */
-export function decodeEmbedded(bytes: Uint8Array): KubeObject {
+function decodeEmbedded(bytes: Uint8Array): KubeObject {
   return decodeEnvelope(bytes, undefined);
 }
 

@@ -125,7 +125,7 @@ export function writeEnvelope(w: Writer, obj: KubeObject, gvk?: GroupVersionKind
 export const PREFIX_TEXT = `[${PROTOBUF_PREFIX.join(' ')}]`;
 
 /** The envelope's fields; `raw` as offsets into the bytes read. */
-export interface Unknown {
+interface Unknown {
   apiVersion: string;
   kind: string;
   rawStart: number;

@@ -8,7 +8,7 @@ import { canDeleteCollection } from '../../client/extended.js';
 import type { ApiClient } from '../../client/types.js';
 import type { ResourceDefinition, ResourceTable } from '../../rest/index.js';
 
-export interface ContentDeletionResult {
+interface ContentDeletionResult {
   /** Remaining objects per resource (`<resource>.<group>` as Kubernetes prints it). */
   remaining: Map<string, number>;
   /** Remaining objects per finalizer they carry. */

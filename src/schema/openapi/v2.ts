@@ -45,7 +45,7 @@ function operationV2(op: Operation): JsonSchema {
 }
 
 /** The Swagger 2.0 document as a plain object. */
-export function buildV2Document(resources: readonly OpenApiResource[], version: string): JsonSchema {
+function buildV2Document(resources: readonly OpenApiResource[], version: string): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
   for (const entry of buildPaths(resources)) {
     const item: JsonSchema = {};
@@ -90,7 +90,7 @@ function vendorExtensions(w: ProtoWriter, field: number, obj: Record<string, unk
   for (const [k, v] of Object.entries(obj)) if (k.startsWith('x-')) w.message(field, encodeNamedAny(k, v));
 }
 
-export function encodeSchema(s: Record<string, unknown>): Uint8Array {
+function encodeSchema(s: Record<string, unknown>): Uint8Array {
   const w = new ProtoWriter();
   w.string(1, str(s.$ref));
   w.string(2, str(s.format));
