@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendOwn, distinctHeaders, getOwn, setOwn } from './own-keys.js';
+import { appendOwn, distinctHeaders } from './own-keys.js';
+import { getOwn, setOwn } from '../apimachinery/own.js';
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'];
 

@@ -1,16 +1,8 @@
 // Maps built from what clients send (header names, JSON keys of reviews and webhook answers,
 // token claims) hold `__proto__`, `constructor` and `prototype` as ordinary keys: they are
-// written as own properties and read only when own, never through the prototype chain.
-
-/** Sets `key` as an own enumerable property, whatever its name. */
-export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-/** The own property `key`, never an inherited one. */
-export function getOwn(obj: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(obj, key) ? obj[key] : undefined;
-}
+// written as own properties and read only when own, never through the prototype chain
+// (single members with apimachinery's setOwn and getOwn; lists of header values here).
+import { setOwn } from '../apimachinery/own.js';
 
 /** Appends to the list under `key`, creating it as an own property. */
 export function appendOwn(obj: Record<string, string[]>, key: string, values: string[]): void {

@@ -8,6 +8,7 @@
 //   Every other number stays a `number`.
 // - A `bigint` anywhere in a value is written as its exact decimal integer.
 import { checkRawBracketDepth } from './limits.js';
+import { setOwn } from '../apimachinery/own.js';
 
 /**
  * A run of 16 digits: the shortest integer literal that can leave the safe range. Spelled
@@ -151,12 +152,6 @@ class CarefulReader {
 export function toWellFormed(s: string): string {
   const t = s as unknown as { isWellFormed(): boolean; toWellFormed(): string };
   return t.isWellFormed() ? s : t.toWellFormed();
-}
-
-/** Sets a key as an own data property: assigning `__proto__` would replace the prototype instead. */
-export function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-  else o[key] = value;
 }
 
 /** JSON text of a value; `bigint`s are written as exact integers. Indents like JSON.stringify. */

@@ -3,7 +3,8 @@
 // nested too deeply, and documents whose aliases expand to far more than they are written
 // as. JSON, which most clients send even as YAML, takes the native JSON reader instead.
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
-import { parseJsonText, setOwn, toWellFormed } from './json.js';
+import { parseJsonText, toWellFormed } from './json.js';
+import { setOwn } from '../apimachinery/own.js';
 import { checkIndentDepth, checkRawBracketDepth, MAX_NESTING_DEPTH, tooDeep } from './limits.js';
 
 /**

@@ -3,7 +3,7 @@
 // a request never waits on the issuer.
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { AuthenticationResult } from '../types.js';
-import { getOwn, setOwn } from '../own-keys.js';
+import { getOwn, setOwn } from '../../apimachinery/own.js';
 import { getJson } from './https-get.js';
 import type { TokenAuthenticator } from './union.js';
 

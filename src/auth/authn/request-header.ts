@@ -4,7 +4,8 @@
 import type { X509Certificate } from 'node:crypto';
 import { unauthorized } from '../../apimachinery/errors.js';
 import type { AuthenticationRequest, AuthenticationResult, Authenticator } from '../types.js';
-import { appendOwn, getOwn } from '../own-keys.js';
+import { appendOwn } from '../own-keys.js';
+import { getOwn } from '../../apimachinery/own.js';
 import { subjectOf, verifyClientChain } from './x509.js';
 
 interface RequestHeaderOptions {

@@ -4,7 +4,7 @@ import { isPlainObject } from '../../apimachinery/types.js';
 import { group } from '../../naming/index.js';
 import type { AuthenticationResult } from '../types.js';
 import { TtlCache, type WebhookClient } from '../webhook-client.js';
-import { setOwn } from '../own-keys.js';
+import { setOwn } from '../../apimachinery/own.js';
 import { digest } from './secure-compare.js';
 import type { TokenAuthenticator } from './union.js';
 

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { isPlainObject } from '../../apimachinery/types.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../types.js';
 import { UNAUTHENTICATED_GROUP } from '../authn/union.js';
-import { getOwn } from '../own-keys.js';
+import { getOwn } from '../../apimachinery/own.js';
 
 interface AbacPolicySpec {
   user?: string;

@@ -6,7 +6,7 @@ import { apiVersionOf, isPlainObject, type KubeObject, type UserInfo } from '../
 import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition } from '../../rest/index.js';
 import type { PolicyRule } from '../rbac/rules.js';
 import type { AuthenticationResult, AuthorizationAttributes, Authorizer } from '../types.js';
-import { setOwn } from '../own-keys.js';
+import { setOwn } from '../../apimachinery/own.js';
 import { reviewDefinitions } from './definitions.js';
 
 export interface RulesResult {
