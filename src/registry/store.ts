@@ -28,8 +28,8 @@ import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
 import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent } from '../apply/index.js';
 import { markDeleting, planDelete, type DeletePlan } from './graceful.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
-import type { NameValidator } from './objectmeta.js';
-import { dns1123SubdomainName, generateName, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
+import { dns1123SubdomainName, type NameValidator } from '../apimachinery/names.js';
+import { generateName, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import type {
   CreateOptions,
   DeleteOptions,

@@ -6,7 +6,8 @@ import { group } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, meta, obj, objs, str } from '../util.js';
-import { isDNS1123Subdomain, pathSegmentName, validateLabelSelector } from '../validation.js';
+import { isDNS1123Subdomain, validateLabelSelector } from '../validation.js';
+import { strictPathSegmentName } from '../../apimachinery/names.js';
 import { rfc3339 } from '../../apimachinery/time.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 
@@ -44,7 +45,7 @@ function validateRoleRef(o: KubeObject, kinds: string[]): FieldError[] {
   if (!kinds.includes(String(ref.kind))) errs.push(notSupportedField('roleRef.kind', ref.kind ?? '', kinds));
   const name = str(ref.name) ?? '';
   if (name === '') errs.push(requiredField('roleRef.name'));
-  else for (const m of pathSegmentName(name, false)) errs.push(invalidField('roleRef.name', name, m));
+  else for (const m of strictPathSegmentName(name, false)) errs.push(invalidField('roleRef.name', name, m));
   return errs;
 }
 
@@ -122,7 +123,7 @@ const bindingTable = {
   },
 };
 
-const common = { validateName: pathSegmentName, allowCreateOnUpdate: true } as const;
+const common = { validateName: strictPathSegmentName, allowCreateOnUpdate: true } as const;
 
 const roles: KindSpec = { ...common, validate: (o) => validateRules(o, true), table: roleTable };
 
