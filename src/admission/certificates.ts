@@ -1,14 +1,15 @@
 // The certificate plugins: approving a signing request needs the `approve` verb on the
 // signer, issuing a certificate (its status) needs `sign`, and no one may ask the API
 // server's client signer for a certificate in the group that bypasses authorization.
-import { isDeepStrictEqual } from 'node:util';
 import type { UserInfo } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
 import { flavor, group, longDomain } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
-import { admissionForbidden, isMap, isResource, specOf, stringAt } from './util.js';
+import { admissionForbidden, isResource, specOf, stringAt } from './util.js';
+import { deepEqual } from '../apimachinery/equality.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
-export type SignerVerb = 'approve' | 'sign' | 'attest';
+type SignerVerb = 'approve' | 'sign' | 'attest';
 
 /** Answers whether `user` may perform `verb` on the `signers` resource named `name`. */
 export type SignerAuthorizer = (user: UserInfo, verb: SignerVerb, name: string) => Promise<boolean>;
@@ -35,7 +36,7 @@ export function subjectAccessReviewAuthorizer(client: ApiClient): SignerAuthoriz
         resourceAttributes: { group: group('certificates'), version: '*', resource: 'signers', verb, name },
       },
     });
-    return isMap(review.status) && review.status.allowed === true;
+    return isPlainObject(review.status) && review.status.allowed === true;
   };
 }
 
@@ -69,7 +70,7 @@ export class CertificateSigning implements AdmissionPlugin {
 
   async validate(attrs: AdmissionAttributes): Promise<void> {
     if (!isResource(attrs, csrResource(), 'certificatesigningrequests', 'status') || !attrs.object) return;
-    const certificate = (o: unknown): unknown => (isMap(o) && isMap(o.status) ? o.status.certificate : undefined);
+    const certificate = (o: unknown): unknown => (isPlainObject(o) && isPlainObject(o.status) ? o.status.certificate : undefined);
     // Only issuing or changing the certificate is signing.
     if ((certificate(attrs.object) ?? '') === (certificate(attrs.oldObject) ?? '')) return;
     const signer = stringAt(specOf(attrs.object), 'signerName') ?? '';
@@ -94,7 +95,7 @@ export class ClusterTrustBundleAttest implements AdmissionPlugin {
     const signer = stringAt(spec, 'signerName');
     if (!signer) return;
     // A write that leaves the bundle's meaning alone (migration, finalizers) needs no attestation.
-    if (attrs.operation === 'UPDATE' && isDeepStrictEqual(specOf(attrs.oldObject) ?? {}, spec ?? {})) return;
+    if (attrs.operation === 'UPDATE' && deepEqual(specOf(attrs.oldObject) ?? {}, spec ?? {})) return;
     if (!(await authorizedForSigner(this.authorize, attrs.user, 'attest', signer))) {
       throw admissionForbidden(attrs, `user not permitted to attest for signerName "${signer}"`);
     }

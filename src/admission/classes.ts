@@ -5,10 +5,11 @@ import { forbidden, internalError, isApiError } from '../apimachinery/errors.js'
 import type { KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
 import { group, longDomainKey } from '../naming/index.js';
-import { parseQuantity } from '../schema/quantity.js';
+import { nanoValue, parseQuantity } from '../schema/quantity.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
-import { admissionForbidden, getOrUndefined, isMap, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { admissionForbidden, getOrUndefined, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
 import { setOwn } from '../apimachinery/own.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 const priorityClasses = () => ({ group: group('scheduling'), version: 'v1', resource: 'priorityclasses' });
 const storageClasses = () => ({ group: group('storage'), version: 'v1', resource: 'storageclasses' });
@@ -22,7 +23,7 @@ function annotations(obj: KubeObject): Record<string, string> {
 }
 
 function ensureSpec(obj: KubeObject): JsonMap {
-  if (!isMap(obj.spec)) obj.spec = {};
+  if (!isPlainObject(obj.spec)) obj.spec = {};
   return obj.spec as JsonMap;
 }
 
@@ -51,7 +52,7 @@ export const SYSTEM_CLUSTER_CRITICAL = 'system-cluster-critical';
 const PREEMPT_LOWER_PRIORITY = 'PreemptLowerPriority';
 
 /** The class with `globalDefault` (the lowest value if a race left several); undefined when none. */
-export function defaultPriorityClass(classes: KubeObject[]): KubeObject | undefined {
+function defaultPriorityClass(classes: KubeObject[]): KubeObject | undefined {
   let chosen: KubeObject | undefined;
   for (const pc of classes) {
     if (pc.globalDefault !== true) continue;
@@ -128,7 +129,7 @@ export class PriorityAdmission implements AdmissionPlugin {
 
 // --- DefaultStorageClass ---
 
-export function defaultStorageClassAnnotations(): string[] {
+function defaultStorageClassAnnotations(): string[] {
   return [longDomainKey('is-default-class', 'storageclass'), longDomainKey('is-default-class', 'storageclass.beta')];
 }
 
@@ -137,7 +138,7 @@ export function betaStorageClassAnnotation(): string {
 }
 
 /** The default storage class: the newest of those annotated as default (several may exist while one replaces another). */
-export function defaultStorageClass(classes: KubeObject[]): KubeObject | undefined {
+function defaultStorageClass(classes: KubeObject[]): KubeObject | undefined {
   const keys = defaultStorageClassAnnotations();
   return classes.filter((c) => keys.some((k) => annotations(c)[k] === 'true')).sort(newestFirst)[0];
 }
@@ -160,7 +161,7 @@ export class DefaultStorageClass implements AdmissionPlugin {
 
 // --- DefaultIngressClass ---
 
-export function defaultIngressClassAnnotation(): string {
+function defaultIngressClassAnnotation(): string {
   return longDomainKey('is-default-class', 'ingressclass');
 }
 
@@ -186,13 +187,12 @@ export class DefaultIngressClass implements AdmissionPlugin {
 // --- RuntimeClass ---
 
 /** Resource lists are equal when they name the same resources with the same quantities. */
-export function sameResourceList(a: JsonMap, b: JsonMap): boolean {
+function sameResourceList(a: JsonMap, b: JsonMap): boolean {
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
-  const value = (v: unknown): string | undefined => {
+  const value = (v: unknown): bigint | undefined => {
     try {
-      const q = parseQuantity(String(v));
-      return `${q.negative ? '-' : ''}${q.mantissa * 10n ** BigInt(q.scale + 9)}`;
+      return nanoValue(parseQuantity(String(v)));
     } catch {
       return undefined;
     }
@@ -222,14 +222,14 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
     const rc = await this.runtimeClass(attrs);
     if (!rc) return;
     const spec = ensureSpec(attrs.object);
-    const fixed = isMap(rc.overhead) && isMap(rc.overhead.podFixed) ? rc.overhead.podFixed : undefined;
+    const fixed = isPlainObject(rc.overhead) && isPlainObject(rc.overhead.podFixed) ? rc.overhead.podFixed : undefined;
     if (fixed) {
-      if (isMap(spec.overhead) && Object.keys(spec.overhead).length > 0 && !sameResourceList(fixed, spec.overhead)) {
+      if (isPlainObject(spec.overhead) && Object.keys(spec.overhead).length > 0 && !sameResourceList(fixed, spec.overhead)) {
         throw admissionForbidden(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
       }
       spec.overhead = { ...fixed };
     }
-    const scheduling = isMap(rc.scheduling) ? rc.scheduling : undefined;
+    const scheduling = isPlainObject(rc.scheduling) ? rc.scheduling : undefined;
     if (!scheduling) return;
     const selector = stringMapAt(scheduling, 'nodeSelector');
     if (Object.keys(selector).length > 0) {
@@ -254,8 +254,8 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
     if (!isResource(attrs, '', 'pods') || !attrs.object) return;
     const rc = await this.runtimeClass(attrs);
     const spec = specOf(attrs.object) ?? {};
-    const fixed = rc && isMap(rc.overhead) && isMap(rc.overhead.podFixed) ? rc.overhead.podFixed : undefined;
-    const overhead = isMap(spec.overhead) ? spec.overhead : undefined;
+    const fixed = rc && isPlainObject(rc.overhead) && isPlainObject(rc.overhead.podFixed) ? rc.overhead.podFixed : undefined;
+    const overhead = isPlainObject(spec.overhead) ? spec.overhead : undefined;
     if (fixed) {
       if (!overhead || !sameResourceList(fixed, overhead)) throw admissionForbidden(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
     } else if (overhead) {
@@ -274,12 +274,11 @@ function claimClass(pvc: KubeObject | undefined): string {
 
 function requestedStorage(pvc: KubeObject | undefined): bigint | undefined {
   const resources = specOf(pvc)?.resources;
-  const requests = isMap(resources) && isMap(resources.requests) ? resources.requests : undefined;
+  const requests = isPlainObject(resources) && isPlainObject(resources.requests) ? resources.requests : undefined;
   const v = requests?.storage;
   if (v === undefined) return undefined;
   try {
-    const q = parseQuantity(String(v));
-    return (q.negative ? -1n : 1n) * q.mantissa * 10n ** BigInt(q.scale + 9);
+    return nanoValue(parseQuantity(String(v)));
   } catch {
     return undefined;
   }
@@ -298,7 +297,7 @@ export class PersistentVolumeClaimResize implements AdmissionPlugin {
     const before = requestedStorage(attrs.oldObject) ?? 0n;
     const after = requestedStorage(attrs.object) ?? 0n;
     if (after <= before) return;
-    const phase = isMap(attrs.oldObject.status) ? attrs.oldObject.status.phase : undefined;
+    const phase = isPlainObject(attrs.oldObject.status) ? attrs.oldObject.status.phase : undefined;
     if (phase !== 'Bound') throw admissionForbidden(attrs, 'Only bound persistent volume claims can be expanded');
     if (!(await this.allowResize(attrs.object, attrs.oldObject))) {
       throw admissionForbidden(attrs, 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');

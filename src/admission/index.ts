@@ -29,7 +29,7 @@ export { SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL } from './classes.js';
 export { tokenMountPath, tokenVolumePrefix } from './service-account.js';
 export type { AdmissionPluginContext, AdmissionPluginFactory } from './types.js';
 
-export interface AdmissionDeps {
+interface AdmissionDeps {
   /** A privileged client, for the plugins' lookups (the server passes a LoopbackClient). */
   client: ApiClient;
   /** Informers shared with the controllers; plugins make their own when absent. */

@@ -6,12 +6,13 @@ import type { ApiClient } from '../client/types.js';
 import { longDomainKey } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 import { amountOf, amountsOf, canonical, formatAmount, containerAmounts, containerResources, podTotals, type Amount, type Amounts } from './resources.js';
-import { admissionForbidden, isMap, isResource, mapsAt, specOf, stringAt, type JsonMap } from './util.js';
+import { admissionForbidden, isResource, mapsAt, specOf, stringAt, type JsonMap } from './util.js';
 import { setOwn } from '../apimachinery/own.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 const LIMIT_RANGES = { group: '', version: 'v1', resource: 'limitranges' };
 
-export function limitRangerAnnotation(): string {
+function limitRangerAnnotation(): string {
   return longDomainKey('limit-ranger');
 }
 
@@ -24,10 +25,10 @@ interface LimitItem {
   maxLimitRequestRatio: JsonMap;
 }
 
-const mapOr = (v: unknown): JsonMap => (isMap(v) ? { ...v } : {});
+const mapOr = (v: unknown): JsonMap => (isPlainObject(v) ? { ...v } : {});
 
 /** The items of a LimitRange with the container defaults filled as the API fills them (limit from max, request from limit or min). */
-export function limitItems(lr: KubeObject): LimitItem[] {
+function limitItems(lr: KubeObject): LimitItem[] {
   const spec = specOf(lr);
   return mapsAt(spec, 'limits').map((l) => {
     const item: LimitItem = {
@@ -48,7 +49,7 @@ export function limitItems(lr: KubeObject): LimitItem[] {
 }
 
 /** Fills the containers' missing requests and limits from the ranges; returns the annotation text, or undefined when nothing was set. */
-export function applyDefaults(podSpec: JsonMap, ranges: KubeObject[]): string | undefined {
+function applyDefaults(podSpec: JsonMap, ranges: KubeObject[]): string | undefined {
   const defaults: { requests: JsonMap; limits: JsonMap } = { requests: {}, limits: {} };
   for (const lr of ranges) {
     for (const item of limitItems(lr)) {
@@ -143,7 +144,7 @@ function check(kind: string, item: LimitItem, requests: Amounts, limits: Amounts
 }
 
 /** The violations of the ranges by a pod. */
-export function podViolations(podSpec: JsonMap, ranges: KubeObject[]): string[] {
+function podViolations(podSpec: JsonMap, ranges: KubeObject[]): string[] {
   const errors: string[] = [];
   for (const lr of ranges) {
     for (const item of limitItems(lr)) {
@@ -161,9 +162,9 @@ export function podViolations(podSpec: JsonMap, ranges: KubeObject[]): string[] 
 }
 
 /** The violations of the ranges by a volume claim's storage request. */
-export function claimViolations(claimSpec: JsonMap, ranges: KubeObject[]): string[] {
+function claimViolations(claimSpec: JsonMap, ranges: KubeObject[]): string[] {
   const errors: string[] = [];
-  const resources = isMap(claimSpec.resources) ? claimSpec.resources : {};
+  const resources = isPlainObject(claimSpec.resources) ? claimSpec.resources : {};
   const requests = amountsOf(resources.requests);
   for (const lr of ranges) {
     for (const item of limitItems(lr)) {
@@ -211,7 +212,7 @@ export class LimitRanger implements AdmissionPlugin {
     if (this.applies(attrs) !== 'pod' || !attrs.object) return;
     const ranges = await this.ranges(attrs.namespace);
     if (ranges.length === 0) return;
-    if (!isMap(attrs.object.spec)) attrs.object.spec = {};
+    if (!isPlainObject(attrs.object.spec)) attrs.object.spec = {};
     const note = applyDefaults(attrs.object.spec as JsonMap, ranges);
     if (note) {
       const meta = (attrs.object.metadata ??= {});

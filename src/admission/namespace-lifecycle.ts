@@ -10,14 +10,14 @@ import { Informer } from '../client/informer.js';
 import { group, systemNamespace } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 
-export const NAMESPACE_LIFECYCLE = 'NamespaceLifecycle';
+const NAMESPACE_LIFECYCLE = 'NamespaceLifecycle';
 
 const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
 
 /** How long after a namespace DELETE its cached state is not trusted. */
 const FORCE_LIVE_LOOKUP_MS = 30_000;
 
-export interface NamespaceLifecycleOptions {
+interface NamespaceLifecycleOptions {
   /** Start the namespace informer at once rather than on the first request. */
   startInformer?: boolean;
   /** A namespace informer shared with others (its owner stops it); one is made when absent. */

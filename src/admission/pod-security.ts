@@ -2,17 +2,18 @@
 // baseline or restricted) refuses pods that break the level's most important checks, and its
 // `warn` label turns the same findings into warnings. Checks are reported in the order of
 // their identifiers, each as `<title> (<detail>)`, as the Pod Security Standards word them.
-import { isDeepStrictEqual } from 'node:util';
 import type { ApiClient } from '../client/types.js';
 import { longDomainKey } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
-import { admissionForbidden, getOrUndefined, isMap, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { admissionForbidden, getOrUndefined, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { deepEqual } from '../apimachinery/equality.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
-export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
+type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
 const LEVELS: readonly PodSecurityLevel[] = ['privileged', 'baseline', 'restricted'];
 const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
 
-export function podSecurityLabel(mode: 'enforce' | 'warn' | 'audit', suffix = ''): string {
+function podSecurityLabel(mode: 'enforce' | 'warn' | 'audit', suffix = ''): string {
   return longDomainKey(`${mode}${suffix}`, 'pod-security');
 }
 
@@ -34,12 +35,12 @@ interface Container {
 
 function containersOf(spec: JsonMap): Container[] {
   return ['initContainers', 'containers', 'ephemeralContainers'].flatMap((k) =>
-    mapsAt(spec, k).map((c) => ({ name: stringAt(c, 'name') ?? '', sc: isMap(c.securityContext) ? c.securityContext : {}, raw: c })),
+    mapsAt(spec, k).map((c) => ({ name: stringAt(c, 'name') ?? '', sc: isPlainObject(c.securityContext) ? c.securityContext : {}, raw: c })),
   );
 }
 
 function capabilities(sc: JsonMap, which: 'add' | 'drop'): string[] {
-  const caps = isMap(sc.capabilities) ? sc.capabilities[which] : undefined;
+  const caps = isPlainObject(sc.capabilities) ? sc.capabilities[which] : undefined;
   return Array.isArray(caps) ? caps.map(String) : [];
 }
 
@@ -91,7 +92,7 @@ const CHECKS: Check[] = [
     id: 'hostPathVolumes',
     level: 'baseline',
     run: (s) => {
-      const bad = mapsAt(s, 'volumes').filter((v) => isMap(v.hostPath)).map((v) => stringAt(v, 'name') ?? '');
+      const bad = mapsAt(s, 'volumes').filter((v) => isPlainObject(v.hostPath)).map((v) => stringAt(v, 'name') ?? '');
       return bad.length ? `hostPath volumes (${plural(bad.length, 'volume', 'volumes')} ${quoted(bad)})` : undefined;
     },
   },
@@ -152,7 +153,7 @@ const CHECKS: Check[] = [
     id: 'seccompProfile_restricted',
     level: 'restricted',
     run: (_s, p, cs) => {
-      const type = (sc: JsonMap): string | undefined => (isMap(sc.seccompProfile) ? stringAt(sc.seccompProfile, 'type') : undefined);
+      const type = (sc: JsonMap): string | undefined => (isPlainObject(sc.seccompProfile) ? stringAt(sc.seccompProfile, 'type') : undefined);
       const ok = (t: string | undefined): boolean => t === 'RuntimeDefault' || t === 'Localhost';
       const podType = type(p);
       if (podType !== undefined && !ok(podType)) return `seccompProfile (pod must not set securityContext.seccompProfile.type to "${podType}")`;
@@ -168,7 +169,7 @@ const CHECKS: Check[] = [
 /** The findings of a pod against a level, in check order; [] when it complies. */
 export function evaluatePod(level: PodSecurityLevel, podSpec: JsonMap): string[] {
   if (level === 'privileged') return [];
-  const podSC = isMap(podSpec.securityContext) ? podSpec.securityContext : {};
+  const podSC = isPlainObject(podSpec.securityContext) ? podSpec.securityContext : {};
   const containers = containersOf(podSpec);
   const findings: string[] = [];
   for (const check of CHECKS) {
@@ -202,7 +203,7 @@ export class PodSecurity implements AdmissionPlugin {
     if (!enforce && !warn) return;
     const spec = specOf(attrs.object) ?? {};
     // Updates that leave the pod spec alone (labels, annotations) are not judged again.
-    if (attrs.operation === 'UPDATE' && isDeepStrictEqual(specOf(attrs.oldObject) ?? {}, spec)) return;
+    if (attrs.operation === 'UPDATE' && deepEqual(specOf(attrs.oldObject) ?? {}, spec)) return;
     if (warn) {
       const findings = evaluatePod(warn.level, spec);
       if (findings.length) attrs.warnings.push(`would violate PodSecurity "${warn.level}:${warn.version}": ${findings.join(', ')}`);

@@ -8,8 +8,9 @@ import { group as groupOf } from '../naming/index.js';
 import { betaStorageClassAnnotation } from './classes.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 import { addInto, amountOf, amountsOf, containerAmounts, formatAmount, podTotals, type Amount, type Amounts } from './resources.js';
-import { admissionForbidden, isMap, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { admissionForbidden, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
 import { setOwn } from '../apimachinery/own.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 const QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };
 
@@ -21,7 +22,7 @@ const MUST_SPECIFY = new Set(['cpu', 'memory', 'requests.cpu', 'requests.memory'
 const one = (): Amount => ({ nano: 1_000_000_000n, format: 'DecimalSI' });
 
 function isTerminal(pod: KubeObject): boolean {
-  const phase = isMap(pod.status) ? pod.status.phase : undefined;
+  const phase = isPlainObject(pod.status) ? pod.status.phase : undefined;
   return phase === 'Succeeded' || phase === 'Failed';
 }
 
@@ -39,7 +40,7 @@ function computeUsage(requests: Amounts, limits: Amounts, out: Amounts): void {
 }
 
 /** What one object of the resource uses, under every quota name that can measure it. */
-export function usageOf(resource: { group: string; resource: string }, obj: KubeObject): Amounts {
+function usageOf(resource: { group: string; resource: string }, obj: KubeObject): Amounts {
   const usage: Amounts = new Map();
   const countName = resource.group ? `count/${resource.resource}.${resource.group}` : `count/${resource.resource}`;
   if (resource.group === '' && resource.resource === 'pods') {
@@ -64,8 +65,8 @@ export function usageOf(resource: { group: string; resource: string }, obj: Kube
   }
   if (resource.resource === 'persistentvolumeclaims') {
     const spec = specOf(obj) ?? {};
-    const resources = isMap(spec.resources) ? spec.resources : {};
-    const storage = amountOf(isMap(resources.requests) ? resources.requests.storage : undefined);
+    const resources = isPlainObject(spec.resources) ? spec.resources : {};
+    const storage = amountOf(isPlainObject(resources.requests) ? resources.requests.storage : undefined);
     const className = stringMapAt(obj.metadata as JsonMap | undefined, 'annotations')[betaStorageClassAnnotation()] ?? stringAt(spec, 'storageClassName');
     if (storage) usage.set('requests.storage', storage);
     if (className) {
@@ -78,10 +79,10 @@ export function usageOf(resource: { group: string; resource: string }, obj: Kube
 }
 
 /** Whether a quota's scopes select the object (scopes only ever select pods). */
-export function quotaMatches(quota: KubeObject, resource: { group: string; resource: string }, obj: KubeObject): boolean {
+function quotaMatches(quota: KubeObject, resource: { group: string; resource: string }, obj: KubeObject): boolean {
   const spec = specOf(quota) ?? {};
   const scopes = Array.isArray(spec.scopes) ? spec.scopes.filter((s): s is string => typeof s === 'string') : [];
-  const selector = isMap(spec.scopeSelector) ? mapsAt(spec.scopeSelector, 'matchExpressions') : [];
+  const selector = isPlainObject(spec.scopeSelector) ? mapsAt(spec.scopeSelector, 'matchExpressions') : [];
   if (scopes.length === 0 && selector.length === 0) return true;
   if (!(resource.group === '' && resource.resource === 'pods')) return false;
   const podSpec = specOf(obj) ?? {};
@@ -133,7 +134,7 @@ function mask(list: Amounts, names: string[]): Amounts {
 }
 
 /** The compute resources a quota limits that some container does not state. */
-export function missingCompute(podSpec: JsonMap, hard: string[]): string[] {
+function missingCompute(podSpec: JsonMap, hard: string[]): string[] {
   const required = hard.filter((h) => MUST_SPECIFY.has(h));
   const missing = new Set<string>();
   for (const c of [...mapsAt(podSpec, 'containers'), ...mapsAt(podSpec, 'initContainers')]) {
@@ -169,7 +170,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     let objects: KubeObject[] | undefined;
     const updates: { quota: KubeObject; used: Amounts; hard: JsonMap }[] = [];
     for (const quota of quotas) {
-      const hard = isMap(specOf(quota)?.hard) ? (specOf(quota)!.hard as JsonMap) : {};
+      const hard = isPlainObject(specOf(quota)?.hard) ? (specOf(quota)!.hard as JsonMap) : {};
       const hardAmounts = amountsOf(hard);
       const name = quota.metadata?.name ?? '';
       if (isResource(attrs, '', 'pods') && attrs.operation === 'CREATE') {
@@ -205,8 +206,8 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
 
   /** Writes the quota's status; a conflicting concurrent write is left to the next request to correct. */
   private async recordUsage(quota: KubeObject, used: Amounts, hard: JsonMap): Promise<void> {
-    const status = isMap(quota.status) ? quota.status : {};
-    const previous = isMap(status.used) ? status.used : {};
+    const status = isPlainObject(quota.status) ? quota.status : {};
+    const previous = isPlainObject(status.used) ? status.used : {};
     const next: JsonMap = {};
     for (const k of Object.keys(hard)) {
       const a = used.get(k);

@@ -1,7 +1,8 @@
 // Resource lists (`{cpu: "500m", memory: "1Gi"}`) as exact amounts: sums, maxima and
 // comparisons for LimitRanger and ResourceQuota, printed back in Kubernetes' canonical form.
-import { formatQuantity, parseQuantity, type Quantity } from '../schema/quantity.js';
-import { isMap, mapsAt, type JsonMap } from './util.js';
+import { formatQuantity, nanoValue, parseQuantity, type Quantity } from '../schema/quantity.js';
+import { mapsAt, type JsonMap } from './util.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 /** An exact amount in units of 10^-9, with the notation it was written in. */
 export interface Amount {
@@ -15,8 +16,7 @@ export function amountOf(value: unknown): Amount | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
   try {
     const q = parseQuantity(String(value));
-    const nano = q.mantissa * 10n ** BigInt(q.scale + 9);
-    return { nano: q.negative ? -nano : nano, format: q.format };
+    return { nano: nanoValue(q), format: q.format };
   } catch {
     return undefined;
   }
@@ -35,7 +35,7 @@ export function canonical(value: unknown): string {
 
 export function amountsOf(list: unknown): Amounts {
   const out: Amounts = new Map();
-  if (isMap(list)) {
+  if (isPlainObject(list)) {
     for (const [k, v] of Object.entries(list)) {
       const a = amountOf(v);
       if (a) out.set(k, a);
@@ -54,22 +54,22 @@ function maxInto(total: Amounts, name: string, a: Amount): void {
   if (!cur || a.nano > cur.nano) total.set(name, { ...a });
 }
 
-export interface ContainerResources {
+interface ContainerResources {
   requests: JsonMap;
   limits: JsonMap;
 }
 
 /** The container's resource maps, created when absent. */
 export function containerResources(container: JsonMap): ContainerResources {
-  if (!isMap(container.resources)) container.resources = {};
+  if (!isPlainObject(container.resources)) container.resources = {};
   const resources = container.resources as JsonMap;
-  if (!isMap(resources.requests)) resources.requests = {};
-  if (!isMap(resources.limits)) resources.limits = {};
+  if (!isPlainObject(resources.requests)) resources.requests = {};
+  if (!isPlainObject(resources.limits)) resources.limits = {};
   return { requests: resources.requests as JsonMap, limits: resources.limits as JsonMap };
 }
 
 function readResources(container: JsonMap, which: 'requests' | 'limits'): Amounts {
-  const resources = isMap(container.resources) ? container.resources : {};
+  const resources = isPlainObject(container.resources) ? container.resources : {};
   return amountsOf(resources[which]);
 }
 

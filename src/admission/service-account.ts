@@ -9,13 +9,14 @@ import type { ApiClient } from '../client/types.js';
 import { rootCAConfigMapName, ROOT_CA_KEY } from '../naming/root-ca.js';
 import { longDomain, longDomainKey, shortWord } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
-import { admissionForbidden, getOrUndefined, isMap, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { admissionForbidden, getOrUndefined, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
-export const SERVICE_ACCOUNT = 'ServiceAccount';
-export const DEFAULT_SERVICE_ACCOUNT = 'default';
+const SERVICE_ACCOUNT = 'ServiceAccount';
+const DEFAULT_SERVICE_ACCOUNT = 'default';
 const SERVICE_ACCOUNTS = { group: '', version: 'v1', resource: 'serviceaccounts' };
 /** Lifetime of the projected token: an hour and seven seconds, the legacy-tolerant bound tokens' value. */
-export const TOKEN_EXPIRATION_SECONDS = 3607;
+const TOKEN_EXPIRATION_SECONDS = 3607;
 /** The characters of generated name suffixes (no vowels, no look-alikes). */
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -29,14 +30,14 @@ export function tokenVolumePrefix(): string {
   return `${shortWord()}-api-access`;
 }
 
-export function randomSuffix(length = 5): string {
+function randomSuffix(length = 5): string {
   let s = '';
   for (let i = 0; i < length; i++) s += SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)];
   return s;
 }
 
 /** The projected volume of a service account token, the cluster CA and the namespace. */
-export function tokenVolume(name: string): JsonMap {
+function tokenVolume(name: string): JsonMap {
   return {
     name,
     projected: {
@@ -51,7 +52,7 @@ export function tokenVolume(name: string): JsonMap {
 }
 
 /** The pod's own setting wins, then the account's; mounting is the default. */
-export function shouldAutomount(account: KubeObject, podSpec: JsonMap): boolean {
+function shouldAutomount(account: KubeObject, podSpec: JsonMap): boolean {
   if (typeof podSpec.automountServiceAccountToken === 'boolean') return podSpec.automountServiceAccountToken;
   if (typeof account.automountServiceAccountToken === 'boolean') return account.automountServiceAccountToken;
   return true;
@@ -82,7 +83,7 @@ export function mountServiceAccountToken(podSpec: JsonMap, suffix: () => string 
   if (needsVolume && !existing) podSpec.volumes = [...volumes, tokenVolume(volumeName)];
 }
 
-export interface ServiceAccountOptions {
+interface ServiceAccountOptions {
   /** Live reads of the `default` account before giving up (its controller creates it shortly after the namespace). */
   defaultAttempts?: number;
   retryDelayMs?: number;
@@ -103,7 +104,7 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     if (!isResource(attrs, '', 'pods')) return;
     const pod = attrs.object;
     if (!pod) return;
-    if (!isMap(pod.spec)) pod.spec = {};
+    if (!isPlainObject(pod.spec)) pod.spec = {};
     const spec = specOf(pod) as JsonMap;
     if (stringMapAt(pod.metadata as JsonMap | undefined, 'annotations')[longDomainKey('config.mirror')] !== undefined) {
       this.validateMirrorPod(attrs, spec);
@@ -136,7 +137,7 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
   private validateMirrorPod(attrs: AdmissionAttributes, spec: JsonMap): void {
     if (stringAt(spec, 'serviceAccountName')) throw admissionForbidden(attrs, 'a mirror pod may not reference service accounts');
     for (const volume of mapsAt(spec, 'volumes')) {
-      if (isMap(volume.secret)) throw admissionForbidden(attrs, 'a mirror pod may not reference secrets');
+      if (isPlainObject(volume.secret)) throw admissionForbidden(attrs, 'a mirror pod may not reference secrets');
     }
   }
 

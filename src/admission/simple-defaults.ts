@@ -4,22 +4,23 @@
 // (claims and volumes keep a finalizer while in use).
 import { longDomainKey } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
-import { isMap, isResource, mapsAt, type JsonMap } from './util.js';
+import { isResource, mapsAt, type JsonMap } from './util.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
-export const DEFAULT_TOLERATION_SECONDS = 300;
+const DEFAULT_TOLERATION_SECONDS = 300;
 
 const createOnly = (operation: AdmissionOperation): boolean => operation === 'CREATE';
 
-export function notReadyTaintKey(): string {
+function notReadyTaintKey(): string {
   return longDomainKey('not-ready', 'node');
 }
 
-export function unreachableTaintKey(): string {
+function unreachableTaintKey(): string {
   return longDomainKey('unreachable', 'node');
 }
 
 /** Adds the NoExecute tolerations the pod lacks (a toleration with no key or no effect covers them). */
-export function addDefaultTolerations(spec: JsonMap, seconds = DEFAULT_TOLERATION_SECONDS): void {
+function addDefaultTolerations(spec: JsonMap, seconds = DEFAULT_TOLERATION_SECONDS): void {
   const tolerations = mapsAt(spec, 'tolerations');
   const covers = (key: string): boolean =>
     tolerations.some((t) => (t.key === key || !t.key) && (t.effect === 'NoExecute' || !t.effect));
@@ -35,7 +36,7 @@ export const defaultTolerationSeconds: AdmissionPlugin = {
   handles: createOnly,
   async admit(attrs: AdmissionAttributes) {
     if (!isResource(attrs, '', 'pods') || !attrs.object) return;
-    if (!isMap(attrs.object.spec)) attrs.object.spec = {};
+    if (!isPlainObject(attrs.object.spec)) attrs.object.spec = {};
     addDefaultTolerations(attrs.object.spec as JsonMap);
   },
 };
@@ -45,7 +46,7 @@ export const taintNodesByCondition: AdmissionPlugin = {
   handles: createOnly,
   async admit(attrs: AdmissionAttributes) {
     if (!isResource(attrs, '', 'nodes') || !attrs.object) return;
-    if (!isMap(attrs.object.spec)) attrs.object.spec = {};
+    if (!isPlainObject(attrs.object.spec)) attrs.object.spec = {};
     const spec = attrs.object.spec as JsonMap;
     const taints = mapsAt(spec, 'taints');
     const key = notReadyTaintKey();
@@ -54,11 +55,11 @@ export const taintNodesByCondition: AdmissionPlugin = {
   },
 };
 
-export function pvcProtectionFinalizer(): string {
+function pvcProtectionFinalizer(): string {
   return longDomainKey('pvc-protection');
 }
 
-export function pvProtectionFinalizer(): string {
+function pvProtectionFinalizer(): string {
   return longDomainKey('pv-protection');
 }
 

@@ -6,9 +6,10 @@ import type { GroupVersionResource, KubeObject } from '../apimachinery/types.js'
 import type { ApiClient } from '../client/types.js';
 import type { AdmissionAttributes } from './types.js';
 import { setOwn } from '../apimachinery/own.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 /** The name admission errors speak of: the request's, or the object's (generateName before a name exists). */
-export function admissionName(attrs: AdmissionAttributes): string {
+function admissionName(attrs: AdmissionAttributes): string {
   if (attrs.name) return attrs.name;
   const meta = attrs.object?.metadata;
   return meta?.name || meta?.generateName || 'Unknown';
@@ -26,23 +27,10 @@ export function isResource(attrs: AdmissionAttributes, group: string, resource: 
 
 export type JsonMap = Record<string, unknown>;
 
-export function isMap(v: unknown): v is JsonMap {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** The map at `obj[key]`, created when absent. */
-export function mapAt(obj: JsonMap, key: string): JsonMap {
-  const v = obj[key];
-  if (isMap(v)) return v;
-  const fresh: JsonMap = {};
-  obj[key] = fresh;
-  return fresh;
-}
-
 /** The array of maps at `obj[key]` (entries that are not maps are skipped); [] when absent. */
 export function mapsAt(obj: JsonMap | undefined, key: string): JsonMap[] {
   const v = obj?.[key];
-  return Array.isArray(v) ? v.filter(isMap) : [];
+  return Array.isArray(v) ? v.filter(isPlainObject) : [];
 }
 
 export function stringAt(obj: JsonMap | undefined, key: string): string | undefined {
@@ -54,13 +42,13 @@ export function stringAt(obj: JsonMap | undefined, key: string): string | undefi
 export function stringMapAt(obj: JsonMap | undefined, key: string): Record<string, string> {
   const v = obj?.[key];
   const out: Record<string, string> = {};
-  if (isMap(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') setOwn(out, k, x);
+  if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') setOwn(out, k, x);
   return out;
 }
 
 export function specOf(obj: KubeObject | undefined): JsonMap | undefined {
   const spec = obj?.spec;
-  return isMap(spec) ? spec : undefined;
+  return isPlainObject(spec) ? spec : undefined;
 }
 
 /** Reads an object, answering undefined when it does not exist. */
@@ -72,5 +60,3 @@ export async function getOrUndefined(client: ApiClient, r: GroupVersionResource,
     throw err;
   }
 }
-
-export const PODS = { group: '', version: 'v1', resource: 'pods' } as const;

@@ -8,7 +8,7 @@ export interface StatusCause {
   field?: string;
 }
 
-export interface StatusDetails {
+interface StatusDetails {
   name?: string;
   group?: string;
   kind?: string;
@@ -84,7 +84,7 @@ export function alreadyExists(r: QualifiedResource, name: string): ApiError {
   });
 }
 
-export const OBJECT_MODIFIED_MESSAGE =
+const OBJECT_MODIFIED_MESSAGE =
   'the object has been modified; please apply your changes to the latest version and try again';
 
 export function conflict(r: QualifiedResource, name: string, detail: string = OBJECT_MODIFIED_MESSAGE): ApiError {
@@ -202,10 +202,6 @@ export function resourceExpired(message: string): ApiError {
   return new ApiError(410, 'Expired', message);
 }
 
-export function gone(message: string): ApiError {
-  return new ApiError(410, 'Gone', message);
-}
-
 export function requestEntityTooLarge(limitBytes: number): ApiError {
   return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes}`);
 }
@@ -229,8 +225,4 @@ export function tooLargeResourceVersion(requested: number, current: number, retr
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
     retryAfterSeconds,
   });
-}
-
-export function timeout(message: string, retryAfterSeconds?: number): ApiError {
-  return new ApiError(504, 'Timeout', `Timeout: ${message}`, retryAfterSeconds ? { retryAfterSeconds } : undefined);
 }

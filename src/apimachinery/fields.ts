@@ -3,9 +3,9 @@
 // value are escaped with a backslash. Pure functions; errors are 400 BadRequest.
 import { badRequest } from './errors.js';
 
-export type FieldOperator = '=' | '!=';
+type FieldOperator = '=' | '!=';
 
-export interface FieldRequirement {
+interface FieldRequirement {
   field: string;
   operator: FieldOperator;
   value: string;
@@ -111,10 +111,6 @@ export function parseFieldSelector(selector: string): FieldSelector {
     requirements.push({ ...r, value: unescapeFieldValue(r.value) });
   }
   return new TermsSelector(requirements);
-}
-
-export function everythingFields(): FieldSelector {
-  return new TermsSelector([]);
 }
 
 /** `metadata.name=<name>`: how a watch or list of one object is expressed. */

@@ -2,7 +2,7 @@
 // `--name value`, booleans as `--name`, `--name=true|false`, repeatable and comma-separated
 // lists. Each module declares the flags it owns; the entry point merges the declarations.
 
-export type FlagType = 'string' | 'boolean' | 'int' | 'duration' | 'stringList';
+type FlagType = 'string' | 'boolean' | 'int' | 'duration' | 'stringList';
 
 export interface FlagDefinition {
   name: string;
@@ -12,7 +12,7 @@ export interface FlagDefinition {
   usage: string;
 }
 
-export type FlagValue = string | boolean | number | string[];
+type FlagValue = string | boolean | number | string[];
 
 export class FlagError extends Error {}
 

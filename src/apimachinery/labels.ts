@@ -28,11 +28,11 @@ const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`);
 const DNS1035_LABEL_MSG =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 
-export function maxLenError(length: number): string {
+function maxLenError(length: number): string {
   return `must be no more than ${length} characters`;
 }
 
-export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
   // Each example is followed by "', " and joined with " or ": Kubernetes' messages carry the double space.
   return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
@@ -96,9 +96,9 @@ export function isDNS1035Label(value: string): string[] {
 // ---------------------------------------------------------------------------------------
 // Requirements and selectors
 
-export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
+type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 
-export interface LabelRequirement {
+interface LabelRequirement {
   key: string;
   operator: LabelOperator;
   /** Sorted, without duplicates; empty for `exists` and `!`. */
@@ -130,7 +130,7 @@ function aggregate(errs: string[]): string {
  * message (aggregated as Kubernetes does) instead of the requirement when invalid.
  * `keyPath` is how the key is named in messages (`key` for the object form).
  */
-export function newRequirement(key: string, operator: LabelOperator, values: string[], keyPath = 'key'): LabelRequirement | string {
+function newRequirement(key: string, operator: LabelOperator, values: string[], keyPath = 'key'): LabelRequirement | string {
   const errs: string[] = [];
   const keyErrs = isQualifiedName(key);
   if (keyErrs.length > 0) errs.push(invalidValue(keyPath, key, keyErrs.join('; ')));
@@ -241,11 +241,7 @@ class NothingSelector implements LabelSelector {
   }
 }
 
-export function everything(): LabelSelector {
-  return new RequirementsSelector([]);
-}
-
-export function nothing(): LabelSelector {
+function nothing(): LabelSelector {
   return new NothingSelector();
 }
 
@@ -437,7 +433,7 @@ export function parseLabelSelector(selector: string): LabelSelector {
 // ---------------------------------------------------------------------------------------
 // The object form (metav1.LabelSelector)
 
-export interface LabelSelectorRequirementObject {
+interface LabelSelectorRequirementObject {
   key: string;
   operator: string;
   values?: string[];

@@ -17,8 +17,3 @@ export function setOwn<O extends Record<string, unknown>>(obj: O, key: string, v
     (obj as Record<string, unknown>)[key] = value;
   }
 }
-
-/** Whether the object has own member `key` (not one inherited from Object.prototype). */
-export function hasOwn(obj: object, key: string): boolean {
-  return Object.hasOwn(obj, key);
-}

@@ -1,7 +1,7 @@
 // Plain-data shapes shared by every layer above storage. Objects are JSON values; these
 // types name the parts the machinery reads (metadata, lists, watch events, identities).
 
-export interface OwnerReference {
+interface OwnerReference {
   apiVersion: string;
   kind: string;
   name: string;
@@ -60,7 +60,7 @@ export interface KubeList<T extends KubeObject = KubeObject> {
   items: T[];
 }
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 export interface WatchEvent<T extends KubeObject = KubeObject> {
   type: WatchEventType;

@@ -45,7 +45,7 @@ const byGroup: Record<string, Record<string, KindSpec>> = {
 };
 
 /** A group's name without the product domain: `rbac.authorization`, `apps`, `` (core). */
-export function groupBase(upstreamGroup: string): string {
+function groupBase(upstreamGroup: string): string {
   const served = fromKubernetesGroup(upstreamGroup);
   const suffix = `.${domain()}`;
   return served.endsWith(suffix) ? served.slice(0, -suffix.length) : served;

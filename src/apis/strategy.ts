@@ -6,11 +6,11 @@ import type { KubeObject } from '../apimachinery/types.js';
 import type { ScaleAccess, Strategy, TableConvertor } from '../rest/index.js';
 import { defaultTableConvertor } from './table.js';
 import { clone, meta } from './util.js';
-import { dnsSubdomainName, type NameValidator } from './validation.js';
+import { dns1123SubdomainName, type NameValidator } from '../apimachinery/names.js';
 import { setOwn } from '../apimachinery/own.js';
 
 /** Metadata fields a `/status` write may not change for a kind (Kubernetes keeps them from the old object). */
-export type StatusProtectedMeta = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers';
+type StatusProtectedMeta = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers';
 
 /** A kind's own behaviour; everything optional falls back to the generic base. */
 export interface KindSpec {
@@ -58,7 +58,7 @@ export interface StrategyShape {
 const HEADER_FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'status']);
 
 export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
-  const nameRule = spec.validateName ?? dnsSubdomainName;
+  const nameRule = spec.validateName ?? dns1123SubdomainName;
   const fields = spec.fields ?? {};
   const clearStatus = spec.clearStatusOnCreate ?? shape.hasStatus;
   const protectedMeta = spec.statusProtectedMeta ?? [];

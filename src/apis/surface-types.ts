@@ -1,6 +1,6 @@
 // The shape of the generated surface data (src/apis/surface.ts).
 
-export interface SurfaceSubresource {
+interface SurfaceSubresource {
   name: string;
   kind: string;
   /** Upstream group and version of the subresource's kind when it is not the parent's. */

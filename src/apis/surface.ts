@@ -3,7 +3,7 @@
 // Group names are upstream names; definitions map them to the served flavor.
 import type { SurfaceResource } from './surface-types.js';
 
-export type { SurfaceResource, SurfaceSubresource } from './surface-types.js';
+export type { SurfaceResource } from './surface-types.js';
 
 export const SURFACE_RELEASE = '1.27';
 

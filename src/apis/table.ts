@@ -75,17 +75,8 @@ export function since(timestamp: unknown, now: Date): string {
   return humanDuration(now.getTime() - t);
 }
 
-export function age(o: KubeObject, now: Date): string {
-  return since(meta(o).creationTimestamp, now);
-}
-
-export function nameOf(o: KubeObject): string {
+function nameOf(o: KubeObject): string {
   return meta(o).name ?? '';
-}
-
-/** `<none>` for empty values, as the printers show them. */
-export function orNone(value: string | undefined): string {
-  return value === undefined || value === '' ? '<none>' : value;
 }
 
 export const defaultTableConvertor: TableConvertor = {
@@ -102,8 +93,3 @@ export const defaultTableConvertor: TableConvertor = {
     return [nameOf(o), createdAt];
   },
 };
-
-/** A convertor from column definitions and a row function. */
-export function tableOf(columns: TableColumnDefinition[], cells: (o: KubeObject, now: Date) => unknown[]): TableConvertor {
-  return { columns, cells };
-}

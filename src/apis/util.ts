@@ -25,10 +25,6 @@ export function num(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-export function bool(value: unknown): boolean | undefined {
-  return typeof value === 'boolean' ? value : undefined;
-}
-
 /** Reads a dotted path (`spec.template.spec`). */
 export function at(root: unknown, path: string): unknown {
   let cur: unknown = root;
@@ -48,13 +44,6 @@ export function child(parent: JsonObject, key: string): JsonObject {
   return created;
 }
 
-/** The object at a dotted path, creating the missing levels. */
-export function ensure(root: JsonObject, path: string): JsonObject {
-  let cur = root;
-  for (const part of path.split('.')) cur = child(cur, part);
-  return cur;
-}
-
 /** Sets `key` when it is absent (undefined or null), as defaulting functions do. */
 export function setDefault(target: JsonObject, key: string, value: unknown): void {
   if (getOwn(target, key) == null) setOwn(target, key, value);
@@ -66,38 +55,4 @@ export function meta(o: KubeObject): ObjectMeta {
 
 export function clone<T>(value: T): T {
   return structuredClone(value);
-}
-
-/** Deep equality over JSON values; key order does not matter. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => deepEqual(v, b[i]));
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => deepEqual(a[k], b[k]));
-  }
-  return false;
-}
-
-/** Semantic equality as Kubernetes compares optional fields: absent, null, empty list and empty map are alike. */
-export function semanticEqual(a: unknown, b: unknown): boolean {
-  return deepEqual(normalizeEmpty(a), normalizeEmpty(b));
-}
-
-function normalizeEmpty(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length === 0 ? undefined : value.map(normalizeEmpty);
-  if (isPlainObject(value)) {
-    const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) {
-      const n = normalizeEmpty(v);
-      if (n !== undefined) out[k] = n;
-    }
-    return Object.keys(out).length === 0 ? undefined : out;
-  }
-  return value === null ? undefined : value;
 }

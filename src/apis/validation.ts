@@ -10,7 +10,6 @@ import {
 } from '../apimachinery/errors.js';
 import { isPlainObject } from '../apimachinery/types.js';
 import {
-  isDNS1035Label,
   isDNS1123Label,
   isDNS1123Subdomain,
   isQualifiedName,
@@ -20,39 +19,9 @@ import {
 } from '../apimachinery/labels.js';
 
 // The name and label rules are apimachinery's; the kinds re-export them for their own checks.
-export { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue };
-import { deepEqual, obj, str } from './util.js';
-
-/** Returns the problems of a name (empty when valid). */
-export type NameValidator = (name: string, prefix: boolean) => string[];
-
-/** A generated name's prefix is checked with a suffix appended, as the real name will have one. */
-function withPrefix(check: (v: string) => string[]): NameValidator {
-  return (name, prefix) => check(prefix ? maskTrailingDash(name) : name);
-}
-
-function maskTrailingDash(name: string): string {
-  return name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name;
-}
-
-export const dnsSubdomainName: NameValidator = withPrefix(isDNS1123Subdomain);
-export const dnsLabelName: NameValidator = withPrefix(isDNS1123Label);
-export const dns1035Name: NameValidator = withPrefix(isDNS1035Label);
-
-/** Names that only need to be a valid path segment (RBAC objects and a few others). */
-export const pathSegmentName: NameValidator = (name, prefix) => {
-  if (prefix) {
-    return ['.', '..'].includes(name) ? [`may not be '${name}'`] : pathSegmentChars(name);
-  }
-  if (name === '.' || name === '..') return [`may not be '${name}'`];
-  return pathSegmentChars(name);
-};
-
-function pathSegmentChars(name: string): string[] {
-  const errs: string[] = [];
-  for (const c of ['/', '%']) if (name.includes(c)) errs.push(`may not contain '${c}'`);
-  return errs;
-}
+export { isDNS1123Label, isDNS1123Subdomain, isQualifiedName };
+import { obj, str } from './util.js';
+import { deepEqual } from '../apimachinery/equality.js';
 
 export function validateLabels(labels: unknown, path: string): FieldError[] {
   if (labels === undefined || labels === null) return [];
@@ -93,12 +62,6 @@ export function nonNegative(value: unknown, path: string): FieldError[] {
   if (value === undefined || value === null) return [];
   if (typeof value !== 'number' || !Number.isInteger(value)) return [invalidField(path, value, 'must be an integer')];
   return value < 0 ? [invalidField(path, value, 'must be greater than or equal to 0')] : [];
-}
-
-export function positive(value: unknown, path: string): FieldError[] {
-  if (value === undefined || value === null) return [];
-  if (typeof value !== 'number' || !Number.isInteger(value)) return [invalidField(path, value, 'must be an integer')];
-  return value <= 0 ? [invalidField(path, value, 'must be greater than 0')] : [];
 }
 
 export function oneOf(value: unknown, allowed: string[], path: string, required = false): FieldError[] {

@@ -7,7 +7,7 @@ import { at, child, num, obj, objs, str } from './util.js';
 import { selectorIsEmpty, selectorMatches, selectorString, validateLabelSelector } from './validation.js';
 import { setOwn } from '../apimachinery/own.js';
 
-export function templateLabels(o: KubeObject, templatePath = 'spec.template'): Record<string, string> {
+function templateLabels(o: KubeObject, templatePath = 'spec.template'): Record<string, string> {
   const labels = obj(at(o, `${templatePath}.metadata.labels`)) ?? {};
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(labels)) if (typeof v === 'string') setOwn(out, k, v);

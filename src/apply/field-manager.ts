@@ -13,7 +13,8 @@ import {
   type ManagerEntry,
 } from './managed-fields.js';
 import type { ApplySchema, ApplyType } from './schema.js';
-import { FieldPathError, compare, deepEqual, type Comparison, merge, removeFields, reconcileWithSchema, schemaErrors, toFieldSet, withNamedFieldsAsMembers } from './typed-value.js';
+import { deepEqual } from '../apimachinery/equality.js';
+import { FieldPathError, compare, type Comparison, merge, removeFields, reconcileWithSchema, schemaErrors, toFieldSet, withNamedFieldsAsMembers } from './typed-value.js';
 import { rfc3339 } from '../apimachinery/time.js';
 
 export interface FieldManagerOptions {

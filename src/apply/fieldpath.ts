@@ -81,15 +81,6 @@ function kindRank(pe: PathElement): number {
   }
 }
 
-/** Order of path elements in encodings and iteration: fields, then keys, values, indexes. */
-export function comparePathElements(a: PathElement, b: PathElement): number {
-  const ka = kindRank(a);
-  const kb = kindRank(b);
-  if (ka !== kb) return ka - kb;
-  if (ka === 3) return Number(a.slice(2)) - Number(b.slice(2));
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 interface SortKey {
   pe: PathElement;
   rank: number;

@@ -3,7 +3,7 @@
 
 export { FieldSet, formatPath, fieldElement, keyElement, valueElement, indexElement, type FieldPath, type PathElement } from './fieldpath.js';
 export { ApplySchema, UNTYPED, type ApplyType, type ApplyTypeLookup } from './schema.js';
-export { toFieldSet, compare, merge, removeFields, deepEqual, type Comparison } from './typed-value.js';
+export { toFieldSet, compare, merge, removeFields, type Comparison } from './typed-value.js';
 export {
   decodeManagedFields,
   encodeManagedFields,

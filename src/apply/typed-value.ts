@@ -4,12 +4,10 @@
 import { FieldSet, fieldElement, formatPath, keyElement, valueElement, indexElement, type FieldPath, type PathElement } from './fieldpath.js';
 import { isGranularObject, isStructField, type ApplySchema, type ApplyType } from './schema.js';
 import { getOwn, setOwn } from '../apimachinery/own.js';
+import { deepEqual } from '../apimachinery/equality.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 type JsonObject = Record<string, unknown>;
-
-function isObject(v: unknown): v is JsonObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /**
  * Key fields the API server defaults when an entry leaves them out, so that an applied
@@ -21,16 +19,16 @@ const KEY_DEFAULTS: Record<string, unknown> = { protocol: 'TCP' };
 export class FieldPathError extends Error {}
 
 /** The path element of a list entry, by the list's kind. */
-export function listItemElement(t: Extract<ApplyType, { kind: 'list' }>, item: unknown, index: number): PathElement {
+function listItemElement(t: Extract<ApplyType, { kind: 'list' }>, item: unknown, index: number): PathElement {
   if (t.listType === 'set') {
-    if (isObject(item)) throw new FieldPathError("associative list without keys has an element that's a map type");
+    if (isPlainObject(item)) throw new FieldPathError("associative list without keys has an element that's a map type");
     if (Array.isArray(item)) throw new FieldPathError('not supported: associative list with lists as elements');
     if (item === null) throw new FieldPathError("associative list without keys has an element that's an explicit null");
     return valueElement(item);
   }
   if (t.listType === 'map') {
     if (item === null) throw new FieldPathError('associative list with keys may not have a null element');
-    if (!isObject(item)) throw new FieldPathError('associative list with keys may not have non-map elements');
+    if (!isPlainObject(item)) throw new FieldPathError('associative list with keys may not have non-map elements');
     const keys: JsonObject = {};
     for (const k of t.keys) {
       const v = getOwn(item, k) ?? getOwn(KEY_DEFAULTS, k);
@@ -53,7 +51,7 @@ function indexList(t: Extract<ApplyType, { kind: 'list' }>, list: unknown[]): Ma
 }
 
 function isEmptyContainer(v: unknown): boolean {
-  return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+  return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -83,7 +81,7 @@ function collect(value: unknown, t: ApplyType, schema: ApplySchema, path: PathEl
     });
     return;
   }
-  if (!isGranularObject(t) || !isObject(value)) {
+  if (!isGranularObject(t) || !isPlainObject(value)) {
     set.insert(path);
     return;
   }
@@ -91,7 +89,7 @@ function collect(value: unknown, t: ApplyType, schema: ApplySchema, path: PathEl
     if (v === undefined) continue;
     const p = [...path, fieldElement(k)];
     collect(v, schema.member(t, k), schema, p, set);
-    if (v === null || (isObject(v) && Object.keys(v).length === 0) || !isStructField(t, schema, k)) set.insert(p);
+    if (v === null || (isPlainObject(v) && Object.keys(v).length === 0) || !isStructField(t, schema, k)) set.insert(p);
   }
 }
 
@@ -128,10 +126,10 @@ function compareAt(lhs: unknown, rhs: unknown, t: ApplyType, schema: ApplySchema
     if (path.length > 0) recordPresence(lhs, rhs, path, c);
     return;
   }
-  const granular = isGranularObject(t) && (isObject(lhs) || lhs == null) && (isObject(rhs) || rhs == null);
+  const granular = isGranularObject(t) && (isPlainObject(lhs) || lhs == null) && (isPlainObject(rhs) || rhs == null);
   if (!granular || bothEmpty) return compareLeaf(lhs, rhs, path, c);
-  const l = isObject(lhs) ? lhs : {};
-  const r = isObject(rhs) ? rhs : {};
+  const l = isPlainObject(lhs) ? lhs : {};
+  const r = isPlainObject(rhs) ? rhs : {};
   for (const k of new Set([...Object.keys(l), ...Object.keys(r)])) {
     compareAt(getOwn(l, k), getOwn(r, k), schema.member(t, k), schema, [...path, fieldElement(k)], c);
   }
@@ -145,17 +143,6 @@ function compareLeaf(lhs: unknown, rhs: unknown, path: FieldPath, c: Comparison)
   else if (!deepEqual(lhs, rhs)) c.modified.insert(path);
 }
 
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => deepEqual(a[k], getOwn(b, k)));
-  }
-  return false;
-}
-
 // ---------------------------------------------------------------------------------------
 // Merge of an applied configuration into the live object
 
@@ -167,7 +154,7 @@ export function merge(live: unknown, config: unknown, t: ApplyType, schema: Appl
     if (t.listType === 'atomic' || !Array.isArray(live) || !Array.isArray(config)) return structuredClone(config);
     return mergeList(t, live, config, schema);
   }
-  if (!isGranularObject(t) || !isObject(config) || !isObject(live)) return structuredClone(config);
+  if (!isGranularObject(t) || !isPlainObject(config) || !isPlainObject(live)) return structuredClone(config);
   const out: JsonObject = { ...live };
   for (const [k, v] of Object.entries(config)) {
     if (v === undefined) continue;
@@ -230,7 +217,7 @@ export function removeFields(value: unknown, set: FieldSet, t: ApplyType, schema
     });
     return out;
   }
-  if (!isObject(value)) return value;
+  if (!isPlainObject(value)) return value;
   const out: JsonObject = { ...value };
   for (const [pe, child] of set.children) {
     if (!pe.startsWith('f:')) continue;
@@ -276,7 +263,7 @@ function check(value: unknown, t: ApplyType, schema: ApplySchema, path: PathElem
     });
     return;
   }
-  if (!isObject(value)) return;
+  if (!isPlainObject(value)) return;
   if (t.kind === 'struct') {
     for (const [k, v] of Object.entries(value)) {
       const p = [...path, fieldElement(k)];

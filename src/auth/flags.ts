@@ -1,7 +1,7 @@
 // The flags the authentication and authorization modules own, named as kube-apiserver names them.
 import type { FlagDefinition } from '../apimachinery/flags.js';
 
-export const authenticationFlagDefinitions: FlagDefinition[] = [
+const authenticationFlagDefinitions: FlagDefinition[] = [
   { name: 'anonymous-auth', type: 'boolean', default: true, usage: 'Enables anonymous requests to the secure port. Anonymous requests have a username of system:anonymous and a group of system:unauthenticated.' },
   { name: 'client-ca-file', type: 'string', usage: 'A PEM bundle of certificate authorities; a client certificate signed by one of them is authenticated with the CommonName as user and the Organizations as groups. Defaults to the CA of the data directory.' },
   { name: 'token-auth-file', type: 'string', usage: 'A CSV file (token,user,uid,"group1,group2") that secures the API server with static bearer tokens.' },
@@ -32,7 +32,7 @@ export const authenticationFlagDefinitions: FlagDefinition[] = [
   { name: 'requestheader-allowed-names', type: 'stringList', default: [], usage: 'List of client certificate common names allowed to provide usernames in the request headers. Empty allows any.' },
 ];
 
-export const authorizationFlagDefinitions: FlagDefinition[] = [
+const authorizationFlagDefinitions: FlagDefinition[] = [
   { name: 'authorization-mode', type: 'stringList', default: ['Node', 'RBAC'], usage: 'Ordered list of plug-ins to do authorization on the secure port: AlwaysAllow,AlwaysDeny,ABAC,Webhook,RBAC,Node.' },
   { name: 'authorization-policy-file', type: 'string', usage: 'File with the authorization policy in JSON-lines format, used with --authorization-mode=ABAC.' },
   { name: 'authorization-webhook-config-file', type: 'string', usage: 'File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook.' },

@@ -27,11 +27,6 @@ function repeated(v: string | string[] | undefined): string[] {
   return v === undefined ? [] : v.split(/,\s*/);
 }
 
-/** Whether a request carries any impersonation header. */
-export function wantsImpersonation(headers: Headers): boolean {
-  return Object.keys(headers).some((h) => h.toLowerCase().startsWith('impersonate-'));
-}
-
 /** Splits `system:serviceaccount:<ns>:<name>`; undefined for other names. */
 export function splitServiceAccountUsername(username: string): { namespace: string; name: string } | undefined {
   const prefix = 'system:serviceaccount:';

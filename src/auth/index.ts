@@ -18,7 +18,7 @@ export { forbiddenError, forbiddenMessage } from './authz/union.js';
 export { withEscalationCheck, EscalationCheck } from './rbac/escalation.js';
 export { distinctHeaders } from './own-keys.js';
 
-export interface AuthDeps {
+interface AuthDeps {
   /** A privileged in-process client (reads secrets, service accounts, RBAC objects). */
   client: ApiClient;
   table: ResourceTable;
@@ -27,13 +27,13 @@ export interface AuthDeps {
   externalAddress: string;
 }
 
-export interface NonResourceResponse {
+interface NonResourceResponse {
   code: number;
   contentType: string;
   body: string;
 }
 
-export interface AuthSubresource {
+interface AuthSubresource {
   group: string;
   resource: string;
   subresource: string;

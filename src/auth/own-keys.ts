@@ -1,6 +1,7 @@
 // Maps built from what clients send (header names, JSON keys of reviews and webhook answers,
 // token claims) hold `__proto__`, `constructor` and `prototype` as ordinary keys: they are
-// written as own properties and read only when own, never through the prototype chain.
+// written as own properties and read only when own, never through the prototype chain
+// (single members with apimachinery's setOwn and getOwn; lists of header values here).
 import { setOwn } from '../apimachinery/own.js';
 
 /** Appends to the list under `key`, creating it as an own property. */

@@ -4,9 +4,9 @@
 import type { GroupVersionResource, KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
 
-export type ObjectKey = string;
+type ObjectKey = string;
 
-export function objectKey(obj: KubeObject): ObjectKey {
+function objectKey(obj: KubeObject): ObjectKey {
   const ns = obj.metadata?.namespace ?? '';
   return ns ? `${ns}/${obj.metadata?.name ?? ''}` : (obj.metadata?.name ?? '');
 }

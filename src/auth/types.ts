@@ -40,7 +40,7 @@ export interface AuthorizationAttributes {
   name: string;
 }
 
-export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
+type Decision = 'Allow' | 'Deny' | 'NoOpinion';
 
 export interface AuthorizationResult {
   decision: Decision;

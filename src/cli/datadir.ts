@@ -5,7 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Flavor } from '../naming/index.js';
 
-export class DataDirError extends Error {}
+class DataDirError extends Error {}
 
 const FLAVOR_FILE = 'flavor';
 

@@ -19,7 +19,7 @@ type KeyPair = { publicKey: webcrypto.CryptoKey; privateKey: webcrypto.CryptoKey
 const ecdsa = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const DAY = 86_400_000;
 
-export interface PkiPaths {
+interface PkiPaths {
   dir: string;
   caCert: string;
   caKey: string;
@@ -30,7 +30,7 @@ export interface PkiPaths {
   serviceAccountKey: string;
 }
 
-export function pkiPaths(dataDir: string): PkiPaths {
+function pkiPaths(dataDir: string): PkiPaths {
   const dir = join(dataDir, 'pki');
   return {
     dir,
@@ -140,7 +140,7 @@ async function needsIssue(certPath: string, keyPath: string, hosts: string[] = [
 }
 
 /** The hosts the serving certificate covers: localhost, 127.0.0.1 and the bind address. */
-export function servingHosts(bindAddress: string): string[] {
+function servingHosts(bindAddress: string): string[] {
   const hosts = ['localhost', '127.0.0.1'];
   if (bindAddress && bindAddress !== '0.0.0.0' && bindAddress !== '::' && !hosts.includes(bindAddress)) hosts.push(bindAddress);
   return hosts;

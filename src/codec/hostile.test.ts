@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import { checkApplyVersion, decodeApplyConfiguration, decodeApplyConfigurationAsync } from '../apply/request.js';
 import { setFlavor } from '../naming/index.js';
-import { jsonCodec } from '../registry/codec.js';
+import { jsonCodec } from './storage.js';
 import { parseJsonText, stringifyJson } from './json.js';
 import { createProtobufSerializer, decodeObject, decodeWatchEventMessage, encodeObject, encodeWatchEvent } from './protobuf/index.js';
 import { watchFramer } from './watch-frame.js';

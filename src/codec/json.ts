@@ -21,7 +21,7 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-export interface ParseJsonOptions {
+interface ParseJsonOptions {
   /** Refuse documents nested deeper than the request limit before parsing (default true). */
   checkDepth?: boolean;
   /**

@@ -9,17 +9,6 @@ export function tooDeep(limit = MAX_NESTING_DEPTH): Error {
   return badRequest(`the object nesting depth exceeds the limit of ${limit}`);
 }
 
-export function checkDepth(value: unknown, limit = MAX_NESTING_DEPTH): void {
-  // Iterative walk: a hostile body must not be able to overflow the call stack here.
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (d >= limit) throw tooDeep(limit);
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
-  }
-}
-
 /**
  * A fast pre-check of bracket depth, so that no parser sees absurdly deep input. For YAML
  * the count is conservative (single-quoted scalars are skipped too; brackets in plain

@@ -12,7 +12,7 @@ export type Target = 'object' | 'list' | 'watch';
 
 export type MetaVersion = 'v1' | 'v1beta1';
 
-export type Representation =
+type Representation =
   | { as: 'Object' }
   | { as: 'Table'; version: MetaVersion }
   | { as: 'PartialObjectMetadata'; version: MetaVersion }
@@ -31,7 +31,7 @@ const allowedAs: Record<Target, string[]> = {
   watch: ['Table', 'PartialObjectMetadata', 'PartialObjectMetadataList'],
 };
 
-export interface NegotiateOptions {
+interface NegotiateOptions {
   /** False for resources that cannot print tables (virtual resources). */
   tableSupported?: boolean;
   /**
@@ -104,7 +104,7 @@ export function wantsPretty(query: URLSearchParams, userAgent: string | undefine
 }
 
 /** The patch media types and what the handler does with each. */
-export const PATCH_TYPES = [
+const PATCH_TYPES = [
   'application/json-patch+json',
   'application/merge-patch+json',
   'application/strategic-merge-patch+json',

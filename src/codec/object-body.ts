@@ -6,7 +6,7 @@ import { typeMetaError } from './go-json.js';
 import { decodeBody, MalformedBodyError, type Serializer } from './serializer.js';
 
 /** The start of a body as Kubernetes quotes it in errors: JSON objects as text, anything else in hex. */
-export function summarizeBody(body: Uint8Array, maxLength = 30): string {
+function summarizeBody(body: Uint8Array, maxLength = 30): string {
   if (body.byteLength === 0) return '<empty>';
   const head = body.subarray(0, maxLength);
   const more = body.byteLength > maxLength ? ' ...' : '';
@@ -17,21 +17,6 @@ export function summarizeBody(body: Uint8Array, maxLength = 30): string {
 /** 400 for a body whose kind could not even be read. */
 function unrecognized(want: GroupVersionKind, detail: string, body: Uint8Array): Error {
   return badRequest(`the object provided is unrecognized (must be of type ${want.kind}): ${detail} (${summarizeBody(body)})`);
-}
-
-/**
- * Decodes a body that must be an object of kind `want`. A `null` document is an empty
- * object, as Go decodes it; malformed documents and unreadable type fields are 400
- * `the object provided is unrecognized (must be of type <Kind>): ...`.
- */
-export function decodeObjectBody(serializer: Serializer, body: Uint8Array, want: GroupVersionKind): KubeObject {
-  let value: unknown;
-  try {
-    value = serializer.decode(body, want);
-  } catch (e) {
-    throw malformed(e, want, body);
-  }
-  return asObject(value, want, body);
 }
 
 /** The same, large YAML bodies read off the event loop. */

@@ -6,7 +6,7 @@ import { metaGroup } from '../naming/index.js';
 import type { TableColumnDefinition, TableConvertor } from '../rest/index.js';
 import type { MetaVersion } from './negotiate.js';
 
-export type IncludeObject = 'None' | 'Metadata' | 'Object';
+type IncludeObject = 'None' | 'Metadata' | 'Object';
 
 export function parseIncludeObject(value: string | null): IncludeObject {
   if (value === null || value === '') return 'Metadata';
@@ -36,7 +36,7 @@ export function partialObjectMetadataList(list: KubeList, version: MetaVersion):
   };
 }
 
-export interface TableOptions {
+interface TableOptions {
   version: MetaVersion;
   includeObject: IncludeObject;
   /** False on watch events after the first: Kubernetes sends the columns once. */

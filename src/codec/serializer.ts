@@ -33,8 +33,6 @@ export interface Serializer {
   encodeWatchEvent?(event: { type: string; object: unknown }): Uint8Array;
 }
 
-export { MAX_NESTING_DEPTH, checkDepth } from './limits.js';
-
 /**
  * A body that is not well-formed in its format: a 400 whose message is the decoder's own
  * text. `objectMessage` is what Kubernetes reports when the body was to be an object (its

@@ -4,7 +4,7 @@
 // are skipped with indexOf, so long values (ConfigMap data) cost little. Callers pay for
 // the scan only when field validation asks for it.
 
-export interface ParsedJson {
+interface ParsedJson {
   value: unknown;
   /** Paths of repeated keys in document order, as `metadata.name` or `spec.containers[0].image`. */
   duplicates: string[];

@@ -3,7 +3,7 @@
 import type { WatchEvent } from '../apimachinery/types.js';
 import type { Serializer } from './serializer.js';
 
-export interface WatchFramer {
+interface WatchFramer {
   frame(event: { type: WatchEvent['type']; object: unknown }): Uint8Array;
 }
 

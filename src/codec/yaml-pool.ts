@@ -105,7 +105,7 @@ function rebuild(e: { message: string; syntax: boolean; status: { code: number; 
 let pool: YamlPool | undefined;
 
 /** Reads a document on the pool; answers its JSON text. */
-export function readYamlOnPool(text: string): Promise<Uint8Array> {
+function readYamlOnPool(text: string): Promise<Uint8Array> {
   pool ??= new YamlPool(Math.max(1, Math.min(2, availableParallelism() - 1)));
   return pool.run(text);
 }

@@ -22,7 +22,7 @@ export { defaultServiceAccount, startServiceAccountController } from './servicea
 export { descriptionAnnotation, repairRootCA, rootCAConfigMap, startRootCAPublisher } from './root-ca-publisher.js';
 export { ensureSystemPriorityClasses, systemPriorityClasses } from './priority-classes.js';
 
-export interface ControllersOptions {
+interface ControllersOptions {
   /** A privileged client (the server passes a LoopbackClient). */
   client: ApiClient;
   /** The served resources, read at the time of each pass (it changes at run time). */

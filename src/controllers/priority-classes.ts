@@ -5,7 +5,7 @@ import type { KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
 import { group } from '../naming/index.js';
 
-export const PRIORITY_CLASSES = () => ({ group: group('scheduling'), version: 'v1', resource: 'priorityclasses' });
+const PRIORITY_CLASSES = () => ({ group: group('scheduling'), version: 'v1', resource: 'priorityclasses' });
 
 export function systemPriorityClasses(): KubeObject[] {
   const pc = (name: string, value: number, description: string): KubeObject => ({

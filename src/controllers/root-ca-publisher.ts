@@ -6,7 +6,7 @@ import { longDomainKey, productName, shortWord } from '../naming/index.js';
 import { PerNamespaceObjectController, type PerNamespaceOptions } from './per-namespace.js';
 import { rootCAConfigMapName, ROOT_CA_KEY } from '../naming/root-ca.js';
 
-export const CONFIG_MAPS = { group: '', version: 'v1', resource: 'configmaps' };
+const CONFIG_MAPS = { group: '', version: 'v1', resource: 'configmaps' };
 
 export function descriptionAnnotation(): string {
   return longDomainKey('description');

@@ -3,8 +3,8 @@
 import type { KubeObject } from '../apimachinery/types.js';
 import { PerNamespaceObjectController, type PerNamespaceOptions } from './per-namespace.js';
 
-export const SERVICE_ACCOUNTS = { group: '', version: 'v1', resource: 'serviceaccounts' };
-export const DEFAULT_SERVICE_ACCOUNT_NAME = 'default';
+const SERVICE_ACCOUNTS = { group: '', version: 'v1', resource: 'serviceaccounts' };
+const DEFAULT_SERVICE_ACCOUNT_NAME = 'default';
 
 export function defaultServiceAccount(): KubeObject {
   return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_SERVICE_ACCOUNT_NAME } };

@@ -135,11 +135,6 @@ export function extension(name: string): string {
   return `${w().extensionPrefix}${name}`;
 }
 
-/** The environment variable that carries ExecCredential input to credential plugins. */
-export function execInfoEnv(): string {
-  return w().execInfoEnv;
-}
-
 /** The meta group used by Table, PartialObjectMetadata, WatchEvent: `meta.orch.io` / `meta.k8s.io`. */
 export function metaGroup(): string {
   return group('meta');

@@ -5,8 +5,10 @@
 // text; any failure while applying (including a failing `test`) is the generic 422.
 
 import { badRequest, requestEntityTooLarge, unprocessablePatch } from './errors.js';
-import { clone, deepEqual, isObject, jsonKind, type JsonObject } from './json-value.js';
+import { clone, jsonKind, type JsonObject } from './json-value.js';
 import { getOwn, setOwn } from '../apimachinery/own.js';
+import { deepEqual } from '../apimachinery/equality.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 /** More operations than this in one patch are refused (413), as Kubernetes does. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -50,7 +52,7 @@ function decodeOperations(ops: unknown): (JsonObject | null)[] {
   if (!Array.isArray(ops)) {
     throw badRequest(`json: cannot unmarshal ${jsonKind(ops)} into Go value of type jsonpatch.Patch`);
   }
-  const bad = ops.find((op) => op !== null && !isObject(op));
+  const bad = ops.find((op) => op !== null && !isPlainObject(op));
   if (bad !== undefined) {
     throw badRequest(`json: cannot unmarshal ${jsonKind(bad)} into Go value of type jsonpatch.Operation`);
   }
@@ -72,7 +74,7 @@ export function jsonPatchStrictErrors(ops: unknown): string[] {
   let firstTypeError: string | undefined;
   for (const op of ops) {
     if (op === null) continue;
-    if (!isObject(op)) {
+    if (!isPlainObject(op)) {
       firstTypeError ??= `cannot unmarshal ${jsonKind(op)} into Go value of type handlers.jsonPatchOp`;
       continue;
     }
@@ -130,7 +132,7 @@ function applyOperation(root: Root, op: JsonObject | null): void {
       const path = stringField(op, 'path', kind);
       if (path === '') {
         const value = valueOf(op);
-        if (!isObject(value) && !Array.isArray(value)) throw new ApplyFailure('replace operation value must be object or array');
+        if (!isPlainObject(value) && !Array.isArray(value)) throw new ApplyFailure('replace operation value must be object or array');
         root.doc = clone(value);
         return;
       }
@@ -203,7 +205,7 @@ function locate(doc: unknown, path: string, missing: string): [Container, string
   if (parts.length < 2) throw new ApplyFailure(missing);
   let cur: unknown = doc;
   for (const raw of parts.slice(1, -1)) {
-    if (!isObject(cur) && !Array.isArray(cur)) throw new ApplyFailure(missing);
+    if (!isPlainObject(cur) && !Array.isArray(cur)) throw new ApplyFailure(missing);
     let next: unknown;
     try {
       next = get(cur, decodeToken(raw), path);
@@ -213,7 +215,7 @@ function locate(doc: unknown, path: string, missing: string): [Container, string
     if (next === undefined || next === null) throw new ApplyFailure(missing);
     cur = next;
   }
-  if (!isObject(cur) && !Array.isArray(cur)) throw new ApplyFailure(missing);
+  if (!isPlainObject(cur) && !Array.isArray(cur)) throw new ApplyFailure(missing);
   return [cur, decodeToken(parts[parts.length - 1])];
 }
 

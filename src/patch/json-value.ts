@@ -2,29 +2,12 @@
 // values and types that Kubernetes' patch errors print (Go's `%v` and reflect type names),
 // so that messages read the same as the ones clients know.
 
-export type JsonObject = Record<string, unknown>;
+import { isPlainObject } from '../apimachinery/types.js';
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export type JsonObject = Record<string, unknown>;
 
 export function clone<T>(value: T): T {
   return value === undefined ? value : structuredClone(value);
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => deepEqual(v, b[i]));
-  }
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 /** The JSON kind as Go's decoder names it in `cannot unmarshal <kind> into ...`. */
@@ -61,7 +44,7 @@ export function sameGoType(a: unknown, b: unknown): boolean {
 export function goFormat(value: unknown): string {
   if (value === null || value === undefined) return '<nil>';
   if (Array.isArray(value)) return `[${value.map(goFormat).join(' ')}]`;
-  if (isObject(value)) {
+  if (isPlainObject(value)) {
     const keys = Object.keys(value).sort();
     return `map[${keys.map((k) => `${k}:${goFormat(value[k])}`).join(' ')}]`;
   }

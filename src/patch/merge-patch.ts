@@ -4,13 +4,14 @@
 // is a 400 `Invalid JSON Patch`; an array patch replaces the whole document.
 
 import { badRequest } from './errors.js';
-import { clone, isObject, type JsonObject } from './json-value.js';
+import { clone, type JsonObject } from './json-value.js';
 import { getOwn, setOwn } from '../apimachinery/own.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 export function applyMergePatch(doc: unknown, patch: unknown): unknown {
   if (Array.isArray(patch)) return pruneNulls(clone(patch));
-  if (!isObject(patch)) throw badRequest('Invalid JSON Patch');
-  if (!isObject(doc)) return pruneNulls(clone(patch));
+  if (!isPlainObject(patch)) throw badRequest('Invalid JSON Patch');
+  if (!isPlainObject(doc)) return pruneNulls(clone(patch));
   return mergeInto(clone(doc), patch);
 }
 
@@ -29,9 +30,9 @@ function mergeInto(target: JsonObject, patch: JsonObject): JsonObject {
 }
 
 function mergeValue(current: unknown, patch: unknown): unknown {
-  if (!isObject(current)) return pruneNulls(clone(patch));
+  if (!isPlainObject(current)) return pruneNulls(clone(patch));
   // An object replaced by a non-object takes the patch value as sent.
-  if (!isObject(patch)) return clone(patch);
+  if (!isPlainObject(patch)) return clone(patch);
   return mergeInto(current, patch);
 }
 
@@ -39,7 +40,7 @@ function mergeValue(current: unknown, patch: unknown): unknown {
 function pruneNulls(value: unknown): unknown {
   if (Array.isArray(value)) {
     for (const v of value) pruneNulls(v);
-  } else if (isObject(value)) {
+  } else if (isPlainObject(value)) {
     for (const [k, v] of Object.entries(value)) {
       if (v === null) delete value[k];
       else pruneNulls(v);

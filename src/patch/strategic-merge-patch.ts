@@ -13,7 +13,7 @@
 // lists of lists 422, everything else a 500 whose message is the failure's text.
 
 import { badRequest, unclassifiedPatchError, unprocessablePatch } from './errors.js';
-import { clone, goFormat, goFormatString, goTypeName, isObject, jsonKind, sameGoType, type JsonObject } from './json-value.js';
+import { clone, goFormat, goFormatString, goTypeName, jsonKind, sameGoType, type JsonObject } from './json-value.js';
 import {
   goStructName,
   objectContext,
@@ -23,6 +23,7 @@ import {
 } from './strategic-schema.js';
 import type { TypeRef } from '../schema/catalog-types.js';
 import { setOwn } from '../apimachinery/own.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 const DIRECTIVE = '$patch';
 const RETAIN_KEYS = '$retainKeys';
@@ -44,10 +45,10 @@ export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: P
   if (!schema.hasType(schema.rootType)) throw strategicMergePatchNotSupported();
   // A JSON null patch decodes to an empty map on the server: nothing changes.
   if (patch === null) return clone(doc);
-  if (!isObject(patch)) {
+  if (!isPlainObject(patch)) {
     throw badRequest(`json: cannot unmarshal ${jsonKind(patch)} into Go value of type map[string]interface {}`);
   }
-  const original = isObject(doc) ? clone(doc) : {};
+  const original = isPlainObject(doc) ? clone(doc) : {};
   return new Merger(schema).mergeObject(original, clone(patch), { kind: 'struct', typeId: schema.rootType });
 }
 
@@ -86,7 +87,7 @@ class Merger {
         if (!deleteList) setOwn(original, key, stripDirectives(patchValue));
         continue;
       }
-      if (isObject(current) && isObject(patchValue)) {
+      if (isPlainObject(current) && isPlainObject(patchValue)) {
         const meta = this.fieldMeta(ctx, key, false);
         setOwn(original, key, meta.strategy === 'replace' ? stripDirectives(patchValue) : this.mergeObject(current, patchValue, objectContext(meta.type)));
       } else if (Array.isArray(current) && Array.isArray(patchValue)) {
@@ -329,14 +330,14 @@ function validateElementOrder(patchList: unknown[], order: unknown[], mergeKey: 
   if (order.length === 0 || patchList.length === 0) return;
   let items = patchList;
   if (mergeKey) {
-    for (const item of patchList) if (!isObject(item)) throw badArgType('map[string]interface {}', item);
+    for (const item of patchList) if (!isPlainObject(item)) throw badArgType('map[string]interface {}', item);
     items = patchList.filter((item) => (item as JsonObject)[DIRECTIVE] !== 'delete');
   }
   let p = 0;
   let o = 0;
   while (p < items.length && o < order.length) {
     const item = items[p];
-    if (isObject(item) && Object.hasOwn(item, DIRECTIVE)) {
+    if (isPlainObject(item) && Object.hasOwn(item, DIRECTIVE)) {
       p++;
       continue;
     }
@@ -352,8 +353,8 @@ function validateElementOrder(patchList: unknown[], order: unknown[], mergeKey: 
 
 function sameElement(a: unknown, b: unknown, mergeKey: string): boolean {
   if (!mergeKey) return a === b;
-  if (!isObject(a)) throw badArgType('map[string]interface {}', a);
-  if (!isObject(b)) throw badArgType('map[string]interface {}', b);
+  if (!isPlainObject(a)) throw badArgType('map[string]interface {}', a);
+  if (!isPlainObject(b)) throw badArgType('map[string]interface {}', b);
   if (!Object.hasOwn(a, mergeKey)) throw noMergeKey(a, mergeKey);
   if (!Object.hasOwn(b, mergeKey)) throw noMergeKey(b, mergeKey);
   return a[mergeKey] === b[mergeKey];
@@ -382,17 +383,17 @@ type KeyOf = (item: unknown) => unknown;
 const identity: KeyOf = (item) => item;
 
 function mergeKeyOf(mergeKey: string): KeyOf {
-  return (item) => (isObject(item) ? item[mergeKey] : undefined);
+  return (item) => (isPlainObject(item) ? item[mergeKey] : undefined);
 }
 
 function requireMergeKey(item: unknown, mergeKey: string): void {
-  if (!isObject(item)) throw badArgType('map[string]interface {}', item);
+  if (!isPlainObject(item)) throw badArgType('map[string]interface {}', item);
   if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
 }
 
 /** Splits `items` into those named in `by` and the others, keeping their order. */
 function partition<T>(items: T[], by: unknown[], keyOf: KeyOf): [T[], T[]] {
-  const named = new Set(by.filter((b) => !isObject(b) || keyOf(b) !== undefined).map(keyOf));
+  const named = new Set(by.filter((b) => !isPlainObject(b) || keyOf(b) !== undefined).map(keyOf));
   const inBy: T[] = [];
   const rest: T[] = [];
   for (const item of items) (named.has(keyOf(item)) ? inBy : rest).push(item);
@@ -482,9 +483,9 @@ function sortByOrder(items: unknown[], order: unknown[], keyOf: KeyOf, mergeKey:
  */
 function stripDirectives(value: unknown): unknown {
   if (Array.isArray(value)) {
-    return value.filter((v) => !(isObject(v) && Object.hasOwn(v, DIRECTIVE))).map(stripDirectives);
+    return value.filter((v) => !(isPlainObject(v) && Object.hasOwn(v, DIRECTIVE))).map(stripDirectives);
   }
-  if (!isObject(value)) return value;
+  if (!isPlainObject(value)) return value;
   if (value[DIRECTIVE] === 'delete') return {};
   const out: JsonObject = {};
   for (const [key, v] of Object.entries(value)) {

@@ -5,7 +5,7 @@ import { ApiError, badRequest, conflict, notFound, notSupportedField, requiredFi
 import type { KubeObject } from '../apimachinery/types.js';
 import { isPlainObject } from '../apimachinery/types.js';
 import type { Storage } from '../storage/interface.js';
-import { encodeForStorage, jsonCodec, type ObjectCodec } from './codec.js';
+import { encodeForStorage, jsonCodec, type ObjectCodec } from '../codec/storage.js';
 import { isStorageConflict, isStorageNotFound } from './errors.js';
 import { objectKey } from './keys.js';
 import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition, ResourceTable } from '../rest/index.js';

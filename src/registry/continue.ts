@@ -4,6 +4,7 @@
 import { badRequest } from '../apimachinery/errors.js';
 import { isPlainObject } from '../apimachinery/types.js';
 import { metaGroup } from '../naming/index.js';
+import { goQuoteByte } from '../codec/go-json.js';
 
 /** The revision of a token that continues at the latest revision. */
 export const LATEST_REVISION = -1;
@@ -31,14 +32,6 @@ function decodeBase64Url(value: string): Buffer {
   }
   if (text.length % 4 === 1) throw new Error(`illegal base64 data at input byte ${text.length - 1}`);
   return Buffer.from(text, 'base64url');
-}
-
-/** Go's quoting of the offending byte of a JSON syntax error (the byte read as a rune). */
-function goQuoteByte(b: number): string {
-  if (b === 0x27) return `'\\''`;
-  if (b === 0x22) return `'"'`;
-  if (b < 0x20 || (b >= 0x7f && b <= 0xa0) || b === 0xad) return `'\\u${b.toString(16).padStart(4, '0')}'`;
-  return `'${String.fromCharCode(b)}'`;
 }
 
 const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);

@@ -5,18 +5,16 @@ export { GenericStore, DEFAULT_MAX_OBJECT_SIZE_BYTES, type GenericStoreOptions }
 export { CacheDelegator, type CacheDelegatorOptions, type ObjectFilter, type ReadView } from './cache-delegator.js';
 export { NamespaceStore } from './namespaces.js';
 export { DefaultResourceTable, buildResourceTable, type BuildResourceTableOptions } from './table.js';
-export { jsonCodec, type ObjectCodec } from './codec.js';
+export { jsonCodec, type ObjectCodec } from '../codec/storage.js';
 export { resourcePrefix, objectKey, collectionPrefix } from './keys.js';
 export { encodeContinue, decodeContinue, type ContinueToken } from './continue.js';
+export { generateName, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 export {
   type NameValidator,
   dns1123SubdomainName,
   dns1123LabelName,
   dns1035LabelName,
   pathSegmentName,
-  generateName,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
-} from './objectmeta.js';
+} from '../apimachinery/names.js';
 export { validateListOptions, validateWatchOptions, validateDeleteOptions } from './options.js';
 export { rfc3339 } from '../apimachinery/time.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pathSegmentName, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
+import { pathSegmentName } from '../apimachinery/names.js';
 
 describe('object metadata validation of huge maps', () => {
   it('150,000 invalid label keys are 150,000 findings, not a stack overflow', () => {

@@ -4,30 +4,8 @@ import { randomInt } from 'node:crypto';
 import type { FieldError } from '../apimachinery/errors.js';
 import { forbiddenField, invalidField, requiredField } from '../apimachinery/errors.js';
 import type { ObjectMeta } from '../apimachinery/types.js';
-import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../apimachinery/labels.js';
-
-/** Checks a name (or a generateName prefix); returns the problems found. */
-export type NameValidator = (name: string, prefix: boolean) => string[];
-
-/** Rules every name obeys, because it is a segment of the request path. */
-export function pathSegmentName(name: string, prefix: boolean): string[] {
-  const errs: string[] = [];
-  if (!prefix) {
-    if (name === '.' || name === '..') return [`may not be '${name}'`];
-  }
-  if (name.includes('/')) errs.push("may not contain '/'");
-  if (name.includes('%')) errs.push("may not contain '%'");
-  return errs;
-}
-
-// A generateName prefix may end with a dash: the random suffix follows it.
-function maskTrailingDash(name: string, prefix: boolean): string {
-  return prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name;
-}
-
-export const dns1123SubdomainName: NameValidator = (name, prefix) => isDNS1123Subdomain(maskTrailingDash(name, prefix));
-export const dns1123LabelName: NameValidator = (name, prefix) => isDNS1123Label(maskTrailingDash(name, prefix));
-export const dns1035LabelName: NameValidator = (name, prefix) => isDNS1035Label(maskTrailingDash(name, prefix));
+import { isDNS1123Label, isQualifiedName, isValidLabelValue } from '../apimachinery/labels.js';
+import { pathSegmentName, type NameValidator } from '../apimachinery/names.js';
 
 const GENERATED_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATED_BASE = 63 - 5;

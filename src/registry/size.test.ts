@@ -7,7 +7,7 @@ import type { KubeObject } from '../apimachinery/types.js';
 import { MemoryStorage } from '../storage/index.js';
 import { DEFAULT_MAX_OBJECT_SIZE_BYTES, type GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
-import { encodeForStorage, jsonCodec } from './codec.js';
+import { encodeForStorage, jsonCodec } from '../codec/storage.js';
 import { TEST_GROUP, requestContext, widgetDefinition } from './testing.js';
 
 let storage: MemoryStorage;

@@ -21,16 +21,16 @@ import { parseLabelSelector } from '../apimachinery/labels.js';
 import type { KubeList, KubeObject, ObjectMeta, WatchEvent } from '../apimachinery/types.js';
 import { apiVersionOf } from '../apimachinery/types.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
-import type { ObjectCodec } from './codec.js';
-import { encodeForStorage, jsonCodec } from './codec.js';
+import type { ObjectCodec } from '../codec/storage.js';
+import { encodeForStorage, jsonCodec } from '../codec/storage.js';
 import { CacheDelegator, type ObjectFilter } from './cache-delegator.js';
 import { isKeyExists, isStorageConflict, isStorageNotFound, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
 import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent, type FieldManager } from '../apply/index.js';
 import { markDeleting, planDelete, type DeletePlan } from './graceful.js';
 import { collectionPrefix, objectKey, resourcePrefix } from './keys.js';
-import type { NameValidator } from './objectmeta.js';
-import { dns1123SubdomainName, generateName, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
+import { dns1123SubdomainName, type NameValidator } from '../apimachinery/names.js';
+import { generateName, validateObjectMeta, validateObjectMetaUpdate } from './objectmeta.js';
 import type {
   CreateOptions,
   DeleteOptions,

@@ -9,7 +9,7 @@ import { TEST_GROUP, gizmoDefinition, requestContext, widgetDefinition, widgetV2
 import { isApiError } from '../apimachinery/errors.js';
 import type { ResourceDefinition } from '../rest/index.js';
 import { builtinResourceDefinitions } from '../apis/index.js';
-import { dns1123SubdomainName } from './objectmeta.js';
+import { dns1123SubdomainName } from '../apimachinery/names.js';
 
 test('buildResourceTable: a store per stored definition, virtual ones left out, one cache per prefix', async () => {
   const storage = new MemoryStorage();

@@ -5,7 +5,7 @@
 import type { GroupVersion } from '../apimachinery/types.js';
 import type { Cacher, CacherOptions, Storage } from '../storage/index.js';
 import { createCacher } from '../storage/index.js';
-import type { ObjectCodec } from './codec.js';
+import type { ObjectCodec } from '../codec/storage.js';
 import { resourcePrefix } from './keys.js';
 import { NamespaceStore } from './namespaces.js';
 import { GenericStore } from './store.js';

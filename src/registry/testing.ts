@@ -4,7 +4,7 @@
 import { invalidField } from '../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../apimachinery/types.js';
 import type { RequestContext, ResourceDefinition, Strategy } from '../rest/index.js';
-import { dns1123LabelName } from './objectmeta.js';
+import { dns1123LabelName } from '../apimachinery/names.js';
 
 type Obj = Record<string, unknown>;
 

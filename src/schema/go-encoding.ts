@@ -9,10 +9,7 @@
 
 import { jsonFields, lookupType, servedFieldName, typeIdForKind } from './catalog.js';
 import type { TypeRef } from './catalog-types.js';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isPlainObject } from '../apimachinery/types.js';
 
 /** A catalog struct with fields (not a scalar alias, not an opaque JSON type). */
 function isStruct(id: string): boolean {
@@ -54,11 +51,11 @@ function fillStruct(obj: Record<string, unknown>, typeId: string, open: Set<stri
 
 function fillValue(value: unknown, type: TypeRef, open: Set<string>, opts: FillOptions): void {
   if ('ref' in type) {
-    if (isObject(value) && isStruct(type.ref)) fillStruct(value, type.ref, open, opts);
+    if (isPlainObject(value) && isStruct(type.ref)) fillStruct(value, type.ref, open, opts);
   } else if ('list' in type) {
     if (Array.isArray(value)) for (const item of value) fillValue(item, type.list, open, opts);
   } else if ('map' in type) {
-    if (isObject(value)) for (const item of Object.values(value)) fillValue(item, type.map, open, opts);
+    if (isPlainObject(value)) for (const item of Object.values(value)) fillValue(item, type.map, open, opts);
   }
 }
 
@@ -68,5 +65,5 @@ function fillValue(value: unknown, type: TypeRef, open: Set<string>, opts: FillO
  */
 export function fillGoEncodedZeroValues(obj: unknown, gvk: { group: string; version: string; kind: string }, opts: FillOptions = {}): void {
   const typeId = typeIdForKind(gvk);
-  if (typeId && isObject(obj) && isStruct(typeId)) fillStruct(obj, typeId, new Set(), opts);
+  if (typeId && isPlainObject(obj) && isStruct(typeId)) fillStruct(obj, typeId, new Set(), opts);
 }

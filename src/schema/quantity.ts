@@ -2,6 +2,9 @@
 // (`1000m` reads back as `1`, `0.5` as `500m`, `1024Mi` as `1Gi`). Values are exact:
 // a BigInt mantissa and a power of ten, so nothing is lost to floating point.
 
+/** The field error for a malformed quantity in an object's fields. */
+export const QUANTITY_MESSAGE = "must match the regex '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
 export const QUANTITY_FORMAT_ERROR =
   "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
@@ -61,6 +64,25 @@ export function parseQuantity(text: string): Quantity {
   }
   if (mantissa === 0n) negative = false;
   return { negative, mantissa, scale, format };
+}
+
+/** The signed value in units of 10^-9, exact (parsing keeps no finer precision). */
+export function nanoValue(q: Quantity): bigint {
+  const n = q.mantissa * 10n ** BigInt(q.scale - MIN_SCALE);
+  return q.negative ? -n : n;
+}
+
+/**
+ * The nano value of a member that should hold a quantity (a string, or a JSON number), for
+ * comparisons such as requests against limits; undefined when it is not a quantity.
+ */
+export function quantityNanos(value: unknown): bigint | undefined {
+  if (typeof value === 'number' ? !Number.isFinite(value) : typeof value !== 'string') return undefined;
+  try {
+    return nanoValue(parseQuantity(String(value)));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The canonical string of a quantity, as Kubernetes serializes it. */

@@ -21,6 +21,7 @@ import type { FieldDef, ScalarType, TypeRef } from './catalog-types.js';
 import { checkBase64, normalizeDuration, normalizeMicroTime, normalizeTime } from './go-values.js';
 import { canonicalQuantity } from './quantity.js';
 import { setOwn } from '../apimachinery/own.js';
+import { isPlainObject } from '../apimachinery/types.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -93,10 +94,6 @@ function jsonKind(v: unknown): string {
   return 'object';
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 const fieldIndex = new Map<string, Map<string, FieldDef>>();
 
 function fieldsByName(typeId: string): Map<string, FieldDef> {
@@ -120,7 +117,7 @@ function omittedByGo(value: unknown, f: FieldDef): boolean {
   if (f.pointer) return false;
   const t = f.type;
   if ('list' in t) return Array.isArray(value) && value.length === 0;
-  if ('map' in t) return isObject(value) && Object.keys(value).length === 0;
+  if ('map' in t) return isPlainObject(value) && Object.keys(value).length === 0;
   const scalar = 'ref' in t ? lookupType(t.ref)?.scalar : t.scalar;
   switch (scalar) {
     case 'string':
@@ -259,7 +256,7 @@ class Walker {
   /** Checks one value; returns a replacement when the value has a canonical form. */
   private value(value: unknown, type: TypeRef, path: string, goPath: string, struct: string, field?: FieldDef): unknown {
     if ('ref' in type) {
-      if (!isObject(value)) return this.fail(value, goPath, struct, type);
+      if (!isPlainObject(value)) return this.fail(value, goPath, struct, type);
       if (!lookupType(type.ref)) return undefined;
       this.struct(value, type.ref, path, goPath);
       return undefined;
@@ -276,7 +273,7 @@ class Walker {
       return undefined;
     }
     if ('map' in type) {
-      if (!isObject(value)) return this.fail(value, goPath, struct, type);
+      if (!isPlainObject(value)) return this.fail(value, goPath, struct, type);
       for (const k of Object.keys(value)) {
         const entryPath = join(path, k);
         this.emitDuplicate(entryPath);
@@ -347,7 +344,7 @@ class Walker {
         return this.converted(() => normalize(value));
       }
       case 'fields-v1':
-        if (!isObject(value)) this.failRaw(`json: cannot unmarshal ${jsonKind(value)} into Go value of type map[string]interface {}`);
+        if (!isPlainObject(value)) this.failRaw(`json: cannot unmarshal ${jsonKind(value)} into Go value of type map[string]interface {}`);
         return undefined;
       case 'raw-extension':
         this.dropDuplicatesUnder(path);
@@ -379,7 +376,7 @@ export function checkObject(obj: unknown, gvk: Gvk, options: CheckOptions): Chec
   const typeId = typeIdForKind(gvk);
   const walker = new Walker(options.patchText !== undefined ? [] : duplicates, level !== 'Strict', options.checkRequired ?? true);
   if (typeId && lookupType(typeId)) {
-    if (isObject(obj)) walker.struct(obj, typeId, '', '');
+    if (isPlainObject(obj)) walker.struct(obj, typeId, '', '');
     else walker.typeError = new DecodeFailure(`json: cannot unmarshal ${jsonKind(obj)} into Go value of type ${goTypeName({ ref: typeId })}`);
   }
   if (walker.typeError) throw decodeError(gvk, walker.typeError.message, options.patchText);

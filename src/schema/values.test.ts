@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalQuantity, QUANTITY_FORMAT_ERROR } from './quantity.js';
+import { canonicalQuantity, nanoValue, parseQuantity, quantityNanos, QUANTITY_FORMAT_ERROR } from './quantity.js';
 import { checkBase64, normalizeDuration, normalizeMicroTime, normalizeTime } from './go-values.js';
 
 test('quantities serialize in canonical form', () => {
@@ -36,6 +36,22 @@ test('malformed quantities fail with the Kubernetes message', () => {
     assert.throws(() => canonicalQuantity(bad), (e: Error) => /quantities must match|unable to parse/.test(e.message), bad);
   }
   assert.throws(() => canonicalQuantity('x'), { message: QUANTITY_FORMAT_ERROR });
+});
+
+test('quantities compare by their exact value in nano units', () => {
+  assert.equal(nanoValue(parseQuantity('1500m')), nanoValue(parseQuantity('1.5')));
+  assert.equal(nanoValue(parseQuantity('1Gi')), 1024n ** 3n * 10n ** 9n);
+  assert.equal(nanoValue(parseQuantity('-2k')), -2000n * 10n ** 9n);
+  // Anything finer than a nano rounds up, as Kubernetes keeps it.
+  assert.equal(nanoValue(parseQuantity('0.0000000001')), 1n);
+  // A member may hold a string or a JSON number; anything else is not a quantity.
+  assert.equal(quantityNanos('250m'), 250_000_000n);
+  assert.equal(quantityNanos(2), 2_000_000_000n);
+  assert.equal(quantityNanos(0.5), 500_000_000n);
+  assert.equal(quantityNanos('1K'), undefined);
+  assert.equal(quantityNanos(''), undefined);
+  assert.equal(quantityNanos(true), undefined);
+  assert.equal(quantityNanos(Number.POSITIVE_INFINITY), undefined);
 });
 
 test('times normalize to UTC and reject malformed values with Go messages', () => {

@@ -18,7 +18,7 @@ export interface EtcdWatchSource {
   toEvent(event: IEvent): StorageEvent;
 }
 
-export interface EtcdWatchRange {
+interface EtcdWatchRange {
   key: Buffer;
   rangeEnd: Buffer;
 }

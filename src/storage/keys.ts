@@ -37,7 +37,7 @@ export function prefixEnd(prefix: string): string | undefined {
 }
 
 /** Index of the first element of the sorted `keys` not less than `key`. */
-export function lowerBound(keys: readonly string[], key: string): number {
+function lowerBound(keys: readonly string[], key: string): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {

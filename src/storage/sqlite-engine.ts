@@ -18,7 +18,7 @@ import { compareKeys, prefixEnd } from './keys.js';
 import { pageLimit, readRevision } from './revisions.js';
 import { toWireError, type SqliteReply, type SqliteRequest, type SqliteResult } from './sqlite-protocol.js';
 
-export const schemaVersion = '1';
+const schemaVersion = '1';
 
 /**
  * `log` holds one row per revision. `prev_revision` points at the row this write replaced
@@ -55,7 +55,7 @@ interface EventRow extends Row {
 
 const columns = 'revision, key, create_revision, prev_revision, deleted, value';
 
-export class OpenError extends StorageError {}
+class OpenError extends StorageError {}
 
 function toItem(row: { key: string; revision: number; create_revision: number; value: Buffer | null }): Item {
   return {

@@ -25,7 +25,7 @@ export type SqliteRequest =
 
 export type SqliteResult = number | Item | ListResult | StorageEvent[] | { item?: Item; revision: number } | null;
 
-export type WireError =
+type WireError =
   | { kind: 'KeyExists'; key: string }
   | { kind: 'NotFound'; key: string }
   | { kind: 'Conflict'; key: string; expected: number; actual: number }

@@ -6,7 +6,7 @@
 import type { StorageEvent } from './interface.js';
 
 /** Reads committed events under `prefix` after `after`, oldest first, at most `limit`. */
-export type HistoryReader = (prefix: string, after: number, limit: number) => Promise<StorageEvent[]>;
+type HistoryReader = (prefix: string, after: number, limit: number) => Promise<StorageEvent[]>;
 
 /** Implemented by the watches of the built-in backends; lets the watch cache learn progress. */
 export interface ProgressReporting {

@@ -6,8 +6,8 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { labelSelectorAsSelector, type LabelSelector, type LabelSelectorObject } from '../../apimachinery/labels.js';
 
 export type WebhookType = 'mutating' | 'validating';
-export type FailurePolicy = 'Ignore' | 'Fail';
-export type MatchPolicy = 'Exact' | 'Equivalent';
+type FailurePolicy = 'Ignore' | 'Fail';
+type MatchPolicy = 'Exact' | 'Equivalent';
 
 export interface RuleWithOperations {
   operations: string[];
@@ -25,7 +25,7 @@ export interface ServiceReference {
   path: string;
 }
 
-export interface WebhookClientConfig {
+interface WebhookClientConfig {
   url?: string;
   service?: ServiceReference;
   /** PEM text decoded from the base64 `caBundle`; empty means the system's roots. */

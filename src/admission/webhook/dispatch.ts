@@ -3,7 +3,6 @@
 // webhooks that ran before a later webhook changed the object. ValidatingAdmissionWebhook
 // calls its matching webhooks in parallel; any rejection fails the request.
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import { ApiError, badRequest, forbidden, internalError, isApiError, serviceUnavailable } from '../../apimachinery/errors.js';
 import type { GroupVersionKind, GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import { applyJsonPatch } from '../../patch/index.js';
@@ -14,6 +13,7 @@ import type { Webhook } from './config.js';
 import { isExemptAdmissionConfigurationResource, requestNamespace, type WebhookInvocation, type WebhookMatcher } from './matcher.js';
 import type { WebhookMetrics, WebhookStepType } from './metrics.js';
 import { buildAdmissionReview, CallingWebhookError, noKnownReviewVersion, rejectionError, reviewVersionFor, verifyAdmissionResponse, WebhookRejection } from './review.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 /** Converts an object between two served versions of one resource (identity when they are the same). */
 export type VersionConverter = (obj: KubeObject, from: GroupVersionResource, to: GroupVersionResource, toKind: GroupVersionKind) => KubeObject;
@@ -209,7 +209,7 @@ export class MutatingAdmissionWebhook extends WebhookPlugin {
       throw internalError(`admission webhook ${JSON.stringify(w.name)} patched the object into a non-object`);
     }
     const next = patched as KubeObject;
-    const changed = !isDeepStrictEqual(object, next);
+    const changed = !deepEqual(object, next);
     const [k, v] = patchAnnotation(round, index, w.configurationName, w.name, ops, result.patchType);
     annotate(attrs, k, v, 'Request');
     const back = converted ? this.deps.convert(next, inv.resource, attrs.resource, attrs.kind) : next;

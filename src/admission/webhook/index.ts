@@ -22,7 +22,7 @@ export type { ServiceResolver } from './client.js';
 export { MutatingAdmissionWebhook, ValidatingAdmissionWebhook } from './dispatch.js';
 export { ruleMatches } from './rules.js';
 
-export interface WebhookPluginDeps {
+interface WebhookPluginDeps {
   /** A privileged client: the plugins list and watch configurations, namespaces, services and endpoints. */
   client: ApiClient;
   /** Informers shared with the rest of the server; the plugins run their own when absent. */

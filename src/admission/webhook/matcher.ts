@@ -23,7 +23,7 @@ export interface EquivalentResource {
   kind: GroupVersionKind;
 }
 
-export interface MatcherDeps {
+interface MatcherDeps {
   /** Labels of a namespace; throws ApiError 404 when it does not exist. */
   namespaceLabels(name: string): Promise<Record<string, string>>;
   /** Every served version of a resource (the request's own included); none without a resource table. */

@@ -3,7 +3,7 @@
 // once per registry however many times the plugins are built.
 import { Counter, register as defaultRegistry, type Registry } from 'prom-client';
 
-export type RejectionErrorType = 'calling_webhook_error' | 'no_error' | 'apiserver_internal_error';
+type RejectionErrorType = 'calling_webhook_error' | 'no_error' | 'apiserver_internal_error';
 export type WebhookStepType = 'admit' | 'validating';
 
 export interface WebhookMetrics {

@@ -5,8 +5,8 @@ import type { GroupVersionKind, GroupVersionResource, KubeObject, UserInfo } fro
 import { group } from '../../naming/index.js';
 import type { AdmissionOperation } from '../types.js';
 
-export const SUPPORTED_REVIEW_VERSIONS = ['v1', 'v1beta1'] as const;
-export type ReviewVersion = (typeof SUPPORTED_REVIEW_VERSIONS)[number];
+const SUPPORTED_REVIEW_VERSIONS = ['v1', 'v1beta1'] as const;
+type ReviewVersion = (typeof SUPPORTED_REVIEW_VERSIONS)[number];
 
 /** A failure to call a webhook or to understand its answer; `failurePolicy` decides what it means. */
 export class CallingWebhookError extends Error {
@@ -43,7 +43,7 @@ export function noKnownReviewVersion(webhookName: string): CallingWebhookError {
   );
 }
 
-export interface ReviewRequestInput {
+interface ReviewRequestInput {
   uid: string;
   /** The kind and resource the webhook sees (differ from the request's under `Equivalent`). */
   kind: GroupVersionKind;
@@ -94,7 +94,7 @@ export function buildAdmissionReview(version: ReviewVersion, r: ReviewRequestInp
   return { kind: 'AdmissionReview', apiVersion: `${group('admission')}/${version}`, request };
 }
 
-export interface AdmissionResponse {
+interface AdmissionResponse {
   allowed: boolean;
   /** The decoded JSON patch text (mutating webhooks only). */
   patch?: string;

@@ -2,11 +2,11 @@
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
 import { at, meta, obj, objs, str } from '../util.js';
-import { pathSegmentName } from '../validation.js';
+import { strictPathSegmentName } from '../../apimachinery/names.js';
 
 const apiServices: KindSpec = {
   allowUnconditionalUpdate: false,
-  validateName: pathSegmentName,
+  validateName: strictPathSegmentName,
   table: {
     columns: [
       nameColumn,

@@ -5,7 +5,7 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { defaultPodTemplate, validatePodTemplate } from '../core/podspec.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
-import { at, child, clone, deepEqual, meta, num, obj, objs, setDefault, type JsonObject } from '../util.js';
+import { at, child, clone, meta, num, obj, objs, setDefault, type JsonObject } from '../util.js';
 import { immutable, mapSelectorString, nonNegative, oneOf } from '../validation.js';
 import {
   containerImages,
@@ -14,6 +14,7 @@ import {
   selectorColumn,
   validateSelectorAndTemplate,
 } from '../workload.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 function validateTemplateRestartAlways(o: KubeObject): FieldError[] {
   const policy = at(o, 'spec.template.spec.restartPolicy');

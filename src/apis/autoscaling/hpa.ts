@@ -9,9 +9,9 @@ import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
 import { at, child, clone, meta, num, obj, objs, setDefault, str, type JsonObject } from '../util.js';
 
-export const DEFAULT_CPU_UTILIZATION = 80;
+const DEFAULT_CPU_UTILIZATION = 80;
 
-export function hpaAnnotations(): { metrics: string; currentMetrics: string; behavior: string; conditions: string } {
+function hpaAnnotations(): { metrics: string; currentMetrics: string; behavior: string; conditions: string } {
   const sub = 'autoscaling.alpha';
   return {
     metrics: longDomainKey('metrics', sub),
@@ -80,7 +80,7 @@ function quantity(v: unknown): string {
 }
 
 /** The Targets column: `current/target` per metric, at most two, then `+ N more...`. */
-export function formatHPAMetrics(o: KubeObject): string {
+function formatHPAMetrics(o: KubeObject): string {
   const specs = objs(at(o, 'spec.metrics'));
   const statuses = objs(at(o, 'status.currentMetrics'));
   if (specs.length === 0) return '<none>';

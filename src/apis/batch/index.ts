@@ -13,7 +13,7 @@ import { cronScheduleError } from './cron.js';
 const JOB_RESTART_POLICIES = ['OnFailure', 'Never'];
 
 /** The labels a generated Job selector uses: the current and the legacy spellings. */
-export function jobLabels(): { controllerUid: string; jobName: string; legacyControllerUid: string; legacyJobName: string } {
+function jobLabels(): { controllerUid: string; jobName: string; legacyControllerUid: string; legacyJobName: string } {
   return {
     controllerUid: longDomainKey('controller-uid', 'batch'),
     jobName: longDomainKey('job-name', 'batch'),
@@ -91,7 +91,7 @@ function jobDuration(o: KubeObject, now: Date): string {
   return humanDuration((Number.isNaN(end) ? now.getTime() : end) - start);
 }
 
-export const jobs: KindSpec = {
+const jobs: KindSpec = {
   tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');
@@ -182,7 +182,7 @@ function isKnownTimeZone(tz: string): boolean {
   }
 }
 
-export const cronJobs: KindSpec = {
+const cronJobs: KindSpec = {
   tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');

@@ -8,7 +8,7 @@ import { arr, at, child, clone, meta, num, obj, objs, str, type JsonObject } fro
 import { setOwn } from '../../apimachinery/own.js';
 import { rfc3339 } from '../../apimachinery/time.js';
 
-export const KEY_USAGES = [
+const KEY_USAGES = [
   'signing',
   'digital signature',
   'content commitment',
@@ -98,10 +98,6 @@ function stampConditions(o: KubeObject, old: KubeObject | undefined, now: string
   }
 }
 
-function rfc3339Now(): string {
-  return rfc3339(new Date());
-}
-
 /** Who asked: the create records the requesting user in the spec, as the signer needs it. */
 export function setCSRRequester(o: KubeObject, user: UserInfo): void {
   const spec = child(o, 'spec');
@@ -124,10 +120,10 @@ export function prepareCSRApproval(o: KubeObject, old: KubeObject): void {
   const status = child(o, 'status');
   if (conditions.length > 0) status.conditions = conditions;
   else delete status.conditions;
-  stampConditions(o, old, rfc3339Now());
+  stampConditions(o, old, rfc3339(new Date()));
 }
 
-export const certificateSigningRequests: KindSpec = {
+const certificateSigningRequests: KindSpec = {
   prepareForStatusUpdate(o, old) {
     // Approval and denial go through the approval subresource only.
     const status = obj(o.status);
@@ -136,7 +132,7 @@ export const certificateSigningRequests: KindSpec = {
       if (conditions.length > 0) status.conditions = conditions;
       else delete status.conditions;
     }
-    stampConditions(o, old, rfc3339Now());
+    stampConditions(o, old, rfc3339(new Date()));
   },
   validateUpdate(o, old) {
     const errs: FieldError[] = [];

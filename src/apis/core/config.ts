@@ -6,14 +6,15 @@ import { longDomainKey } from '../../naming/index.js';
 import { tooLongField } from '../fielderrors.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
-import { deepEqual, meta, obj, setDefault, str } from '../util.js';
+import { meta, obj, setDefault, str } from '../util.js';
 import { immutable } from '../validation.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 const CONFIG_KEY = '[-._a-zA-Z0-9]+';
 const configKeyRe = new RegExp(`^${CONFIG_KEY}$`);
 const MAX_TOTAL_BYTES = 1024 * 1024;
 
-export function isConfigKey(key: string): string[] {
+function isConfigKey(key: string): string[] {
   const errs: string[] = [];
   if (key.length > 253) errs.push('must be no more than 253 characters');
   if (!configKeyRe.test(key)) {

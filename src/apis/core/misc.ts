@@ -13,7 +13,7 @@ function hostPort(ip: string, port: unknown): string {
 }
 
 /** Up to three `ip:port` pairs, then `+ N more...`, as kubectl lists endpoints. */
-export function formatEndpoints(o: KubeObject): string {
+function formatEndpoints(o: KubeObject): string {
   const subsets = objs(o.subsets);
   if (subsets.length === 0) return '<none>';
   const max = 3;

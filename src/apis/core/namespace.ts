@@ -6,7 +6,8 @@ import { longDomainKey, namespaceFinalizer } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
 import { arr, at, child, clone, meta, obj, str } from '../util.js';
-import { dnsLabelName, isQualifiedName, oneOf } from '../validation.js';
+import { isQualifiedName, oneOf } from '../validation.js';
+import { dns1123LabelName } from '../../apimachinery/names.js';
 import { setOwn } from '../../apimachinery/own.js';
 
 /** The label every namespace carries with its own name (`kubernetes.io/metadata.name` in the stock flavor). */
@@ -37,7 +38,7 @@ export function prepareNamespaceFinalize(o: KubeObject, old: KubeObject): void {
 }
 
 export const namespaces: KindSpec = {
-  validateName: dnsLabelName,
+  validateName: dns1123LabelName,
   namespaceLifecycle: true,
   defaults(o) {
     const status = child(o, 'status');

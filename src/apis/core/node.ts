@@ -14,7 +14,7 @@ function nodeStatus(o: KubeObject): string {
 }
 
 /** Roles from `node-role.<domain>/<role>` label keys and the `<domain>/role` label's value. */
-export function nodeRoles(o: KubeObject): string {
+function nodeRoles(o: KubeObject): string {
   const rolePrefix = longDomainKey('', 'node-role');
   const roleLabel = longDomainKey('role');
   const roles = new Set<string>();

@@ -2,12 +2,13 @@
 // the field selectors kubelets and schedulers use, and the `kubectl get pods` columns.
 import { forbiddenField, type FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { parseQuantity } from '../quantity.js';
+import { quantityNanos } from '../../schema/quantity.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
-import { arr, at, clone, deepEqual, meta, obj, objs, str, type JsonObject } from '../util.js';
+import { arr, at, clone, meta, obj, objs, str, type JsonObject } from '../util.js';
 import { defaultPodSpec, validatePodSpec } from './podspec.js';
 import { setOwn } from '../../apimachinery/own.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 /** BestEffort, Burstable or Guaranteed from the containers' CPU and memory requests and limits. */
 export function podQOSClass(spec: unknown): 'BestEffort' | 'Burstable' | 'Guaranteed' {
@@ -19,10 +20,10 @@ export function podQOSClass(spec: unknown): 'BestEffort' | 'Burstable' | 'Guaran
     const requests = obj(res.requests) ?? {};
     const limits = obj(res.limits) ?? {};
     for (const r of ['cpu', 'memory']) {
-      const req = parseQuantity(requests[r]);
-      const lim = parseQuantity(limits[r]);
-      if ((req !== undefined && req > 0) || (lim !== undefined && lim > 0)) any = true;
-      if (lim === undefined || lim <= 0 || (req !== undefined && req !== lim)) guaranteed = false;
+      const req = quantityNanos(requests[r]);
+      const lim = quantityNanos(limits[r]);
+      if ((req !== undefined && req > 0n) || (lim !== undefined && lim > 0n)) any = true;
+      if (lim === undefined || lim <= 0n || (req !== undefined && req !== lim)) guaranteed = false;
     }
   }
   if (!any) return 'BestEffort';
@@ -105,7 +106,7 @@ function terminatedReason(t: JsonObject, prefix: string): string {
 }
 
 /** The Ready, Status and Restarts cells as kubectl computes them. */
-export function podStatusCells(o: KubeObject, now: Date): { ready: string; status: string; restarts: string } {
+function podStatusCells(o: KubeObject, now: Date): { ready: string; status: string; restarts: string } {
   const spec = obj(o.spec) ?? {};
   const status = obj(o.status) ?? {};
   const total = objs(spec.containers).length;
@@ -178,7 +179,7 @@ const none = (v: string | undefined): string => (v ? v : '<none>');
  * How long a deleted pod stays for its kubelet to stop it: the asked grace period, else the
  * pod's own; at once when no node runs it or it has finished.
  */
-export function podGracePeriod(o: KubeObject, opts: { gracePeriodSeconds?: number }): number {
+function podGracePeriod(o: KubeObject, opts: { gracePeriodSeconds?: number }): number {
   const own = at(o, 'spec.terminationGracePeriodSeconds');
   let period = opts.gracePeriodSeconds ?? (typeof own === 'number' ? own : 0);
   if (!str(at(o, 'spec.nodeName'))) period = 0;

@@ -3,7 +3,7 @@
 import { duplicateField, invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
 import { isPlainObject } from '../../apimachinery/types.js';
 import { notFoundField } from '../fielderrors.js';
-import { parseQuantity, QUANTITY_MESSAGE } from '../quantity.js';
+import { quantityNanos, QUANTITY_MESSAGE } from '../../schema/quantity.js';
 import { arr, child, obj, objs, setDefault, str, type JsonObject } from '../util.js';
 import { isDNS1123Label, isDNS1123Subdomain, nonNegative, oneOf, validateAnnotations, validateLabels } from '../validation.js';
 import { getOwn, setOwn } from '../../apimachinery/own.js';
@@ -159,14 +159,14 @@ function validateResources(resources: unknown, path: string): FieldError[] {
   const requests = obj(r.requests) ?? {};
   for (const [kind, list] of [['limits', limits], ['requests', requests]] as const) {
     for (const [k, v] of Object.entries(list)) {
-      const q = parseQuantity(v);
+      const q = quantityNanos(v);
       if (q === undefined) errs.push(invalidField(`${path}.${kind}[${k}]`, v, QUANTITY_MESSAGE));
-      else if (q < 0) errs.push(invalidField(`${path}.${kind}[${k}]`, v, 'must be greater than or equal to 0'));
+      else if (q < 0n) errs.push(invalidField(`${path}.${kind}[${k}]`, v, 'must be greater than or equal to 0'));
     }
   }
   for (const [k, v] of Object.entries(requests)) {
-    const req = parseQuantity(v);
-    const lim = parseQuantity(limits[k]);
+    const req = quantityNanos(v);
+    const lim = quantityNanos(limits[k]);
     if (req !== undefined && lim !== undefined && req > lim) {
       errs.push(invalidField(`${path}.requests`, v, `must be less than or equal to ${k} limit of ${String(limits[k])}`));
     }

@@ -5,8 +5,9 @@ import type { FieldError } from '../../apimachinery/errors.js';
 import { duplicateField, notSupportedField, requiredField } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { INVALID_IP_MESSAGE, familyOf } from './service-ip.js';
+import { isPlainObject } from '../../apimachinery/types.js';
 
-export interface ServicePort {
+interface ServicePort {
   name?: string;
   port?: number;
   protocol?: string;
@@ -30,13 +31,9 @@ export interface ServiceSpec {
 
 export const CLUSTER_IP_NONE = 'None';
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The spec of a service object, created when missing or not an object. */
 export function specOf(svc: KubeObject): ServiceSpec {
-  if (!isRecord(svc.spec)) svc.spec = {};
+  if (!isPlainObject(svc.spec)) svc.spec = {};
   return svc.spec as ServiceSpec;
 }
 
@@ -45,7 +42,7 @@ export function strings(v: unknown): string[] {
 }
 
 export function portsOf(spec: ServiceSpec): ServicePort[] {
-  return Array.isArray(spec.ports) ? spec.ports.filter(isRecord) : [];
+  return Array.isArray(spec.ports) ? spec.ports.filter(isPlainObject) : [];
 }
 
 export function nodePortOf(p: ServicePort): number {
@@ -168,7 +165,7 @@ export function sameIPFamilies(a: ServiceSpec, b: ServiceSpec): boolean {
   return sameList(a.ipFamilies, b.ipFamilies);
 }
 
-export function sameNodePorts(a: ServiceSpec, b: ServiceSpec): boolean {
+function sameNodePorts(a: ServiceSpec, b: ServiceSpec): boolean {
   const x = portsOf(a);
   const y = portsOf(b);
   return x.length === y.length && x.every((p, i) => nodePortOf(p) === nodePortOf(y[i] as ServicePort));

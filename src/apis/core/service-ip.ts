@@ -5,7 +5,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 
 export type IPFamily = 'IPv4' | 'IPv6';
 
-export interface ParsedIP {
+interface ParsedIP {
   family: IPFamily;
   value: bigint;
 }

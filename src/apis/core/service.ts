@@ -6,7 +6,8 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, child, meta, obj, objs, setDefault, str } from '../util.js';
-import { dns1035Name, isDNS1123Label, isDNS1123Subdomain, mapSelectorString, oneOf, validateLabels } from '../validation.js';
+import { isDNS1123Label, isDNS1123Subdomain, mapSelectorString, oneOf, validateLabels } from '../validation.js';
+import { dns1035LabelName } from '../../apimachinery/names.js';
 import { isPortNumber, portNameErrors } from './podspec.js';
 import { dropTypeDependentFields, normalizeClusterIPsForUpdate, validateClusterIPFields, validateClusterIPsUpdate } from './service-fields.js';
 
@@ -102,7 +103,7 @@ function loadBalancerIPs(o: KubeObject): string {
   return [...new Set(addresses)].sort().join(',');
 }
 
-export function serviceExternalIP(o: KubeObject): string {
+function serviceExternalIP(o: KubeObject): string {
   const externalIPs = arr(at(o, 'spec.externalIPs')).map(String);
   switch (at(o, 'spec.type')) {
     case 'ClusterIP':
@@ -120,7 +121,7 @@ export function serviceExternalIP(o: KubeObject): string {
   }
 }
 
-export function servicePorts(o: KubeObject): string {
+function servicePorts(o: KubeObject): string {
   const ports = objs(at(o, 'spec.ports')).map((p) => {
     const proto = str(p.protocol) ?? '';
     const nodePort = typeof p.nodePort === 'number' && p.nodePort > 0 ? `:${p.nodePort}` : '';
@@ -132,7 +133,7 @@ export function servicePorts(o: KubeObject): string {
 export const services: KindSpec = {
   // Kubernetes' store for this kind answers a completed delete with the object.
   returnDeletedObject: true,
-  validateName: dns1035Name,
+  validateName: dns1035LabelName,
   allowCreateOnUpdate: true,
   defaults,
   prepareForCreate(o) {

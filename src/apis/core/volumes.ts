@@ -5,8 +5,9 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { longDomainKey } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
-import { arr, at, child, clone, deepEqual, meta, obj, setDefault, str } from '../util.js';
+import { arr, at, child, clone, meta, obj, setDefault, str } from '../util.js';
 import { oneOf } from '../validation.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 const ACCESS_MODES: Record<string, string> = {
   ReadWriteOnce: 'RWO',
@@ -15,7 +16,7 @@ const ACCESS_MODES: Record<string, string> = {
   ReadWriteOncePod: 'RWOP',
 };
 
-export function accessModesString(modes: unknown): string {
+function accessModesString(modes: unknown): string {
   const list = arr(modes).map(String);
   const out: string[] = [];
   for (const [mode, short] of Object.entries(ACCESS_MODES)) if (list.includes(mode) && !out.includes(short)) out.push(short);

@@ -41,6 +41,6 @@ export function coreToEventsV1(o: KubeObject): KubeObject {
   );
 }
 
-export const eventsV1Conversion: VersionConversion = { toStorage: eventsV1ToCore, fromStorage: coreToEventsV1 };
+const eventsV1Conversion: VersionConversion = { toStorage: eventsV1ToCore, fromStorage: coreToEventsV1 };
 
 export const eventsConversions: Record<string, VersionConversion> = { 'events/v1/Event': eventsV1Conversion };

@@ -5,9 +5,11 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { group } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
-import { arr, at, deepEqual, meta, obj, objs, str } from '../util.js';
-import { isDNS1123Subdomain, pathSegmentName, validateLabelSelector } from '../validation.js';
+import { arr, at, meta, obj, objs, str } from '../util.js';
+import { isDNS1123Subdomain, validateLabelSelector } from '../validation.js';
+import { strictPathSegmentName } from '../../apimachinery/names.js';
 import { rfc3339 } from '../../apimachinery/time.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 const rbacGroup = (): string => group('rbac.authorization');
 
@@ -16,7 +18,7 @@ function nonEmpty(value: unknown): boolean {
 }
 
 /** One PolicyRule: verbs always; either non-resource URLs (cluster roles only) or groups and resources. */
-export function validatePolicyRule(rule: Record<string, unknown>, namespaced: boolean, path: string): FieldError[] {
+function validatePolicyRule(rule: Record<string, unknown>, namespaced: boolean, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!nonEmpty(rule.verbs)) errs.push(requiredField(`${path}.verbs`, 'verbs must contain at least one value'));
   if (nonEmpty(rule.nonResourceURLs)) {
@@ -43,7 +45,7 @@ function validateRoleRef(o: KubeObject, kinds: string[]): FieldError[] {
   if (!kinds.includes(String(ref.kind))) errs.push(notSupportedField('roleRef.kind', ref.kind ?? '', kinds));
   const name = str(ref.name) ?? '';
   if (name === '') errs.push(requiredField('roleRef.name'));
-  else for (const m of pathSegmentName(name, false)) errs.push(invalidField('roleRef.name', name, m));
+  else for (const m of strictPathSegmentName(name, false)) errs.push(invalidField('roleRef.name', name, m));
   return errs;
 }
 
@@ -76,7 +78,7 @@ function roleRefImmutable(o: KubeObject, old: KubeObject): FieldError[] {
 }
 
 /** Users, groups and service accounts (`namespace:name`) of a binding. */
-export function subjectsStrings(o: KubeObject): { users: string; groups: string; serviceAccounts: string } {
+function subjectsStrings(o: KubeObject): { users: string; groups: string; serviceAccounts: string } {
   const users: string[] = [];
   const groups: string[] = [];
   const sas: string[] = [];
@@ -121,11 +123,11 @@ const bindingTable = {
   },
 };
 
-const common = { validateName: pathSegmentName, allowCreateOnUpdate: true } as const;
+const common = { validateName: strictPathSegmentName, allowCreateOnUpdate: true } as const;
 
-export const roles: KindSpec = { ...common, validate: (o) => validateRules(o, true), table: roleTable };
+const roles: KindSpec = { ...common, validate: (o) => validateRules(o, true), table: roleTable };
 
-export const clusterRoles: KindSpec = {
+const clusterRoles: KindSpec = {
   ...common,
   validate(o) {
     const errs = validateRules(o, false);
@@ -137,14 +139,14 @@ export const clusterRoles: KindSpec = {
   table: roleTable,
 };
 
-export const roleBindings: KindSpec = {
+const roleBindings: KindSpec = {
   ...common,
   validate: (o) => [...validateRoleRef(o, ['Role', 'ClusterRole']), ...validateSubjects(o, true)],
   validateUpdate: roleRefImmutable,
   table: bindingTable,
 };
 
-export const clusterRoleBindings: KindSpec = {
+const clusterRoleBindings: KindSpec = {
   ...common,
   validate: (o) => [...validateRoleRef(o, ['ClusterRole']), ...validateSubjects(o, false)],
   validateUpdate: roleRefImmutable,

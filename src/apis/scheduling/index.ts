@@ -9,7 +9,7 @@ import { oneOf } from '../validation.js';
 const HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000;
 
 /** The classes the system creates; only they may use the `system-` prefix and the range above. */
-export const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, number>> = {
+const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, number>> = {
   'system-node-critical': 2000001000,
   'system-cluster-critical': 2000000000,
 };

@@ -8,10 +8,10 @@ import type { AuthenticationResult } from '../types.js';
 import { secretEquals } from './secure-compare.js';
 import type { TokenAuthenticator } from './union.js';
 
-export const BOOTSTRAP_TOKEN_PATTERN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
-export const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
+const BOOTSTRAP_TOKEN_PATTERN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
+const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
 
-export function bootstrapTokenSecretType(): string {
+function bootstrapTokenSecretType(): string {
   return longDomainKey('token', 'bootstrap');
 }
 

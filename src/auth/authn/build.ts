@@ -19,13 +19,13 @@ import { BearerTokenAuthenticator, UnionAuthenticator, type TokenAuthenticator }
 import { WebhookTokenAuthenticator } from './webhook.js';
 import { X509Authenticator, parseCertificateBundle } from './x509.js';
 
-export interface AuthnDeps {
+interface AuthnDeps {
   client: ApiClient;
   pki: { clientCaFile: string; serviceAccountKeyFile: string; servingCertFile: string };
   externalAddress: string;
 }
 
-export interface BuiltAuthenticators {
+interface BuiltAuthenticators {
   authenticator: Authenticator;
   apiAudiences: () => string[];
   reviewToken(token: string, audiences: string[]): Promise<AuthenticationResult | null>;

@@ -5,6 +5,7 @@ import { randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { ApiError, badRequest, conflict, invalid, invalidField, isApiError, notSupportedField, type FieldError } from '../../apimachinery/errors.js';
 import { isPlainObject, type KubeObject, type UserInfo } from '../../apimachinery/types.js';
+import { rfc3339 } from '../../apimachinery/time.js';
 import type { ApiClient } from '../../client/types.js';
 import { group, longDomain, longDomainKey, productName } from '../../naming/index.js';
 import type { CreateOptions, RESTStore, RequestContext } from '../../rest/index.js';
@@ -13,21 +14,21 @@ import { keyId, publicJwk, signingAlgorithm } from './keys.js';
 import { secretEquals } from './secure-compare.js';
 import type { TokenAuthenticator } from './union.js';
 
-export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 const DEFAULT_EXPIRATION_SECONDS = 3600;
 const MIN_EXPIRATION_SECONDS = 600;
 const MAX_EXPIRATION_SECONDS = 2 ** 32;
 
-export function serviceAccountUsername(namespace: string, name: string): string {
+function serviceAccountUsername(namespace: string, name: string): string {
   return `system:serviceaccount:${namespace}:${name}`;
 }
 
-export function serviceAccountGroups(namespace: string): string[] {
+function serviceAccountGroups(namespace: string): string[] {
   return [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`];
 }
 
 /** The issuer of legacy Secret-based tokens. */
-export function legacyIssuer(): string {
+function legacyIssuer(): string {
   return `${productName()}/serviceaccount`;
 }
 
@@ -53,7 +54,7 @@ interface PrivateClaims {
   secret?: { name: string; uid: string };
 }
 
-export interface ServiceAccountTokenOptions {
+interface ServiceAccountTokenOptions {
   /** Read at use: the default issuer is the server's address, known only once it listens. */
   issuers: () => string[];
   apiAudiences: () => string[];
@@ -263,9 +264,9 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     return {
       apiVersion: `${group('authentication')}/v1`,
       kind: 'TokenRequest',
-      metadata: { name, namespace, creationTimestamp: now.toISOString().replace(/\.\d+Z$/, 'Z') },
+      metadata: { name, namespace, creationTimestamp: rfc3339(now) },
       spec: outSpec,
-      status: { token, expirationTimestamp: expires.toISOString().replace(/\.\d+Z$/, 'Z') },
+      status: { token, expirationTimestamp: rfc3339(expires) },
     };
   }
 

@@ -71,13 +71,13 @@ export class BearerTokenAuthenticator implements Authenticator {
 }
 
 /** Adds `system:authenticated` to every authenticated (non-anonymous) user. */
-export function withAuthenticatedGroup(user: UserInfo): UserInfo {
+function withAuthenticatedGroup(user: UserInfo): UserInfo {
   if (user.username === ANONYMOUS_USER) return user;
   if (user.groups.includes(AUTHENTICATED_GROUP) || user.groups.includes(UNAUTHENTICATED_GROUP)) return user;
   return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
 }
 
-export function anonymousUser(): UserInfo {
+function anonymousUser(): UserInfo {
   return { username: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };
 }
 

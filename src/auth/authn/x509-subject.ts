@@ -59,7 +59,7 @@ function directoryString(der: Uint8Array, t: Tlv): string {
   }
 }
 
-export interface CertificateSubject {
+interface CertificateSubject {
   commonName: string;
   organizations: string[];
 }

@@ -7,7 +7,7 @@ import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '.
 import { UNAUTHENTICATED_GROUP } from '../authn/union.js';
 import { getOwn } from '../../apimachinery/own.js';
 
-export interface AbacPolicySpec {
+interface AbacPolicySpec {
   user?: string;
   group?: string;
   readonly?: boolean;
@@ -82,7 +82,7 @@ function wild(v: string | undefined, actual: string): boolean {
   return v === '*' || v === actual;
 }
 
-export function abacAllows(p: AbacPolicySpec, attrs: AuthorizationAttributes): boolean {
+function abacAllows(p: AbacPolicySpec, attrs: AuthorizationAttributes): boolean {
   if (!subjectMatches(p, attrs)) return false;
   if (p.readonly && !READ_ONLY.has(attrs.verb)) return false;
   if (attrs.isResourceRequest) {

@@ -16,7 +16,7 @@ import { NodeAuthorizer, nodeNameOf } from './node.js';
 import { UnionAuthorizer, alwaysAllow, alwaysDeny } from './union.js';
 import { WebhookAuthorizer } from './webhook.js';
 
-export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
+const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
 
 export interface BuiltAuthorizers {
   authorizer: Authorizer;

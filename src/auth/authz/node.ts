@@ -8,8 +8,8 @@ import { ruleAllows, type PolicyRule } from '../rbac/rules.js';
 import { rulesOf } from '../rbac/authorizer.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../types.js';
 
-export const NODES_GROUP = 'system:nodes';
-export const NODE_USER_PREFIX = 'system:node:';
+const NODES_GROUP = 'system:nodes';
+const NODE_USER_PREFIX = 'system:node:';
 
 export function nodeNameOf(username: string, groups: string[]): string | undefined {
   if (!groups.includes(NODES_GROUP) || !username.startsWith(NODE_USER_PREFIX)) return undefined;
@@ -20,7 +20,7 @@ export function nodeNameOf(username: string, groups: string[]): string | undefin
 type RefKind = 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'serviceaccounts';
 
 /** The names of objects a pod references, by kind. */
-export function podReferences(pod: KubeObject): Record<RefKind, Set<string>> {
+function podReferences(pod: KubeObject): Record<RefKind, Set<string>> {
   const refs: Record<RefKind, Set<string>> = { secrets: new Set(), configmaps: new Set(), persistentvolumeclaims: new Set(), serviceaccounts: new Set() };
   const spec = isPlainObject(pod['spec']) ? pod['spec'] : {};
   const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);

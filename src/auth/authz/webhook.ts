@@ -5,7 +5,7 @@ import { group } from '../../naming/index.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../types.js';
 import { TtlCache, type WebhookClient } from '../webhook-client.js';
 
-export interface WebhookAuthorizerOptions {
+interface WebhookAuthorizerOptions {
   version: 'v1' | 'v1beta1';
   authorizedTtlMs: number;
   unauthorizedTtlMs: number;

@@ -1,12 +1,12 @@
 // The cluster role aggregation controller: a ClusterRole with an aggregationRule gets the
 // union of the rules of every ClusterRole its selectors match, kept current as roles change.
-import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
 import { rulesOf } from './authorizer.js';
 import { rbacResource } from './cache.js';
 import type { PolicyRule } from './rules.js';
 import { labelSelectorMatches, type LabelSelector } from './selector.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 export function aggregationSelectors(role: KubeObject): LabelSelector[] | undefined {
   const rule = role['aggregationRule'];
@@ -25,7 +25,7 @@ export function aggregatedRules(role: KubeObject, all: KubeObject[]): PolicyRule
     for (const other of sorted) {
       if (other.metadata?.name === name || !labelSelectorMatches(selector, other.metadata?.labels)) continue;
       for (const rule of rulesOf(other)) {
-        if (!rules.some((r) => isDeepStrictEqual(r, rule))) rules.push(rule);
+        if (!rules.some((r) => deepEqual(r, rule))) rules.push(rule);
       }
     }
   }
@@ -66,7 +66,7 @@ export class AggregationController {
     for (const role of all) {
       if (!aggregationSelectors(role)) continue;
       const want = aggregatedRules(role, all);
-      if (isDeepStrictEqual(rulesOf(role), want) && Array.isArray(role['rules'])) continue;
+      if (deepEqual(rulesOf(role), want) && Array.isArray(role['rules'])) continue;
       try {
         await this.client.update(rbacResource('clusterroles'), '', { ...role, rules: want });
       } catch {

@@ -29,7 +29,7 @@ function roleRefOf(binding: KubeObject): RoleRef | undefined {
 }
 
 /** One (binding, role, rules) the user holds, or the error of resolving it. */
-export interface BindingVisit {
+interface BindingVisit {
   describe: () => string;
   rules: PolicyRule[];
   error?: string;
@@ -39,7 +39,7 @@ export interface BindingVisit {
  * Every role the user is bound to for `namespace` ('' for cluster-wide only). The visitor
  * returns true to stop early.
  */
-export function visitRulesFor(source: RBACSource, user: UserInfo, namespace: string, visit: (v: BindingVisit) => boolean): void {
+function visitRulesFor(source: RBACSource, user: UserInfo, namespace: string, visit: (v: BindingVisit) => boolean): void {
   const rbacGroup = group('rbac.authorization');
   for (const b of source.listClusterRoleBindings()) {
     const ref = roleRefOf(b);

@@ -39,7 +39,7 @@ export function autoupdateAnnotation(): string {
   return longDomainKey('autoupdate', 'rbac.authorization');
 }
 
-export function aggregateLabel(to: 'admin' | 'edit' | 'view'): string {
+function aggregateLabel(to: 'admin' | 'edit' | 'view'): string {
   return domainKey(`aggregate-to-${to}`, 'rbac.authorization');
 }
 

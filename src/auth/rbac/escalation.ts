@@ -1,7 +1,6 @@
 // Escalation prevention for writes to roles and bindings: a user may grant only what it
 // holds itself, unless it has `escalate` (roles) or `bind` (bindings) on the role, or is in
 // the superuser group. Installed as a RESTStore wrapper around the four RBAC stores.
-import { isDeepStrictEqual } from 'node:util';
 import { forbidden } from '../../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../../apimachinery/types.js';
 import { group } from '../../naming/index.js';
@@ -10,6 +9,7 @@ import type { Authorizer } from '../types.js';
 import { rulesFor, rulesOf, SUPERUSER_GROUP, type RBACSource } from './authorizer.js';
 import { compactRuleString, uncoveredRules, type PolicyRule, type RoleRef } from './rules.js';
 import { aggregationSelectors } from './aggregation.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 export type RBACResource = 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
 
@@ -120,8 +120,8 @@ function withoutExemptMetadata(obj: KubeObject): unknown {
 }
 
 /** Whether `obj` differs from `old` only in owner references, finalizers and server bookkeeping. */
-export function onlyGarbageCollectionFieldsChange(obj: KubeObject, old: KubeObject): boolean {
-  return isDeepStrictEqual(withoutExemptMetadata(obj), withoutExemptMetadata(old));
+function onlyGarbageCollectionFieldsChange(obj: KubeObject, old: KubeObject): boolean {
+  return deepEqual(withoutExemptMetadata(obj), withoutExemptMetadata(old));
 }
 
 function chain(first: ValidateObjectFunc, then: ValidateObjectFunc | undefined): ValidateObjectFunc {

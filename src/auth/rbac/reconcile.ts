@@ -1,7 +1,6 @@
 // Creates and reconciles the default policy: missing objects are created; existing ones
 // marked for auto-update get missing rules, labels, annotations and subjects added (nothing
 // is removed, so operators' additions survive); autoupdate=false leaves an object alone.
-import { isDeepStrictEqual } from 'node:util';
 import { isApiError } from '../../apimachinery/errors.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
@@ -10,6 +9,7 @@ import { autoupdateAnnotation } from './bootstrap-policy.js';
 import { rbacResource } from './cache.js';
 import { uncoveredRules, type Subject } from './rules.js';
 import { aggregationSelectors } from './aggregation.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 function mergeMap(existing: Record<string, string> | undefined, wanted: Record<string, string> | undefined): Record<string, string> {
   return { ...(wanted ?? {}), ...(existing ?? {}) };
@@ -28,19 +28,19 @@ export function reconcileRole(existing: KubeObject, wanted: KubeObject): KubeObj
   if (wantedSelectors) {
     // Aggregated roles: selectors are unioned; their rules belong to the aggregation controller.
     const have = aggregationSelectors(existing) ?? [];
-    const merged = [...have, ...wantedSelectors.filter((s) => !have.some((h) => isDeepStrictEqual(h, s)))];
+    const merged = [...have, ...wantedSelectors.filter((s) => !have.some((h) => deepEqual(h, s)))];
     out['aggregationRule'] = { clusterRoleSelectors: merged };
   } else {
     const missing = uncoveredRules(rulesOf(existing), rulesOf(wanted));
     if (missing.length > 0) out['rules'] = [...rulesOf(existing), ...rulesOf(wanted).filter((r) => uncoveredRules(rulesOf(existing), [r]).length > 0)];
   }
-  return isDeepStrictEqual(out, existing) ? undefined : out;
+  return deepEqual(out, existing) ? undefined : out;
 }
 
 /** The reconciled binding; `recreate` when its roleRef differs (roleRef is immutable). */
 export function reconcileBinding(existing: KubeObject, wanted: KubeObject): { object: KubeObject; recreate: boolean } | undefined {
   if (existing.metadata?.annotations?.[autoupdateAnnotation()] === 'false') return undefined;
-  if (!isDeepStrictEqual(existing['roleRef'], wanted['roleRef'])) return { object: wanted, recreate: true };
+  if (!deepEqual(existing['roleRef'], wanted['roleRef'])) return { object: wanted, recreate: true };
   const out: KubeObject = structuredClone(existing);
   out.metadata = {
     ...out.metadata,
@@ -51,7 +51,7 @@ export function reconcileBinding(existing: KubeObject, wanted: KubeObject): { ob
   const want = (Array.isArray(wanted['subjects']) ? wanted['subjects'] : []) as Subject[];
   const same = (a: Subject, b: Subject) => a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');
   out['subjects'] = [...have, ...want.filter((w) => !have.some((h) => same(h, w)))];
-  return isDeepStrictEqual(out, existing) ? undefined : { object: out, recreate: false };
+  return deepEqual(out, existing) ? undefined : { object: out, recreate: false };
 }
 
 async function ensure(
@@ -93,7 +93,7 @@ async function ensure(
   }
 }
 
-export interface DefaultPolicy {
+interface DefaultPolicy {
   clusterRoles: KubeObject[];
   clusterRoleBindings: KubeObject[];
   roles: KubeObject[];

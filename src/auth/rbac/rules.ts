@@ -24,13 +24,13 @@ export interface RoleRef {
   name: string;
 }
 
-export const ALL = '*';
+const ALL = '*';
 
-export function verbMatches(rule: PolicyRule, verb: string): boolean {
+function verbMatches(rule: PolicyRule, verb: string): boolean {
   return rule.verbs.some((v) => v === ALL || v === verb);
 }
 
-export function apiGroupMatches(rule: PolicyRule, group: string): boolean {
+function apiGroupMatches(rule: PolicyRule, group: string): boolean {
   return (rule.apiGroups ?? []).some((g) => g === ALL || g === group);
 }
 
@@ -45,7 +45,7 @@ export function resourceMatches(rule: PolicyRule, resource: string, subresource:
   return false;
 }
 
-export function resourceNameMatches(rule: PolicyRule, name: string): boolean {
+function resourceNameMatches(rule: PolicyRule, name: string): boolean {
   const names = rule.resourceNames ?? [];
   return names.length === 0 || names.includes(name);
 }
@@ -71,7 +71,7 @@ export function ruleAllows(attrs: AuthorizationAttributes, rule: PolicyRule): bo
   return verbMatches(rule, attrs.verb) && nonResourceURLMatches(rule, attrs.path);
 }
 
-export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
+const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
 /** Whether a subject of a binding (in `bindingNamespace` for RoleBindings) names the user. */
 export function subjectMatches(subject: Subject, user: UserInfo, bindingNamespace: string): boolean {

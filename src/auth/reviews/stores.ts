@@ -16,12 +16,12 @@ export interface RulesResult {
   errors: string[];
 }
 
-export type RulesResolver = (user: UserInfo, namespace: string) => RulesResult;
+type RulesResolver = (user: UserInfo, namespace: string) => RulesResult;
 
 /** Authenticates a token for audiences; null when no token authenticator accepts it. */
-export type TokenReviewer = (token: string, audiences: string[]) => Promise<AuthenticationResult | null>;
+type TokenReviewer = (token: string, audiences: string[]) => Promise<AuthenticationResult | null>;
 
-export interface ReviewDeps {
+interface ReviewDeps {
   authorizer: Authorizer;
   rules: RulesResolver;
   reviewToken: TokenReviewer;

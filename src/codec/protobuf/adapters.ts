@@ -5,9 +5,10 @@ import { badRequest } from '../../apimachinery/errors.js';
 import { FlagError, type FlagDefinition, type ParsedFlags } from '../../apimachinery/flags.js';
 import { isPlainObject, parseApiVersion, type KubeObject } from '../../apimachinery/types.js';
 import { flavor, protobufMediaType, protobufMediaTypes } from '../../naming/index.js';
-import { jsonCodec, type ObjectCodec } from '../../registry/codec.js';
+import { jsonCodec, type ObjectCodec } from '../storage.js';
 import type { Serializer } from '../serializer.js';
-import { canEncode, decodeObject, encodeObject, isProtobufPayload } from './envelope.js';
+import { canEncode, encodeObject, isProtobufPayload } from './envelope.js';
+import { decodeObject } from './decode.js';
 import { encodeWatchEvent } from './watch.js';
 
 /**

@@ -1,11 +1,14 @@
-// Binary message -> JSON form, as the upstream types would print after reading it: keys in
-// declaration order, zero values for absent non-pointer fields (`""`, `0`, `{}`, `null` for
-// times and nil slices unless `omitempty`), pointers and slices only when present.
+// Binary envelope and message -> JSON form, as the upstream types would print after reading
+// it: keys in declaration order, zero values for absent non-pointer fields (`""`, `0`, `{}`,
+// `null` for times and nil slices unless `omitempty`), pointers and slices only when present.
 import { Kind, Shape, scalarZero, type FieldPlan, type MessagePlan, type ValuePlan } from './plan.js';
 import { formatDuration, formatMicroTime, formatTime, quantityString, ZERO_TIME_SECONDS } from './values.js';
 import { Reader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, WireError, utf8 } from './wire.js';
-import { decodeEmbedded, hasPrefix } from './envelope.js';
+import { PREFIX_TEXT, isProtobufPayload, planFor, readUnknown } from './envelope.js';
 import { parseJsonText } from '../json.js';
+import { ApiError, badRequest } from '../../apimachinery/errors.js';
+import { apiVersionOf, parseApiVersion, type GroupVersionKind, type KubeObject } from '../../apimachinery/types.js';
+import { protobufMediaTypes } from '../../naming/index.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -14,12 +17,12 @@ const MAX_DEPTH = 100;
 const depth = { n: 0 };
 
 /** Called before each top-level decode; a decode that threw may have left the count high. */
-export function resetDepth(): void {
+function resetDepth(): void {
   depth.n = 0;
 }
 
 /** Decodes a message; its fields are added to `into` when given (the envelope's type fields go first). */
-export function decodeMessage(r: Reader, end: number, plan: MessagePlan, into?: JsonObject): JsonObject {
+function decodeMessage(r: Reader, end: number, plan: MessagePlan, into?: JsonObject): JsonObject {
   return (plan.decoder ??= compileDecoder(plan))(r, end, into);
 }
 
@@ -204,7 +207,7 @@ function wrongWireType(wt: number, f: FieldPlan): WireError {
 }
 
 /** An empty message read as the struct it stands for (all fields at their zero). */
-export function emptyMessage(plan: MessagePlan): JsonObject {
+function emptyMessage(plan: MessagePlan): JsonObject {
   return (plan.decoder ??= compileDecoder(plan))(EMPTY_READER, 0);
 }
 
@@ -408,10 +411,69 @@ function readRaw(r: Reader): unknown {
   r.pos = end;
   if (end === start) return null;
   const bytes = r.buf.subarray(start, end);
-  if (hasPrefix(bytes)) return decodeEmbedded(bytes);
+  if (isProtobufPayload(bytes)) return decodeEmbedded(bytes);
   try {
     return parseJsonText(utf8(r.buf, start, end));
   } catch {
     throw new WireError('raw extension does not hold valid JSON');
   }
+}
+
+/**
+ * Decodes a binary envelope into the object's JSON form, `apiVersion` and `kind` taken from
+ * the envelope (or from `defaults` where the envelope leaves them empty, as a request
+ * body may). Throws ApiError 400 for anything that is not a well-formed envelope of a
+ * built-in kind.
+ */
+export function decodeObject(bytes: Uint8Array, defaults?: GroupVersionKind): KubeObject {
+  resetDepth();
+  try {
+    return decodeEnvelope(bytes, defaults);
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    if (e instanceof WireError || e instanceof RangeError || e instanceof SyntaxError) throw badRequest(e.message);
+    throw e;
+  }
+}
+
+/** An envelope inside a raw field (watch events, List items). */
+function decodeEmbedded(bytes: Uint8Array): KubeObject {
+  return decodeEnvelope(bytes, undefined);
+}
+
+function decodeEnvelope(bytes: Uint8Array, defaults: GroupVersionKind | undefined): KubeObject {
+  if (bytes.length === 0) throw badRequest('empty data');
+  if (!isProtobufPayload(bytes)) {
+    throw badRequest(`provided data does not appear to be a protobuf message, expected prefix ${PREFIX_TEXT}`);
+  }
+  if (bytes.length === 4) throw badRequest('empty body');
+  const u = readUnknown(bytes);
+  if (u.contentEncoding !== '') throw badRequest(`unsupported content encoding ${JSON.stringify(u.contentEncoding)} in the binary envelope`);
+  let { group, version } = parseApiVersion(u.apiVersion);
+  let kind = u.kind;
+  if (defaults) {
+    if (kind === '') kind = defaults.kind;
+    if (version === '') ({ group, version } = defaults);
+  }
+  const typeMeta = `runtime.TypeMeta{APIVersion:${JSON.stringify(u.apiVersion)}, Kind:${JSON.stringify(u.kind)}}`;
+  if (kind === '') throw badRequest(`Object 'Kind' is missing in '${typeMeta}'`);
+  if (version === '') throw badRequest(`Object 'apiVersion' is missing in '${typeMeta}'`);
+  const gvk = { group, version, kind };
+  const apiVersion = apiVersionOf(gvk);
+  if (u.contentType !== '' && !protobufMediaTypes().includes(u.contentType)) {
+    if (u.contentType !== 'application/json') throw badRequest(`unsupported content type ${JSON.stringify(u.contentType)} in the binary envelope`);
+    // JSON carried in the envelope: the object as written.
+    let value: KubeObject;
+    try {
+      value = parseJsonText(utf8(bytes, u.rawStart, u.rawEnd)) as KubeObject;
+    } catch (e) {
+      if (e instanceof SyntaxError) throw badRequest(`the JSON in the binary envelope is malformed: ${e.message}`);
+      throw e;
+    }
+    return { ...value, kind, apiVersion };
+  }
+  const plan = planFor(gvk);
+  if (!plan?.marshalable) throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}"`);
+  const r = new Reader(bytes, u.rawStart, u.rawEnd);
+  return decodeMessage(r, u.rawEnd, plan, { kind, apiVersion }) as KubeObject;
 }

@@ -1,16 +1,15 @@
 // The binary envelope: the 4-byte prefix `6b 38 73 00`, then an `Unknown` message with
 // typeMeta{apiVersion = 1, kind = 2} as field 1, the object's own message as `raw` (2),
-// `contentEncoding` (3) and `contentType` (4).
-import { ApiError, badRequest } from '../../apimachinery/errors.js';
+// `contentEncoding` (3) and `contentType` (4). Writing it and reading its fields live here;
+// decode.ts turns a read envelope into an object, since embedded objects nest envelopes.
+import { ApiError } from '../../apimachinery/errors.js';
 import { apiVersionOf, parseApiVersion, type GroupVersionKind, type KubeObject } from '../../apimachinery/types.js';
 import { typeIdForKind } from '../../schema/index.js';
-import { flavor, protobufMediaTypes } from '../../naming/index.js';
-import { decodeMessage, resetDepth } from './decode.js';
-import { parseJsonText } from '../json.js';
+import { flavor } from '../../naming/index.js';
 import { EncodeError, encodeMessage } from './encode.js';
 import { gapTypeId } from './catalog-gaps.js';
 import { messagePlan, type MessagePlan } from './plan.js';
-import { Reader, WireError, Writer, utf8 } from './wire.js';
+import { Reader, Writer } from './wire.js';
 
 export const PROTOBUF_PREFIX: readonly number[] = [0x6b, 0x38, 0x73, 0x00];
 
@@ -18,8 +17,6 @@ export const PROTOBUF_PREFIX: readonly number[] = [0x6b, 0x38, 0x73, 0x00];
 export function isProtobufPayload(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0x00;
 }
-
-export const hasPrefix = isProtobufPayload;
 
 // One writer serves every encode: encoding never yields, so calls cannot interleave.
 let writer = new Writer();
@@ -56,7 +53,8 @@ function planForTypeMeta(apiVersion: string, kind: string): MessagePlan | undefi
   return plan ?? undefined;
 }
 
-function planFor(gvk: GroupVersionKind): MessagePlan | undefined {
+/** The message plan for a served group, version and kind, if it has one. */
+export function planFor(gvk: GroupVersionKind): MessagePlan | undefined {
   return planForTypeMeta(apiVersionOf(gvk), gvk.kind);
 }
 
@@ -124,8 +122,9 @@ export function writeEnvelope(w: Writer, obj: KubeObject, gvk?: GroupVersionKind
   w.byte(0);
 }
 
-const PREFIX_TEXT = `[${PROTOBUF_PREFIX.join(' ')}]`;
+export const PREFIX_TEXT = `[${PROTOBUF_PREFIX.join(' ')}]`;
 
+/** The envelope's fields; `raw` as offsets into the bytes read. */
 interface Unknown {
   apiVersion: string;
   kind: string;
@@ -135,7 +134,8 @@ interface Unknown {
   contentType: string;
 }
 
-function readUnknown(bytes: Uint8Array): Unknown {
+/** Reads the `Unknown` after the prefix (the caller has checked the prefix). */
+export function readUnknown(bytes: Uint8Array): Unknown {
   const r = new Reader(bytes, 4);
   const u: Unknown = { apiVersion: '', kind: '', rawStart: 0, rawEnd: 0, contentEncoding: '', contentType: '' };
   while (r.pos < r.end) {
@@ -170,63 +170,4 @@ function readUnknown(bytes: Uint8Array): Unknown {
     }
   }
   return u;
-}
-
-/**
- * Decodes a binary envelope into the object's JSON form, `apiVersion` and `kind` taken from
- * the envelope (or from `defaults` where the envelope leaves them empty, as a request
- * body may). Throws ApiError 400 for anything that is not a well-formed envelope of a
- * built-in kind.
- */
-export function decodeObject(bytes: Uint8Array, defaults?: GroupVersionKind): KubeObject {
-  resetDepth();
-  try {
-    return decodeEnvelope(bytes, defaults);
-  } catch (e) {
-    if (e instanceof ApiError) throw e;
-    if (e instanceof WireError || e instanceof RangeError || e instanceof SyntaxError) throw badRequest(e.message);
-    throw e;
-  }
-}
-
-/** An envelope inside a raw field (watch events, List items). */
-export function decodeEmbedded(bytes: Uint8Array): KubeObject {
-  return decodeEnvelope(bytes, undefined);
-}
-
-function decodeEnvelope(bytes: Uint8Array, defaults: GroupVersionKind | undefined): KubeObject {
-  if (bytes.length === 0) throw badRequest('empty data');
-  if (!isProtobufPayload(bytes)) {
-    throw badRequest(`provided data does not appear to be a protobuf message, expected prefix ${PREFIX_TEXT}`);
-  }
-  if (bytes.length === 4) throw badRequest('empty body');
-  const u = readUnknown(bytes);
-  if (u.contentEncoding !== '') throw badRequest(`unsupported content encoding ${JSON.stringify(u.contentEncoding)} in the binary envelope`);
-  let { group, version } = parseApiVersion(u.apiVersion);
-  let kind = u.kind;
-  if (defaults) {
-    if (kind === '') kind = defaults.kind;
-    if (version === '') ({ group, version } = defaults);
-  }
-  const typeMeta = `runtime.TypeMeta{APIVersion:${JSON.stringify(u.apiVersion)}, Kind:${JSON.stringify(u.kind)}}`;
-  if (kind === '') throw badRequest(`Object 'Kind' is missing in '${typeMeta}'`);
-  if (version === '') throw badRequest(`Object 'apiVersion' is missing in '${typeMeta}'`);
-  const gvk = { group, version, kind };
-  const apiVersion = apiVersionOf(gvk);
-  if (u.contentType !== '' && !protobufMediaTypes().includes(u.contentType)) {
-    if (u.contentType !== 'application/json') throw badRequest(`unsupported content type ${JSON.stringify(u.contentType)} in the binary envelope`);
-    // JSON carried in the envelope: the object as written.
-    let value: KubeObject;
-    try {
-      value = parseJsonText(utf8(bytes, u.rawStart, u.rawEnd)) as KubeObject;
-    } catch (e) {
-      if (e instanceof SyntaxError) throw badRequest(`the JSON in the binary envelope is malformed: ${e.message}`);
-      throw e;
-    }
-    return { ...value, kind, apiVersion };
-  }
-  const plan = planFor(gvk);
-  if (!plan?.marshalable) throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}"`);
-  const r = new Reader(bytes, u.rawStart, u.rawEnd);
-  return decodeMessage(r, u.rawEnd, plan, { kind, apiVersion }) as KubeObject;
 }

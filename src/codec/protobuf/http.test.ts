@@ -101,6 +101,8 @@ test('a watch in the binary form delivers the events a JSON watch delivers', asy
   const binary = watch(path, protobufMediaType());
   // Both watches start at `rv`: the writes below reach them however late they open.
   const json = watch(path, 'application/json');
+  // Both watches have answered (they are registered) before the writes.
+  await Promise.all([binary.started, json.started]);
   for (let i = 0; i < 3; i++) {
     const res = await send('POST', '/api/v1/namespaces/own/configmaps', { 'Content-Type': 'application/json' }, Buffer.from(JSON.stringify({ metadata: { name: `w${i}` }, data: { i: String(i) } })));
     assert.equal(res.status, 201);
@@ -121,8 +123,11 @@ function watch(path: string, accept: string) {
   const waiters: (() => void)[] = [];
   const reader = new WatchFrameReader();
   let contentType = '';
+  let answered: () => void = () => {};
+  const started = new Promise<void>((resolve) => (answered = resolve));
   const req = httpsRequest({ host: '127.0.0.1', port: srv.port, method: 'GET', path, headers: { Accept: accept }, ca: srv.caPem, ...srv.admin, agent: false }, (res) => {
     contentType = String(res.headers['content-type'] ?? '');
+    answered();
     let text = '';
     res.on('data', (c: Buffer) => {
       if (accept === 'application/json') {
@@ -143,6 +148,7 @@ function watch(path: string, accept: string) {
     get contentType() {
       return contentType;
     },
+    started,
     close: () => req.destroy(),
     until: async (n: number) => {
       const deadline = Date.now() + 5000;

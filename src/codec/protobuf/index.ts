@@ -1,6 +1,7 @@
 // The binary (protobuf) encoding of the built-in kinds: the envelope codec, watch framing,
 // and the adapters that plug it into content negotiation and storage.
-export { encodeObject, decodeObject, isProtobufPayload, canEncode, PROTOBUF_PREFIX } from './envelope.js';
+export { encodeObject, isProtobufPayload, canEncode, PROTOBUF_PREFIX } from './envelope.js';
+export { decodeObject } from './decode.js';
 export { encodeWatchEvent, decodeWatchEventMessage, WatchFrameReader } from './watch.js';
 export {
   createProtobufSerializer,

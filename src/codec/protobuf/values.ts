@@ -5,7 +5,7 @@ import { canonicalQuantity, formatGoDuration, parseGoDuration } from '../../sche
 /** Seconds of Go's zero time (year 1), which the binary form writes as an empty message. */
 export const ZERO_TIME_SECONDS = -62135596800;
 
-export interface Timestamp {
+interface Timestamp {
   seconds: number;
   nanos: number;
 }

@@ -3,7 +3,8 @@
 // without prefix or envelope; `raw` holds the object in the full binary envelope.
 import { badRequest } from '../../apimachinery/errors.js';
 import type { GroupVersionKind, KubeObject } from '../../apimachinery/types.js';
-import { decodeObject, writeEnvelope } from './envelope.js';
+import { writeEnvelope } from './envelope.js';
+import { decodeObject } from './decode.js';
 import { Reader, Writer } from './wire.js';
 
 let writer = new Writer();

@@ -4,7 +4,7 @@
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;
 export const WIRE_BYTES = 2;
-export const WIRE_FIXED32 = 5;
+const WIRE_FIXED32 = 5;
 
 /** A malformed or truncated message; the envelope layer turns it into a 400 Status. */
 export class WireError extends Error {}

@@ -3,11 +3,12 @@
 // finalizers hold it), and report it as the namespace status conditions Kubernetes sets.
 import { isApiError } from '../../apimachinery/errors.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
+import { rfc3339 } from '../../apimachinery/time.js';
 import { canDeleteCollection } from '../../client/extended.js';
 import type { ApiClient } from '../../client/types.js';
 import type { ResourceDefinition, ResourceTable } from '../../rest/index.js';
 
-export interface ContentDeletionResult {
+interface ContentDeletionResult {
   /** Remaining objects per resource (`<resource>.<group>` as Kubernetes prints it). */
   remaining: Map<string, number>;
   /** Remaining objects per finalizer they carry. */
@@ -153,7 +154,7 @@ export function deletionConditions(existing: NamespaceCondition[], result: Conte
       message: `Some content in the namespace has finalizers remaining: ${finalizers.join(', ')}`,
     });
   }
-  const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const stamp = rfc3339(now);
   const out: NamespaceCondition[] = existing.filter((c) => !fresh.has(c.type));
   for (const type of CONDITION_TYPES) {
     const next = fresh.get(type)!;

@@ -2,7 +2,6 @@
 // flags, the allocating services Store, and the server's own Service in `default` (the
 // first address of the range, port 443 to the secure port) with its Endpoints and
 // EndpointSlice.
-import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../../apimachinery/errors.js';
 import type { FlagDefinition, ParsedFlags } from '../../apimachinery/flags.js';
 import type { KubeObject } from '../../apimachinery/types.js';
@@ -15,6 +14,7 @@ import { ServiceAllocator, type ServiceNetwork } from './allocator.js';
 import { familyOf, parseIP, parsePortRange, parseServiceClusterIPRanges } from '../../apis/core/service-ip.js';
 import { GenericStore } from '../store.js';
 import { ServiceREST } from './rest.js';
+import { deepEqual } from '../../apimachinery/equality.js';
 
 export { ServiceAllocations } from './allocations.js';
 export { AllocationTransaction, ServiceAllocator, type ServiceNetwork } from './allocator.js';
@@ -173,9 +173,9 @@ export async function ensureMasterService(table: ResourceTable, opts: MasterServ
   const { service, endpoints, slice } = masterServiceObjects(opts);
   const core = { group: '', version: 'v1' };
   await ensure(table.lookup(core, 'services'), ctx, service, () => true);
-  const sameSubsets = (cur: KubeObject): boolean => isDeepStrictEqual(cur.subsets, endpoints.subsets);
+  const sameSubsets = (cur: KubeObject): boolean => deepEqual(cur.subsets, endpoints.subsets);
   await ensure(table.lookup(core, 'endpoints'), ctx, endpoints, sameSubsets);
   const sameSlice = (cur: KubeObject): boolean =>
-    isDeepStrictEqual(cur.endpoints, slice.endpoints) && isDeepStrictEqual(cur.ports, slice.ports);
+    deepEqual(cur.endpoints, slice.endpoints) && deepEqual(cur.ports, slice.ports);
   await ensure(table.lookup({ group: group('discovery'), version: 'v1' }, 'endpointslices'), ctx, slice, sameSlice);
 }

@@ -7,7 +7,7 @@ import { jsonFields, lookupType, servedFieldName } from '../catalog.js';
 import type { FieldDef, ScalarType, TypeRef } from '../catalog-types.js';
 
 export type JsonSchema = Record<string, unknown>;
-export type OpenApiVersion = 2 | 3;
+type OpenApiVersion = 2 | 3;
 
 const UPSTREAM_ID_PREFIX = 'io.k8s.';
 
@@ -22,7 +22,7 @@ const SCALAR_DEFINITIONS: Partial<Record<ScalarType, { id: string; schema: JsonS
 };
 
 /** `io.k8s.api.core.v1.Pod` is served as `io.orch.api.core.v1.Pod` in the orch flavor. */
-export function definitionName(id: string): string {
+function definitionName(id: string): string {
   if (!id.startsWith(UPSTREAM_ID_PREFIX)) return id;
   return `${domain().split('.').reverse().join('.')}.${id.slice(UPSTREAM_ID_PREFIX.length)}`;
 }
@@ -82,7 +82,7 @@ function fieldSchema(f: FieldDef, version: OpenApiVersion): JsonSchema {
 }
 
 /** The schema of one catalog type, as a definition. */
-export function definitionSchema(id: string, version: OpenApiVersion): JsonSchema {
+function definitionSchema(id: string, version: OpenApiVersion): JsonSchema {
   const def = lookupType(id);
   if (!def) return { type: 'object' };
   if (def.scalar) return scalarSchema(def.scalar, version);

@@ -40,7 +40,7 @@ export interface Operation {
   responses: Record<string, string | undefined>;
 }
 
-export interface PathEntry {
+interface PathEntry {
   path: string;
   operations: Operation[];
 }

@@ -7,6 +7,7 @@ import { definitionsFor, reachableIds, refTo, type JsonSchema } from './definiti
 import { buildPaths, operationExtensions, type OpenApiResource, type Operation, type Parameter } from './paths.js';
 import { ProtoWriter } from './protobuf-writer.js';
 import { metaRoots, rootsOf } from './roots.js';
+import { isPlainObject } from '../../apimachinery/types.js';
 
 export interface OpenApiV2 {
   json: Buffer;
@@ -44,7 +45,7 @@ function operationV2(op: Operation): JsonSchema {
 }
 
 /** The Swagger 2.0 document as a plain object. */
-export function buildV2Document(resources: readonly OpenApiResource[], version: string): JsonSchema {
+function buildV2Document(resources: readonly OpenApiResource[], version: string): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
   for (const entry of buildPaths(resources)) {
     const item: JsonSchema = {};
@@ -72,10 +73,6 @@ export function buildV2(resources: readonly OpenApiResource[], version: string):
 
 // ---- gnostic openapi.v2 message encoding (field numbers of OpenAPIv2.proto) ----
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
@@ -93,7 +90,7 @@ function vendorExtensions(w: ProtoWriter, field: number, obj: Record<string, unk
   for (const [k, v] of Object.entries(obj)) if (k.startsWith('x-')) w.message(field, encodeNamedAny(k, v));
 }
 
-export function encodeSchema(s: Record<string, unknown>): Uint8Array {
+function encodeSchema(s: Record<string, unknown>): Uint8Array {
   const w = new ProtoWriter();
   w.string(1, str(s.$ref));
   w.string(2, str(s.format));
@@ -101,15 +98,15 @@ export function encodeSchema(s: Record<string, unknown>): Uint8Array {
   if (s.default !== undefined) w.message(5, encodeAny(s.default));
   if (Array.isArray(s.required)) w.strings(19, s.required as string[]);
   if (Array.isArray(s.enum)) for (const e of s.enum) w.message(20, encodeAny(e));
-  if (isRecord(s.additionalProperties)) w.message(21, new ProtoWriter().message(1, encodeSchema(s.additionalProperties)).finish());
+  if (isPlainObject(s.additionalProperties)) w.message(21, new ProtoWriter().message(1, encodeSchema(s.additionalProperties)).finish());
   else if (typeof s.additionalProperties === 'boolean') w.message(21, new ProtoWriter().bool(2, s.additionalProperties).finish());
   if (typeof s.type === 'string') w.message(22, new ProtoWriter().string(1, s.type).finish());
-  if (isRecord(s.items)) w.message(23, new ProtoWriter().message(1, encodeSchema(s.items)).finish());
-  if (Array.isArray(s.allOf)) for (const a of s.allOf) if (isRecord(a)) w.message(24, encodeSchema(a));
-  if (isRecord(s.properties)) {
+  if (isPlainObject(s.items)) w.message(23, new ProtoWriter().message(1, encodeSchema(s.items)).finish());
+  if (Array.isArray(s.allOf)) for (const a of s.allOf) if (isPlainObject(a)) w.message(24, encodeSchema(a));
+  if (isPlainObject(s.properties)) {
     const props = new ProtoWriter();
     for (const [name, sub] of Object.entries(s.properties)) {
-      if (isRecord(sub)) props.message(1, new ProtoWriter().string(1, name).message(2, encodeSchema(sub)).finish());
+      if (isPlainObject(sub)) props.message(1, new ProtoWriter().string(1, name).message(2, encodeSchema(sub)).finish());
     }
     w.message(25, props.finish());
   }
@@ -125,7 +122,7 @@ function encodeParameter(p: Record<string, unknown>): Uint8Array {
       .string(2, str(p.name))
       .string(3, 'body')
       .bool(4, p.required === true)
-      .message(5, isRecord(p.schema) ? encodeSchema(p.schema) : undefined)
+      .message(5, isPlainObject(p.schema) ? encodeSchema(p.schema) : undefined)
       .finish();
     parameter = new ProtoWriter().message(1, body).finish();
   } else {
@@ -152,14 +149,14 @@ function encodeOperation(op: Record<string, unknown>): Uint8Array {
   w.string(5, str(op.operationId));
   w.strings(6, (op.produces as string[] | undefined) ?? []);
   w.strings(7, (op.consumes as string[] | undefined) ?? []);
-  for (const p of (op.parameters as unknown[] | undefined) ?? []) if (isRecord(p)) w.message(8, encodeParameter(p));
-  if (isRecord(op.responses)) {
+  for (const p of (op.parameters as unknown[] | undefined) ?? []) if (isPlainObject(p)) w.message(8, encodeParameter(p));
+  if (isPlainObject(op.responses)) {
     const responses = new ProtoWriter();
     for (const [code, r] of Object.entries(op.responses)) {
-      if (!isRecord(r)) continue;
+      if (!isPlainObject(r)) continue;
       const response = new ProtoWriter()
         .string(1, str(r.description))
-        .message(2, isRecord(r.schema) ? new ProtoWriter().message(1, encodeSchema(r.schema)).finish() : undefined)
+        .message(2, isPlainObject(r.schema) ? new ProtoWriter().message(1, encodeSchema(r.schema)).finish() : undefined)
         .finish();
       const value = new ProtoWriter().message(1, response).finish();
       responses.message(1, new ProtoWriter().string(1, code).message(2, value).finish());
@@ -177,29 +174,29 @@ const PATH_ITEM_FIELDS: Record<string, number> = { get: 2, put: 3, post: 4, dele
 export function encodeDocument(doc: Record<string, unknown>): Uint8Array {
   const w = new ProtoWriter();
   w.string(1, str(doc.swagger));
-  if (isRecord(doc.info)) w.message(2, new ProtoWriter().string(1, str(doc.info.title)).string(2, str(doc.info.version)).finish());
-  if (isRecord(doc.paths)) {
+  if (isPlainObject(doc.info)) w.message(2, new ProtoWriter().string(1, str(doc.info.title)).string(2, str(doc.info.version)).finish());
+  if (isPlainObject(doc.paths)) {
     const paths = new ProtoWriter();
     for (const [path, item] of Object.entries(doc.paths)) {
-      if (!isRecord(item)) continue;
+      if (!isPlainObject(item)) continue;
       const pi = new ProtoWriter();
       for (const [method, field] of Object.entries(PATH_ITEM_FIELDS)) {
-        if (isRecord(item[method])) pi.message(field, encodeOperation(item[method]));
+        if (isPlainObject(item[method])) pi.message(field, encodeOperation(item[method]));
       }
       paths.message(2, new ProtoWriter().string(1, path).message(2, pi.finish()).finish());
     }
     w.message(8, paths.finish());
   }
-  if (isRecord(doc.definitions)) {
+  if (isPlainObject(doc.definitions)) {
     const defs = new ProtoWriter();
     for (const [name, schema] of Object.entries(doc.definitions)) {
-      if (isRecord(schema)) defs.message(1, new ProtoWriter().string(1, name).message(2, encodeSchema(schema)).finish());
+      if (isPlainObject(schema)) defs.message(1, new ProtoWriter().string(1, name).message(2, encodeSchema(schema)).finish());
     }
     w.message(9, defs.finish());
   }
   if (Array.isArray(doc.security)) {
     for (const req of doc.security) {
-      if (!isRecord(req)) continue;
+      if (!isPlainObject(req)) continue;
       const r = new ProtoWriter();
       for (const [name, scopes] of Object.entries(req)) {
         const arr = new ProtoWriter().strings(1, Array.isArray(scopes) ? (scopes as string[]) : []).finish();
@@ -208,10 +205,10 @@ export function encodeDocument(doc: Record<string, unknown>): Uint8Array {
       w.message(12, r.finish());
     }
   }
-  if (isRecord(doc.securityDefinitions)) {
+  if (isPlainObject(doc.securityDefinitions)) {
     const defs = new ProtoWriter();
     for (const [name, d] of Object.entries(doc.securityDefinitions)) {
-      if (!isRecord(d)) continue;
+      if (!isPlainObject(d)) continue;
       const apiKey = new ProtoWriter().string(1, str(d.type)).string(2, str(d.name)).string(3, str(d.in)).string(4, str(d.description)).finish();
       const item = new ProtoWriter().message(2, apiKey).finish();
       defs.message(1, new ProtoWriter().string(1, name).message(2, item).finish());

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeForStorage, jsonCodec } from './codec.js';
+import { encodeForStorage, jsonCodec } from './storage.js';
 
 test('stored bytes leave out the resource version and do not depend on key order', () => {
   const created = { data: { a: 'b' }, metadata: { name: 'x', resourceVersion: '7' }, apiVersion: 'v1', kind: 'ConfigMap' };

@@ -3,7 +3,7 @@
 // modRevision, set on every read.
 import type { KubeObject } from '../apimachinery/types.js';
 import { isPlainObject } from '../apimachinery/types.js';
-import { parseJsonText, stringifyJson } from '../codec/json.js';
+import { parseJsonText, stringifyJson } from './json.js';
 
 export interface ObjectCodec {
   encode(obj: KubeObject): Uint8Array;
