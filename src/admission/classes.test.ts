@@ -83,14 +83,16 @@ test('DefaultTolerationSeconds, TaintNodesByCondition and StorageObjectInUseProt
 });
 
 test('DefaultStorageClass picks the newest default; an explicit class, even empty, stays', async () => {
-  const f = await fixture();
+  // Creation times come from the Store's clock, which the test moves on.
+  let clock = Date.parse('2021-06-01T00:00:00Z');
+  const f = await fixture({ now: () => new Date(clock) });
   try {
     const claim = (name: string, extra: J = {}): KubeObject => ({ metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...extra } });
     assert.equal(spec(await f.client.create(R.pvcs, 'team', claim('none'))).storageClassName, undefined);
     const isDefault = { 'storageclass.orch.io/is-default-class': 'true' };
     await f.client.create(SC, '', { metadata: { name: 'old', annotations: isDefault, creationTimestamp: '2020-01-01T00:00:00Z' }, provisioner: 'x' });
     assert.equal(spec(await f.client.create(R.pvcs, 'team', claim('a'))).storageClassName, 'old');
-    await new Promise((r) => setTimeout(r, 1100));
+    clock += 2000;
     await f.client.create(SC, '', { metadata: { name: 'new', annotations: isDefault }, provisioner: 'x' });
     assert.equal(spec(await f.client.create(R.pvcs, 'team', claim('b'))).storageClassName, 'new');
     assert.equal(spec(await f.client.create(R.pvcs, 'team', claim('c', { storageClassName: '' }))).storageClassName, '');

@@ -33,9 +33,11 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function fixture(opts: { args?: string[]; signerAuthorizer?: SignerAuthorizer; namespace?: string } = {}): Promise<Fixture> {
+export async function fixture(
+  opts: { args?: string[]; signerAuthorizer?: SignerAuthorizer; namespace?: string; now?: () => Date } = {},
+): Promise<Fixture> {
   const storage: Storage = await createStorage({ backend: 'memory' });
-  const table = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: '' }), storage);
+  const table = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: '' }), storage, { now: opts.now });
   const plain = new LoopbackClient(table, admin);
   const chain = buildAdmissionChain(parseFlags(opts.args ?? [], admissionFlagDefinitions), {
     client: plain,
