@@ -9,7 +9,7 @@ import { apiVersionOf } from '../apimachinery/types.js';
 import type { Authenticator, Authorizer } from '../auth/types.js';
 import { SerializerSet } from '../codec/serializer.js';
 import type { ResourceTable } from '../rest/index.js';
-import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connections.js';
+import { ConnectionGuard, defaultConnectionLimits, type ConnectionLimits } from './connections.js';
 import { Discovery } from './discovery.js';
 import { withAuthentication } from './filters/authentication.js';
 import { authorize, withAuthorization } from './filters/authorization.js';
@@ -90,7 +90,7 @@ export class ApiServer {
 
   constructor(private readonly config: ApiServerConfig) {
     this.serializers = config.serializers ?? new SerializerSet();
-    this.connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connections };
+    this.connectionLimits = { ...defaultConnectionLimits(), ...config.connections };
     this.connections = new ConnectionGuard(this.connectionLimits);
     const handlers: HandlerDeps = {
       table: config.table,

@@ -5,6 +5,7 @@
 //
 // Each TCP connection is one entry, from accept to close. HTTP/1.1 requests find their entry
 // through the TLS socket, HTTP/2 requests through the session.
+import { readFileSync } from 'node:fs';
 import { constants as h2, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -21,13 +22,34 @@ export interface ConnectionLimits {
   resetWindowMs: number;
 }
 
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
-  headerTimeoutMs: 32_000,
-  idleTimeoutMs: 90_000,
-  maxUnauthenticated: 256,
-  maxResetsPerWindow: 200,
-  resetWindowMs: 10_000,
-};
+/**
+ * The limits a server gets unless configured. Half of the process's open-file limit may be
+ * held by connections that have not shown credentials: a burst of honest clients (watchers
+ * reconnecting after a restart) fits, and a flood of idle anonymous connections still
+ * leaves the other half for authenticated clients.
+ */
+export function defaultConnectionLimits(openFiles = openFileLimit()): ConnectionLimits {
+  return {
+    headerTimeoutMs: 32_000,
+    idleTimeoutMs: 90_000,
+    maxUnauthenticated: Math.max(256, Math.floor(openFiles / 2)),
+    maxResetsPerWindow: 200,
+    resetWindowMs: 10_000,
+  };
+}
+
+/** The soft limit on open files (Linux `/proc/self/limits`); 1024, the common default, when unknown. */
+export function openFileLimit(): number {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const field = line?.split(/\s{2,}/)[1];
+    // Linux's own ceiling (fs.nr_open) stands in for "unlimited".
+    const soft = field === 'unlimited' ? 1_048_576 : Number(field);
+    return Number.isSafeInteger(soft) && soft > 0 ? soft : 1024;
+  } catch {
+    return 1024;
+  }
+}
 
 interface Entry {
   raw: Socket;

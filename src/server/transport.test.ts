@@ -1,6 +1,7 @@
 // The listener under abuse: HTTP/2 rapid reset, slow headers, silent TLS connections, idle
 // keep-alive connections and HTTP/2 sessions, and a flood of unauthenticated connections.
 // Timeouts are configured short so that each case takes well under a second.
+import { defaultConnectionLimits, openFileLimit } from './connections.js';
 import assert from 'node:assert/strict';
 import { connect as h2connect, constants as h2 } from 'node:http2';
 import { Agent, request } from 'node:https';
@@ -204,4 +205,11 @@ describe('slow and idle connections', () => {
       await s2.close();
     }
   });
+});
+
+it('connections without credentials may hold half the open-file limit, never fewer than 256', () => {
+  assert.equal(defaultConnectionLimits(1024).maxUnauthenticated, 512);
+  assert.equal(defaultConnectionLimits(20_000).maxUnauthenticated, 10_000);
+  assert.equal(defaultConnectionLimits(100).maxUnauthenticated, 256);
+  assert.ok(Number.isSafeInteger(openFileLimit()) && openFileLimit() > 0);
 });
