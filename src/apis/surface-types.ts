@@ -1,36 +1,14 @@
-// The shape of the generated surface data (src/apis/surface.ts).
+// The shape of the generated surface data (src/apis/surface.ts): a served resource's fields
+// as upstream names them (groups with their upstream domain, `` for core; storage in
+// upstream terms), and what decides whether it is served.
+import type { ResourceDefinition } from '../rest/index.js';
 
-interface SurfaceSubresource {
-  name: string;
-  kind: string;
-  /** Upstream group and version of the subresource's kind when it is not the parent's. */
-  group?: string;
-  version?: string;
-  verbs: string[];
-}
-
-export interface SurfaceResource {
-  /** Upstream group name (`rbac.authorization.k8s.io`, `apps`, `` for core). */
-  group: string;
-  version: string;
-  resource: string;
-  kind: string;
-  singularName: string;
-  namespaced: boolean;
-  shortNames: string[];
-  categories: string[];
-  verbs: string[];
-  subresources: SurfaceSubresource[];
+export interface SurfaceResource extends Omit<ResourceDefinition, 'strategy' | 'conversion'> {
   /** How it is on by default: its whole group-version, itself alone (legacy betas), or not at all. */
   defaultEnabled: 'version' | 'resource' | 'off';
-  /** Preferred version of its group in the default configuration. */
-  preferred: boolean;
-  deprecated?: { since?: string; removedIn?: string; replacement?: string };
   /** Scheduled (not yet effective) deprecation and removal releases. */
   lifecycle?: { deprecatedIn?: string; removedIn?: string };
   introducedIn?: string;
-  /** Upstream group, resource and version it is stored as; absent for virtual resources. */
-  storage?: { group: string; resource: string; version: string };
   /** Upstream key prefix when it differs from the resource name (informational). */
   etcdPrefix?: string;
 }
