@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setFlavor } from '../naming/index.js';
 import { createCA, issueCert, type TestCert } from '../testing/pki.js';
+import { parseExecCredential } from './exec.js';
 import { HttpClient } from './http.js';
 
 setFlavor('orch');
@@ -188,4 +189,15 @@ test('interactiveMode Always without a terminal and a missing command fail with 
   } finally {
     missing.done();
   }
+});
+
+test('answers kubectl refuses: no status, neither token nor pair, half a pair, not an ExecCredential', () => {
+  const answer = (status: unknown, extra: Record<string, unknown> = {}) => JSON.stringify({ apiVersion: V1, kind: 'ExecCredential', status, ...extra });
+  assert.throws(() => parseExecCredential(answer(undefined), V1), { message: "exec plugin didn't return a status field" });
+  assert.throws(() => parseExecCredential(answer({}), V1), { message: "exec plugin didn't return a token or cert/key pair" });
+  assert.throws(() => parseExecCredential(answer({ clientCertificateData: 'c' }), V1), { message: 'exec plugin returned only certificate or key, not both' });
+  assert.throws(() => parseExecCredential(answer({ token: 't' }, { kind: 'Secret' }), V1), /decoding stdout: kind "Secret" is not ExecCredential/);
+  assert.throws(() => parseExecCredential('token', V1), /decoding stdout/);
+  assert.throws(() => parseExecCredential(answer({ token: 't', expirationTimestamp: 'tomorrow' }), V1), /expirationTimestamp "tomorrow"/);
+  assert.deepEqual(parseExecCredential(answer({ token: 't', expirationTimestamp: '2030-01-02T03:04:05Z' }), V1), { token: 't', expiresAt: Date.UTC(2030, 0, 2, 3, 4, 5) });
 });
