@@ -1,11 +1,13 @@
 // The remote client: the same `ApiClient` over HTTPS (or plain HTTP), from a kubeconfig.
 // JSON in and out; a watch is one streamed response of concatenated JSON documents; a
-// failure answer is decoded into the ApiError its `Status` body describes.
+// failure answer is decoded into the ApiError its `Status` body describes. A user with a
+// credential plugin gets its token or certificate per request (see exec.ts).
 import http from 'node:http';
 import https from 'node:https';
 import { ApiError, type Status } from '../apimachinery/errors.js';
 import { isPlainObject, type GroupVersionResource, type KubeList, type KubeObject, type WatchEvent } from '../apimachinery/types.js';
 import type { DeleteOptions, ListOptions } from '../rest/index.js';
+import { ExecAuthenticator, type ExecCredentials } from './exec.js';
 import type { CollectionDeleter } from './extended.js';
 import { JsonStreamSplitter } from './json-stream.js';
 import { readKubeconfig, type ClientConfig } from './kubeconfig.js';
@@ -65,32 +67,36 @@ export function errorFromResponse(statusCode: number, body: Buffer): ApiError {
 
 export class HttpClient implements ApiClient, CollectionDeleter {
   private readonly base: URL;
-  private readonly agent: http.Agent;
+  private agent: http.Agent;
   private readonly transport: typeof http | typeof https;
+  private readonly exec?: ExecAuthenticator;
+  /** The plugin certificate the current agent presents; another one needs new connections. */
+  private agentCert?: string;
 
   constructor(
     private readonly config: ClientConfig,
     private readonly options: HttpClientOptions = {},
   ) {
     this.base = new URL(config.server);
-    if (this.base.protocol === 'https:') {
-      this.transport = https;
-      this.agent = new https.Agent({
-        keepAlive: true,
-        ca: config.caPem,
-        cert: config.clientCertPem,
-        key: config.clientKeyPem,
-        rejectUnauthorized: !config.insecureSkipTlsVerify,
-        servername: config.tlsServerName,
-      });
-    } else {
-      this.transport = http;
-      this.agent = new http.Agent({ keepAlive: true });
-    }
+    this.transport = this.base.protocol === 'https:' ? https : http;
+    this.agent = this.newAgent(config.clientCertPem, config.clientKeyPem);
+    if (config.exec) this.exec = new ExecAuthenticator(config.exec, config);
   }
 
   static fromKubeconfig(path: string, options: HttpClientOptions = {}): HttpClient {
     return new HttpClient(readKubeconfig(path), options);
+  }
+
+  private newAgent(cert: string | undefined, key: string | undefined): http.Agent {
+    if (this.transport === http) return new http.Agent({ keepAlive: true });
+    return new https.Agent({
+      keepAlive: true,
+      ca: this.config.caPem,
+      cert,
+      key,
+      rejectUnauthorized: !this.config.insecureSkipTlsVerify,
+      servername: this.config.tlsServerName,
+    });
   }
 
   /** Closes idle keep-alive connections. */
@@ -98,27 +104,53 @@ export class HttpClient implements ApiClient, CollectionDeleter {
     this.agent.destroy();
   }
 
-  private headers(extra: Record<string, string>): Record<string, string> {
+  private headers(extra: Record<string, string>, creds: ExecCredentials | undefined): Record<string, string> {
     const h: Record<string, string> = { Accept: 'application/json', ...extra };
-    if (this.config.token) h.Authorization = `Bearer ${this.config.token}`;
+    const token = this.config.token ?? creds?.token;
+    if (token) h.Authorization = `Bearer ${token}`;
     if (this.options.userAgent) h['User-Agent'] = this.options.userAgent;
     return h;
   }
 
-  private open(method: string, path: string, headers: Record<string, string>, signal?: AbortSignal): http.ClientRequest {
+  /** The plugin's credentials for one request, with the agent switched when its certificate changed. */
+  private async credentials(): Promise<ExecCredentials | undefined> {
+    if (!this.exec) return undefined;
+    let creds: ExecCredentials;
+    try {
+      creds = await this.exec.credentials();
+    } catch (e) {
+      throw new Error(`getting credentials: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    if (creds.clientCertPem !== this.agentCert) {
+      // Connections made with the old certificate keep its identity: close them all.
+      this.agent.destroy();
+      this.agent = this.newAgent(creds.clientCertPem, creds.clientKeyPem);
+      this.agentCert = creds.clientCertPem;
+    }
+    return creds;
+  }
+
+  /** After a 401 the plugin runs again on the next request. */
+  private answered(statusCode: number | undefined, creds: ExecCredentials | undefined): void {
+    if (statusCode === 401 && creds) this.exec?.unauthorized(creds);
+  }
+
+  private open(method: string, path: string, headers: Record<string, string>, creds: ExecCredentials | undefined, signal?: AbortSignal): http.ClientRequest {
     const url = new URL(path, this.base);
-    return this.transport.request(url, { method, agent: this.agent, headers: this.headers(headers), signal });
+    return this.transport.request(url, { method, agent: this.agent, headers: this.headers(headers, creds), signal });
   }
 
   /** One request with the whole answer buffered; any status code resolves. */
-  request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<RawResponse> {
+  async request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<RawResponse> {
+    const creds = await this.credentials();
     const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
     const headers: Record<string, string> = payload ? { 'Content-Type': contentType, 'Content-Length': String(payload.length) } : {};
     const signal = AbortSignal.timeout(this.options.timeoutMs ?? 60_000);
     return new Promise((resolve, reject) => {
-      const req = this.open(method, path, headers, signal);
+      const req = this.open(method, path, headers, creds, signal);
       req.on('error', reject);
       req.on('response', (res) => {
+        this.answered(res.statusCode, creds);
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
@@ -149,7 +181,8 @@ export class HttpClient implements ApiClient, CollectionDeleter {
   async *watch(r: GroupVersionResource, namespace: string, opts: ListOptions, signal: AbortSignal): AsyncIterable<WatchEvent> {
     if (signal.aborted) return;
     const path = resourcePath(r, namespace) + listQuery(opts, { watch: 'true' });
-    const req = this.open('GET', path, {}, signal);
+    const creds = await this.credentials();
+    const req = this.open('GET', path, {}, creds, signal);
     let res: http.IncomingMessage;
     try {
       res = await new Promise<http.IncomingMessage>((resolve, reject) => {
@@ -161,6 +194,7 @@ export class HttpClient implements ApiClient, CollectionDeleter {
       if (signal.aborted) return;
       throw e;
     }
+    this.answered(res.statusCode, creds);
     try {
       if (res.statusCode !== 200) {
         const chunks: Buffer[] = [];

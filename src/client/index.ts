@@ -3,12 +3,16 @@
 export type { ApiClient } from './types.js';
 export { canDeleteCollection, type CollectionDeleter } from './extended.js';
 export { HttpClient, errorFromResponse, type HttpClientOptions, type RawResponse } from './http.js';
+export { ExecAuthenticator, ExecCredentialError, type ExecCredentials } from './exec.js';
 export {
+  execApiVersions,
   KubeconfigError,
   parseKubeconfig,
   readKubeconfig,
   renderKubeconfig,
   type ClientConfig,
+  type ExecConfig,
+  type InteractiveMode,
   type KubeconfigInput,
 } from './kubeconfig.js';
 export { groupVersionPath, listQuery, resourcePath } from './paths.js';

@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { setFlavor } from '../naming/index.js';
 import { KubeconfigError, parseKubeconfig, readKubeconfig, renderKubeconfig } from './kubeconfig.js';
+
+setFlavor('orch');
 
 const CA = '-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n';
 const CERT = '-----BEGIN CERTIFICATE-----\nclient\n-----END CERTIFICATE-----\n';
@@ -55,4 +58,81 @@ test('missing pieces are reported', () => {
   assert.throws(() => parseKubeconfig('apiVersion: v1\nkind: Config\n'), KubeconfigError);
   assert.throws(() => parseKubeconfig('current-context: x\ncontexts: []\n'), /context "x" not found/);
   assert.throws(() => parseKubeconfig(': : :\n  - ['), KubeconfigError);
+});
+
+/** A one-context config as JSON (a YAML subset) with the given cluster and user bodies. */
+const configWith = (cluster: Record<string, unknown>, user: Record<string, unknown>): string =>
+  JSON.stringify({
+    'current-context': 'c',
+    clusters: [{ name: 'k', cluster: { server: 'https://example:6443', ...cluster } }],
+    users: [{ name: 'dev', user }],
+    contexts: [{ name: 'c', context: { cluster: 'k', user: 'dev' } }],
+  });
+
+test('exec: v1 requires interactiveMode, v1beta1 defaults it to IfAvailable, other versions are refused', () => {
+  const exec = (e: Record<string, unknown>) => configWith({}, { exec: { command: 'plugin', ...e } });
+  assert.throws(() => parseKubeconfig(exec({ apiVersion: 'client.authentication.orch.io/v1' })), {
+    name: 'KubeconfigError',
+    message: 'interactiveMode must be specified for dev to use exec authentication plugin',
+  });
+  assert.equal(parseKubeconfig(exec({ apiVersion: 'client.authentication.orch.io/v1beta1' })).exec?.interactiveMode, 'IfAvailable');
+  assert.equal(parseKubeconfig(exec({ apiVersion: 'client.authentication.orch.io/v1', interactiveMode: 'Never' })).exec?.interactiveMode, 'Never');
+  assert.throws(() => parseKubeconfig(exec({ apiVersion: 'client.authentication.orch.io/v1', interactiveMode: 'Sometimes' })), {
+    message: 'invalid interactiveMode for dev: "Sometimes"',
+  });
+  assert.throws(() => parseKubeconfig(exec({ apiVersion: 'client.authentication.orch.io/v1alpha1' })), {
+    message: 'exec plugin: invalid apiVersion "client.authentication.orch.io/v1alpha1"',
+  });
+  assert.throws(() => parseKubeconfig(exec({})), { message: 'apiVersion must be specified for dev to use exec authentication plugin' });
+  assert.throws(() => parseKubeconfig(configWith({}, { exec: { apiVersion: 'client.authentication.orch.io/v1beta1' } })), {
+    message: 'command must be specified for dev to use exec authentication plugin',
+  });
+  assert.throws(() => parseKubeconfig(exec({ apiVersion: 'client.authentication.orch.io/v1beta1', env: [{ value: 'x' }] })), {
+    message: 'env variable name must be specified for dev to use exec authentication plugin',
+  });
+});
+
+test('exec: a command with a separator resolves against the config directory, a bare one stays for PATH', () => {
+  const exec = (command: string) =>
+    configWith({ extensions: [{ name: 'client.authentication.orch.io/exec', extension: { audience: 'a' } }] }, {
+      exec: { command, apiVersion: 'client.authentication.orch.io/v1beta1', args: ['--x'], env: [{ name: 'A', value: '1' }], provideClusterInfo: true },
+    });
+  const rel = parseKubeconfig(exec('./bin/plugin'), { baseDir: '/etc/orch' }).exec;
+  assert.equal(rel?.command, '/etc/orch/bin/plugin');
+  assert.deepEqual(rel?.args, ['--x']);
+  assert.deepEqual(rel?.env, [{ name: 'A', value: '1' }]);
+  assert.equal(rel?.provideClusterInfo, true);
+  assert.deepEqual(rel?.clusterConfig, { audience: 'a' });
+  assert.equal(parseKubeconfig(exec('plugin'), { baseDir: '/etc/orch' }).exec?.command, 'plugin');
+  assert.equal(parseKubeconfig(exec('/opt/plugin'), { baseDir: '/etc/orch' }).exec?.command, '/opt/plugin');
+});
+
+test('exec is not used when the user also has a token, as kubectl prefers the token', () => {
+  const config = parseKubeconfig(configWith({}, { token: 't', exec: { command: 'p', apiVersion: 'client.authentication.orch.io/v1beta1' } }));
+  assert.equal(config.token, 't');
+  assert.equal(config.exec, undefined);
+});
+
+test('client certificates from files, a certificate without key, insecure-skip-tls-verify, proxy-url', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kubeconfig-'));
+  try {
+    writeFileSync(join(dir, 'c.crt'), CERT);
+    writeFileSync(join(dir, 'c.key'), KEY);
+    writeFileSync(join(dir, 'config'), configWith({ 'insecure-skip-tls-verify': true }, { 'client-certificate': 'c.crt', 'client-key': 'c.key' }));
+    const config = readKubeconfig(join(dir, 'config'));
+    assert.equal(config.clientCertPem, CERT);
+    assert.equal(config.clientKeyPem, KEY);
+    assert.equal(config.insecureSkipTlsVerify, true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  assert.throws(() => parseKubeconfig(configWith({}, { 'client-certificate-data': b64(CERT) })), {
+    message: 'client-key-data or client-key must be specified for dev to use the clientCert authentication method.',
+  });
+  assert.throws(() => parseKubeconfig(configWith({ 'insecure-skip-tls-verify': true, 'certificate-authority-data': b64(CA) }, {})), {
+    message: 'specifying a root certificates file with the insecure flag is not allowed',
+  });
+  assert.throws(() => parseKubeconfig(configWith({ 'proxy-url': 'http://proxy:3128' }, {})), KubeconfigError);
+  assert.throws(() => parseKubeconfig(configWith({ 'proxy-url': 'http://proxy:3128' }, {})), /cluster "k" sets proxy-url, which this client does not support/);
 });

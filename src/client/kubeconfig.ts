@@ -1,10 +1,29 @@
 // Reading and writing kubeconfig files: the entry point writes `admin.kubeconfig`, the HTTPS
 // client and the tests read one. Only the parts a client needs to connect are resolved:
-// server, CA, client certificate and key, bearer token.
+// server, CA, client certificate and key, bearer token, credential plugin. The checks and
+// their wording follow kubectl's, so a config that kubectl refuses is refused here too.
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { isPlainObject } from '../apimachinery/types.js';
+import { group } from '../naming/index.js';
+
+export type InteractiveMode = 'Never' | 'IfAvailable' | 'Always';
+
+/** A user's credential plugin (`users[].user.exec`), checked and with its command resolved. */
+export interface ExecConfig {
+  /** Absolute when the config gave a path with a separator; otherwise looked up on PATH. */
+  command: string;
+  args: string[];
+  /** Added to the client's own environment. */
+  env: Array<{ name: string; value: string }>;
+  apiVersion: string;
+  installHint?: string;
+  provideClusterInfo: boolean;
+  interactiveMode: InteractiveMode;
+  /** The cluster's `client.authentication.<domain>/exec` extension, passed on as `spec.cluster.config`. */
+  clusterConfig?: unknown;
+}
 
 /** What a client needs to reach one server as one user (the current context, resolved). */
 export interface ClientConfig {
@@ -18,6 +37,14 @@ export interface ClientConfig {
   tlsServerName?: string;
   /** Default namespace of the context ('' when unset). */
   namespace: string;
+  /** Only when the user has neither a token nor a client certificate: those win, as in kubectl. */
+  exec?: ExecConfig;
+}
+
+/** The plugin protocol versions a client speaks: `client.authentication.<domain>/v1` and `/v1beta1`. */
+export function execApiVersions(): string[] {
+  const g = group('client.authentication');
+  return [`${g}/v1`, `${g}/v1beta1`];
 }
 
 export class KubeconfigError extends Error {
@@ -88,19 +115,73 @@ export function parseKubeconfig(text: string, opts: { context?: string; baseDir?
   const userName = str(context.body, 'user');
   const user = namedEntries(doc, 'users', 'user').find((u) => u.name === userName)?.body ?? {};
 
+  // A proxy would change where the bytes go; silently connecting directly would be worse than refusing.
+  if (str(cluster.body, 'proxy-url') !== undefined) {
+    throw new KubeconfigError(`cluster "${cluster.name}" sets proxy-url, which this client does not support; remove it or connect without a proxy`);
+  }
   const config: ClientConfig = { server: server.replace(/\/+$/, ''), namespace: str(context.body, 'namespace') ?? '' };
   const ca = dataOrFile(cluster.body, 'certificate-authority', baseDir);
   if (ca !== undefined) config.caPem = ca;
-  if (cluster.body['insecure-skip-tls-verify'] === true) config.insecureSkipTlsVerify = true;
+  if (cluster.body['insecure-skip-tls-verify'] === true) {
+    if (ca !== undefined) throw new KubeconfigError('specifying a root certificates file with the insecure flag is not allowed');
+    config.insecureSkipTlsVerify = true;
+  }
   const serverName = str(cluster.body, 'tls-server-name');
   if (serverName !== undefined) config.tlsServerName = serverName;
   const cert = dataOrFile(user, 'client-certificate', baseDir);
   if (cert !== undefined) config.clientCertPem = cert;
   const key = dataOrFile(user, 'client-key', baseDir);
   if (key !== undefined) config.clientKeyPem = key;
+  if (cert !== undefined && key === undefined) {
+    throw new KubeconfigError(`client-key-data or client-key must be specified for ${userName ?? ''} to use the clientCert authentication method.`);
+  }
   const token = str(user, 'token') ?? readTokenFile(user, baseDir);
   if (token !== undefined) config.token = token;
+  if (user.exec !== undefined && user.exec !== null) {
+    const exec = parseExec(user.exec, userName ?? '', baseDir, cluster.body);
+    if (config.token === undefined && config.clientCertPem === undefined) config.exec = exec;
+  }
   return config;
+}
+
+const MODES: readonly string[] = ['Never', 'IfAvailable', 'Always'];
+
+function parseExec(raw: unknown, userName: string, baseDir: string, cluster: Record<string, unknown>): ExecConfig {
+  if (!isPlainObject(raw)) throw new KubeconfigError(`"exec" of user "${userName}" must be a mapping`);
+  const command = str(raw, 'command');
+  if (command === undefined) throw new KubeconfigError(`command must be specified for ${userName} to use exec authentication plugin`);
+  const apiVersion = str(raw, 'apiVersion');
+  if (apiVersion === undefined) throw new KubeconfigError(`apiVersion must be specified for ${userName} to use exec authentication plugin`);
+  const [v1, v1beta1] = execApiVersions();
+  if (apiVersion !== v1 && apiVersion !== v1beta1) throw new KubeconfigError(`exec plugin: invalid apiVersion "${apiVersion}"`);
+  const args = raw.args ?? [];
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) throw new KubeconfigError(`"exec.args" of user "${userName}" must be a list of strings`);
+  const envList = raw.env ?? [];
+  if (!Array.isArray(envList)) throw new KubeconfigError(`"exec.env" of user "${userName}" must be a list`);
+  const env = envList.map((e: unknown) => {
+    const name = isPlainObject(e) ? str(e, 'name') : undefined;
+    if (name === undefined) throw new KubeconfigError(`env variable name must be specified for ${userName} to use exec authentication plugin`);
+    const value = isPlainObject(e) && typeof e.value === 'string' ? e.value : '';
+    return { name, value };
+  });
+  // Only v1beta1 has a default; v1 makes the plugin's author say whether it reads standard input.
+  const interactiveMode = str(raw, 'interactiveMode') ?? (apiVersion === v1beta1 ? 'IfAvailable' : undefined);
+  if (interactiveMode === undefined) throw new KubeconfigError(`interactiveMode must be specified for ${userName} to use exec authentication plugin`);
+  if (!MODES.includes(interactiveMode)) throw new KubeconfigError(`invalid interactiveMode for ${userName}: "${interactiveMode}"`);
+  const exec: ExecConfig = {
+    // A bare name is looked up on PATH; anything with a separator is a path, relative to the config.
+    command: command.includes(sep) && !isAbsolute(command) ? resolve(baseDir, command) : command,
+    args: args as string[],
+    env,
+    apiVersion,
+    provideClusterInfo: raw.provideClusterInfo === true,
+    interactiveMode: interactiveMode as InteractiveMode,
+  };
+  const hint = str(raw, 'installHint');
+  if (hint !== undefined) exec.installHint = hint;
+  const extension = namedEntries(cluster, 'extensions', 'extension').find((e) => e.name === `${group('client.authentication')}/exec`);
+  if (extension) exec.clusterConfig = extension.body;
+  return exec;
 }
 
 function readTokenFile(user: Record<string, unknown>, baseDir: string): string | undefined {

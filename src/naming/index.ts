@@ -135,6 +135,11 @@ export function extension(name: string): string {
   return `${w().extensionPrefix}${name}`;
 }
 
+/** The environment variable that hands a credential plugin its ExecCredential: `ORCH_EXEC_INFO` / `KUBERNETES_EXEC_INFO`. */
+export function execInfoEnv(): string {
+  return w().execInfoEnv;
+}
+
 /** The meta group used by Table, PartialObjectMetadata, WatchEvent: `meta.orch.io` / `meta.k8s.io`. */
 export function metaGroup(): string {
   return group('meta');

@@ -53,3 +53,29 @@ test('scope: a Namespace object is cluster-scoped; namespaced means a namespace 
   assert.equal(ruleMatches(rule({ scope: 'Cluster' }), pods()), false);
   assert.equal(ruleMatches(rule({ scope: '*' }), node), true);
 });
+
+// Each rule with requests (resource and subresource) it covers and requests it does not.
+// Kubernetes splits an entry at its first slash and lets `*` stand for either half, so
+// `pods/*` also covers pods itself (the empty subresource), as kube-apiserver's own tests pin.
+const RESOURCE_TABLE: Array<{ resources: string[]; match: string[]; noMatch: string[] }> = [
+  { resources: ['*'], match: ['pods', 'services', 'namespaces'], noMatch: ['pods/exec', 'pods/status', 'services/proxy', 'deployments/scale'] },
+  { resources: ['*/*'], match: ['pods', 'pods/exec', 'pods/status', 'services/proxy', 'deployments/scale', 'namespaces/finalize'], noMatch: [] },
+  { resources: ['pods/*'], match: ['pods', 'pods/exec', 'pods/status', 'pods/log', 'pods/eviction'], noMatch: ['services', 'services/status', 'podtemplates'] },
+  { resources: ['*/status'], match: ['pods/status', 'deployments/status', 'namespaces/status'], noMatch: ['pods', 'pods/exec', 'deployments/scale'] },
+  { resources: ['pods/*', 'services'], match: ['pods', 'pods/exec', 'services'], noMatch: ['services/proxy', 'nodes'] },
+  { resources: ['*/proxy', '*/exec'], match: ['pods/exec', 'services/proxy', 'nodes/proxy'], noMatch: ['pods', 'services', 'deployments/scale'] },
+  { resources: ['pods', 'pods/status'], match: ['pods', 'pods/status'], noMatch: ['pods/exec', 'services/status'] },
+  { resources: ['pods/status/extra'], match: [], noMatch: ['pods', 'pods/status'] },
+  { resources: [], match: [], noMatch: ['pods', 'pods/status'] },
+];
+
+test('resources: the wildcard table', () => {
+  const target = (path: string): RuleTarget => {
+    const [resource, subresource = ''] = path.split('/');
+    return { operation: 'UPDATE', resource: { group: '', version: 'v1', resource }, subresource, namespace: 'team' };
+  };
+  for (const { resources, match, noMatch } of RESOURCE_TABLE) {
+    for (const m of match) assert.equal(ruleMatches(rule({ resources }), target(m)), true, `${resources.join(',')} should cover ${m}`);
+    for (const m of noMatch) assert.equal(ruleMatches(rule({ resources }), target(m)), false, `${resources.join(',')} should not cover ${m}`);
+  }
+});

@@ -1,5 +1,9 @@
 // Which requests a webhook's rules cover: operation, group, version, resource and
 // subresource (with `*`, `*/*`, `pods/*`, `*/status`), and scope. Pure.
+// An entry is split at its first slash and `*` stands for either half, the missing half being
+// the empty subresource. So `*` is every resource without subresources, and `pods/*` covers
+// pods itself as well as its subresources: kube-apiserver matches it so (its API reference
+// says only "all subresources of pods"), and webhooks written for it expect pod creates.
 import type { GroupVersionResource } from '../../apimachinery/types.js';
 import type { AdmissionOperation } from '../types.js';
 import type { RuleWithOperations } from './config.js';
