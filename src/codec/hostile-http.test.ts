@@ -1,5 +1,6 @@
 // Hostile bodies through a running server over HTTPS: the decoders' refusals reach clients
 // as 400s, nothing is stored, nothing is printed, and the server stays up.
+import { printedDuring } from '../testing/output.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TEST_GROUP } from '../registry/testing.js';
@@ -43,26 +44,14 @@ describe('hostile bodies over HTTPS', () => {
   });
 
   it('a value with an unknown tag is stored as its text and nothing is printed', async () => {
-    const printed: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    const warn = console.warn;
-    const onWarning = (w: Error): void => void printed.push(w.message);
-    process.stderr.write = ((chunk: string | Uint8Array) => printed.push(String(chunk)) > 0) as typeof process.stderr.write;
-    console.warn = (...args: unknown[]) => void printed.push(args.join(' '));
-    process.on('warning', onWarning);
-    try {
+    const printed = await printedDuring(async () => {
       const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: vault\ndata:\n  password: !vault hunter2\n';
       const r = await t.request('POST', CM, { body, headers: YAML });
       assert.equal(r.status, 201, r.body);
       assert.deepEqual(r.json().data, { password: 'hunter2' });
       const applied = await t.request('PATCH', `${CM}/vault2?fieldManager=a`, { body: body.replace('name: vault', 'name: vault2'), headers: { 'Content-Type': 'application/apply-patch+yaml' } });
       assert.equal(applied.status, 201, applied.body);
-      await new Promise((resolve) => setImmediate(resolve));
-    } finally {
-      process.stderr.write = write;
-      console.warn = warn;
-      process.off('warning', onWarning);
-    }
+    });
     assert.deepEqual(printed, []);
   });
 

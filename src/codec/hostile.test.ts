@@ -1,6 +1,7 @@
 // Every decoder over hostile input: deep, wide, aliased, prototype-keyed, huge-integer and
 // malformed documents. Each must answer a value or a 400, never crash, never pollute
 // prototypes, and never take more than a moment.
+import { printedDuring } from '../testing/output.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
@@ -199,30 +200,13 @@ describe('YAML decoder', () => {
     assert.equal(again.m, BEYOND);
   });
 
-  it('reads unknown tags as their plain value and never prints (a warning quotes the secret)', () => {
-    const printed: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    const warn = console.warn;
-    const onWarning = (w: Error): void => void printed.push(w.message);
-    process.stderr.write = ((chunk: string | Uint8Array) => printed.push(String(chunk)) > 0) as typeof process.stderr.write;
-    console.warn = (...args: unknown[]) => void printed.push(args.join(' '));
-    process.on('warning', onWarning);
-    try {
+  it('reads unknown tags as their plain value and never prints (a warning quotes the secret)', async () => {
+    const printed = await printedDuring(() => {
       const v = yamlSerializer.decode(bytes('data:\n  password: !vault s3cret\n  other: !!binary aGVsbG8=\n')) as { data: Record<string, unknown> };
       assert.deepEqual(v.data, { password: 's3cret', other: 'hello' });
       yamlSerializer.encode(v, { pretty: false });
-    } finally {
-      process.stderr.write = write;
-      console.warn = warn;
-    }
-    // Warnings are emitted on a later tick.
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        process.off('warning', onWarning);
-        assert.deepEqual(printed, []);
-        resolve();
-      }),
-    );
+    });
+    assert.deepEqual(printed, []);
   });
 
   it('reads JSON bodies with the JSON reader, and YAML that only looks like JSON with the YAML one', () => {
