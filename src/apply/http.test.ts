@@ -1,6 +1,7 @@
 // Server-side apply over HTTPS against an in-process server.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Status } from '../apimachinery/errors.js';
 import { metaGroup } from '../naming/index.js';
 import { startTestServer, type TestServer } from '../testing/api-server.js';
 
@@ -20,8 +21,14 @@ const APPLY = { 'Content-Type': 'application/apply-patch+yaml' };
 describe('server-side apply over HTTP', () => {
   it('requires fieldManager with the PatchOptions message', async () => {
     const r = await t.request('PATCH', `${CM}/a0`, { body: 'apiVersion: v1\nkind: ConfigMap\n', headers: APPLY });
-    assert.equal(r.status, 400, r.body);
-    assert.equal(r.json().message, `PatchOptions.${metaGroup()} "" is invalid: fieldManager: Required value: is required for apply patch`);
+    assert.equal(r.status, 422, r.body);
+    const status = r.json() as unknown as Status;
+    assert.equal(status.reason, 'Invalid');
+    assert.equal(status.code, 422);
+    assert.equal(status.message, `PatchOptions.${metaGroup()} "" is invalid: fieldManager: Required value: is required for apply patch`);
+    assert.equal(status.details?.group, metaGroup());
+    assert.equal(status.details?.kind, 'PatchOptions');
+    assert.deepEqual(status.details?.causes, [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }]);
   });
 
   it('creates with a YAML body, conflicts with another manager, and force takes the field', async () => {
