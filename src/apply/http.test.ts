@@ -112,6 +112,19 @@ describe('server-side apply over HTTP', () => {
     const stripped = await t.request('PATCH', `${CM}/a3?fieldManager=patcher`, { body: { metadata: { managedFields: [{}] } }, headers: merge });
     assert.equal(stripped.status, 200, stripped.body);
     assert.equal(stripped.json().metadata?.managedFields, undefined);
+    // The first apply after the reset: the fields already there go to before-first-apply.
+    const conflicting = await t.request('PATCH', `${CM}/a3?fieldManager=applier`, { body: 'apiVersion: v1\nkind: ConfigMap\ndata:\n  x: "2"\n', headers: APPLY });
+    assert.equal(conflicting.status, 409, conflicting.body);
+    assert.equal(conflicting.json().message, 'Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.x');
+    const shared = await t.request('PATCH', `${CM}/a3?fieldManager=applier`, { body: 'apiVersion: v1\nkind: ConfigMap\ndata:\n  x: "1"\n', headers: APPLY });
+    assert.equal(shared.status, 200, shared.body);
+    assert.deepEqual(
+      shared.json().metadata?.managedFields?.map((e) => [e.manager, e.operation, e.fieldsV1]),
+      [
+        ['applier', 'Apply', { 'f:data': { 'f:x': {} } }],
+        ['before-first-apply', 'Update', { 'f:data': { '.': {}, 'f:x': {} } }],
+      ],
+    );
 
     const W = '/apis/widgets.testing/v1/namespaces/default/widgets';
     const w = await t.request('POST', `${W}?fieldManager=creator`, { body: { apiVersion: 'widgets.testing/v1', kind: 'Widget', metadata: { name: 'w2' }, spec: { size: 1 } } });
