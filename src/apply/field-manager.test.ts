@@ -165,6 +165,30 @@ describe('FieldManager.apply', () => {
     assert.deepEqual(err.status.details?.causes?.map((c) => c.field), ['.spec.replicas', '.spec.template.spec.containers[name="nginx"].image']);
   });
 
+  it('groups the conflicts of several managers, by manager, with a cause per field', () => {
+    const fm = configMaps();
+    const v1 = fm.update(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { x: '1', z: '1' } }, 'b-editor');
+    const v2 = fm.update(v1, { ...v1, data: { x: '1', y: '1', z: '1' } }, 'a-editor');
+    const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { x: '2', y: '2', z: '2' } };
+    const err = expectApiError(() => fm.apply(v2, config, 'c', false), 409);
+    assert.deepEqual(err.status, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Apply failed with 3 conflicts: conflicts with "a-editor" using v1:\n- .data.y\nconflicts with "b-editor" using v1:\n- .data.x\n- .data.z',
+      reason: 'Conflict',
+      details: {
+        causes: [
+          { reason: 'FieldManagerConflict', message: 'conflict with "a-editor" using v1', field: '.data.y' },
+          { reason: 'FieldManagerConflict', message: 'conflict with "b-editor" using v1', field: '.data.x' },
+          { reason: 'FieldManagerConflict', message: 'conflict with "b-editor" using v1', field: '.data.z' },
+        ],
+      },
+      code: 409,
+    });
+  });
+
   it('the same value is shared ownership; a later change by one of them conflicts with the other', () => {
     const fm = deployments();
     const a = fm.apply(undefined, deployment(2), 'a', false);
