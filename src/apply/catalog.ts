@@ -33,7 +33,8 @@ export function fieldManagerForKind(o: KindFieldManagerOptions): FieldManager {
   let resetFields: FieldSet | undefined;
   if (o.subresource === 'status') resetFields = FieldSet.of([[fieldElement('spec')]]);
   else if (o.hasStatus) resetFields = FieldSet.of([[fieldElement('status')]]);
-  return new FieldManager({ schema, type: schema.root(typeId), apiVersion: o.apiVersion, subresource: o.subresource, resetFields, now: o.now });
+  const emptyObject = () => emptyObjectOf({ group: o.group, version: o.version, kind: o.kind });
+  return new FieldManager({ schema, type: schema.root(typeId), apiVersion: o.apiVersion, subresource: o.subresource, resetFields, now: o.now, emptyObject });
 }
 
 /** The kind's empty object as Go encodes it: what a create is compared against. */

@@ -4,6 +4,7 @@ import { ApiError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { emptyObjectOf, fieldManagerForKind, managerFromUserAgent } from './catalog.js';
 import { FieldSet } from './fieldpath.js';
+import { encodeLastApplied, lastAppliedAnnotation } from './last-applied.js';
 
 const NOW = new Date('2026-01-02T03:04:05.678Z');
 const deployments = () => fieldManagerForKind({ group: 'apps', version: 'v1', kind: 'Deployment', apiVersion: 'apps/v1', hasStatus: true, now: () => NOW });
@@ -162,6 +163,30 @@ describe('FieldManager.apply', () => {
       'Apply failed with 2 conflicts: conflicts with "editor" using apps/v1:\n- .spec.replicas\n- .spec.template.spec.containers[name="nginx"].image',
     );
     assert.deepEqual(err.status.details?.causes?.map((c) => c.field), ['.spec.replicas', '.spec.template.spec.containers[name="nginx"].image']);
+  });
+
+  it('groups the conflicts of several managers, by manager, with a cause per field', () => {
+    const fm = configMaps();
+    const v1 = fm.update(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { x: '1', z: '1' } }, 'b-editor');
+    const v2 = fm.update(v1, { ...v1, data: { x: '1', y: '1', z: '1' } }, 'a-editor');
+    const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { x: '2', y: '2', z: '2' } };
+    const err = expectApiError(() => fm.apply(v2, config, 'c', false), 409);
+    assert.deepEqual(err.status, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Apply failed with 3 conflicts: conflicts with "a-editor" using v1:\n- .data.y\nconflicts with "b-editor" using v1:\n- .data.x\n- .data.z',
+      reason: 'Conflict',
+      details: {
+        causes: [
+          { reason: 'FieldManagerConflict', message: 'conflict with "a-editor" using v1', field: '.data.y' },
+          { reason: 'FieldManagerConflict', message: 'conflict with "b-editor" using v1', field: '.data.x' },
+          { reason: 'FieldManagerConflict', message: 'conflict with "b-editor" using v1', field: '.data.z' },
+        ],
+      },
+      code: 409,
+    });
   });
 
   it('the same value is shared ownership; a later change by one of them conflicts with the other', () => {
@@ -324,5 +349,94 @@ describe('fields the endpoint resets', () => {
     const v3 = deployments().apply(v2, config, 'a', false);
     const entry = v3.metadata?.managedFields?.find((e) => e.manager === 'controller');
     assert.deepEqual(entry?.fieldsV1, { 'f:status': { '.': {}, 'f:replicas': {} } });
+  });
+});
+
+describe('the first apply to an object without managed fields', () => {
+  const empty = () => emptyObjectOf({ group: 'apps', version: 'v1', kind: 'Deployment' });
+
+  it('gives what the object holds to a before-first-apply updater, which shares or conflicts', () => {
+    const fm = deployments();
+    const created = fm.update(empty(), deployment(1), 'creator');
+    const reset = fm.update(created, { ...created, metadata: { ...created.metadata, managedFields: [{}] } }, 'resetter');
+    assert.equal(reset.metadata?.managedFields, undefined);
+    const applied = fm.apply(reset, deployment(1), 'applier', false);
+    const before = applied.metadata?.managedFields?.find((e) => e.manager === 'before-first-apply');
+    assert.deepEqual({ ...before, fieldsV1: undefined }, { manager: 'before-first-apply', operation: 'Update', apiVersion: 'apps/v1', time: '2026-01-02T03:04:05Z', fieldsType: 'FieldsV1', fieldsV1: undefined });
+    // Everything the creator had set, the same values applied now are shared.
+    assert.deepEqual(before?.fieldsV1, fieldsOf(created, 'creator'));
+    assert.deepEqual(applied.metadata?.managedFields?.map((e) => [e.manager, e.operation]), [['applier', 'Apply'], ['before-first-apply', 'Update']]);
+
+    const err = expectApiError(() => fm.apply(reset, deployment(3), 'applier', false), 409);
+    assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "before-first-apply" using apps/v1: .spec.replicas');
+    const forced = fm.apply(reset, deployment(3), 'applier', true);
+    assert.equal(JSON.stringify(fieldsOf(forced, 'before-first-apply')).includes('f:replicas'), false);
+  });
+
+  it('is not recorded when the apply creates the object or ownership is already tracked', () => {
+    const fm = deployments();
+    const created = fm.apply(undefined, deployment(1), 'applier', false);
+    assert.deepEqual(created.metadata?.managedFields?.map((e) => e.manager), ['applier']);
+    const tracked = fm.update(empty(), deployment(1), 'creator');
+    const applied = fm.apply(tracked, deployment(1), 'applier', false);
+    assert.deepEqual(applied.metadata?.managedFields?.map((e) => e.manager), ['applier', 'creator']);
+  });
+});
+
+describe('kubectl moving from client-side to server-side apply', () => {
+  const key = lastAppliedAnnotation();
+  const empty = () => emptyObjectOf({ group: 'apps', version: 'v1', kind: 'Deployment' });
+  /** What `kubectl apply` (client-side) leaves: the object, its annotation and its manager. */
+  function clientSideApplied(obj: KubeObject): KubeObject {
+    const annotated = structuredClone(obj);
+    annotated.metadata = { ...annotated.metadata, annotations: { [key]: `${JSON.stringify(obj)}\n` } };
+    return deployments().update(empty(), annotated, 'kubectl-client-side-apply');
+  }
+
+  it('takes over the fields of the annotation that still hold its values, and rewrites the annotation', () => {
+    const live = clientSideApplied(deployment(1));
+    const applied = deployments().apply(live, deployment(3), 'kubectl', false);
+    assert.equal((applied.spec as { replicas: number }).replicas, 3);
+    assert.equal(JSON.stringify(fieldsOf(applied, 'kubectl-client-side-apply')).includes('f:replicas'), false);
+    assert.equal(
+      applied.metadata?.annotations?.[key],
+      '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"labels":{"app":"web"},"name":"web","namespace":"default"},' +
+        '"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},' +
+        '"spec":{"containers":[{"image":"nginx","name":"nginx","ports":[{"containerPort":80}]}]}}}}\n',
+    );
+  });
+
+  it('still conflicts for another manager, or over values changed since the client-side apply', () => {
+    const live = clientSideApplied(deployment(1));
+    const err = expectApiError(() => deployments().apply(live, deployment(3), 'bob', false), 409);
+    assert.match(err.message, /conflict with "kubectl-client-side-apply" using apps\/v1: \.spec\.replicas$/);
+    assert.equal(deployments().apply(live, deployment(1), 'bob', false).metadata?.annotations?.[key], live.metadata?.annotations?.[key]);
+
+    // An editor changed the image since: only that conflict remains.
+    const edited = structuredClone(live);
+    ((edited.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers[0]).image = 'nginx:2';
+    const editedLive = deployments().update(live, edited, 'editor');
+    const remaining = expectApiError(() => deployments().apply(editedLive, deployment(3, 'nginx:3'), 'kubectl', false), 409);
+    assert.deepEqual(remaining.status.details, {
+      causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "editor" using apps/v1', field: '.spec.template.spec.containers[name="nginx"].image' }],
+    });
+    assert.equal(remaining.message, 'Apply failed with 1 conflict: conflict with "editor" using apps/v1: .spec.template.spec.containers[name="nginx"].image');
+  });
+
+  it('leaves an annotation of another version, or none, alone', () => {
+    const other = clientSideApplied(deployment(1));
+    other.metadata!.annotations![key] = JSON.stringify({ ...deployment(1), apiVersion: 'apps/v1beta2' });
+    expectApiError(() => deployments().apply(other, deployment(3), 'kubectl', false), 409);
+    const none = deployments().update(empty(), deployment(1), 'kubectl-client-side-apply');
+    const applied = deployments().apply(none, deployment(1), 'kubectl', false);
+    assert.equal(applied.metadata?.annotations, undefined);
+  });
+});
+
+describe('the last-applied annotation value', () => {
+  it('is Go JSON of the configuration without the annotation: sorted keys, HTML characters escaped, a final newline', () => {
+    const key = lastAppliedAnnotation();
+    const config = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', annotations: { [key]: 'old' } }, data: { z: '<a&b>\u2028', a: 'tab\there\u0001' } };
+    assert.equal(encodeLastApplied(config), '{"apiVersion":"v1","data":{"a":"tab\\there\\u0001","z":"\\u003ca\\u0026b\\u003e\\u2028"},"kind":"ConfigMap","metadata":{"name":"c"}}\n');
   });
 });

@@ -1,7 +1,7 @@
 // The FieldManager: keeps `metadata.managedFields` on every write and implements
 // server-side apply. Pure: objects in, objects out; the Store and the PATCH handler call it.
 import { ApiError, badRequest, type StatusCause } from '../apimachinery/errors.js';
-import type { KubeObject } from '../apimachinery/types.js';
+import { isPlainObject, type KubeObject } from '../apimachinery/types.js';
 import { FieldSet, fieldElement, formatPath, type FieldPath } from './fieldpath.js';
 import {
   capUpdateManagers,
@@ -16,6 +16,7 @@ import type { ApplySchema, ApplyType } from './schema.js';
 import { deepEqual } from '../apimachinery/equality.js';
 import { FieldPathError, compare, type Comparison, merge, removeFields, reconcileWithSchema, schemaErrors, toFieldSet, withNamedFieldsAsMembers } from './typed-value.js';
 import { rfc3339 } from '../apimachinery/time.js';
+import { lastAppliedAnnotation, withLastApplied } from './last-applied.js';
 
 export interface FieldManagerOptions {
   schema: ApplySchema;
@@ -28,7 +29,14 @@ export interface FieldManagerOptions {
   /** Fields nobody owns through this endpoint (status on the main resource of kinds with a status subresource). */
   resetFields?: FieldSet;
   now: () => Date;
+  /** The kind's empty object (its Go zero value), what the fields found before a first apply are compared with. */
+  emptyObject?: () => KubeObject;
 }
+
+/** The manager that owns the fields an object had when its first apply came. */
+export const BEFORE_FIRST_APPLY_MANAGER = 'before-first-apply';
+/** The only applier whose conflicts with its own client-side apply are taken over. */
+const MIGRATING_MANAGER = 'kubectl';
 
 /** Object fields the server sets: never owned by a manager. */
 const STRIPPED = FieldSet.of([
@@ -59,6 +67,10 @@ function bareView(obj: KubeObject | undefined): KubeObject {
   if (!obj.metadata || obj.metadata.managedFields === undefined) return obj;
   const { managedFields: _managedFields, ...metadata } = obj.metadata;
   return { ...obj, metadata };
+}
+
+function cloneManaged(managed: ManagedFields): ManagedFields {
+  return new Map([...managed].map(([id, e]) => [id, { ...e }]));
 }
 
 function withManagedFields(obj: KubeObject, managed: ManagedFields): KubeObject {
@@ -166,38 +178,92 @@ export class FieldManager {
     const liveBare = bare(live);
     for (const e of managed.values()) e.set = reconcileWithSchema(e.set, type, schema);
     try {
-      let merged = merge(liveBare, config, type, schema) as KubeObject;
-      const entry: ManagerEntry = { manager, operation: 'Apply', apiVersion: this.opts.apiVersion, set: this.ownable(toFieldSet(config, type, schema)) };
-      if (this.opts.subresource) entry.subresource = this.opts.subresource;
-      const id = managerIdentifier(entry);
-      const previous = managed.get(id);
-      if (previous?.time) entry.time = previous.time;
-      managed.set(id, entry);
-      if (previous) merged = removeFields(merged, this.released(previous.set, managed), type, schema) as KubeObject;
-
-      const c = this.compare(liveBare, merged);
-      const changed = c.modified.union(c.added);
-      const conflicts: { entry: ManagerEntry; id: string; set: FieldSet }[] = [];
-      for (const [otherId, other] of managed) {
-        if (otherId === id) continue;
-        const overlap = other.set.intersection(changed);
-        if (!overlap.empty()) conflicts.push({ entry: other, id: otherId, set: overlap });
+      let outcome = this.merge(live, liveBare, cloneManaged(managed), config, manager, force);
+      if (Array.isArray(outcome)) {
+        // kubectl moving from client-side to server-side apply: conflicts over values it
+        // applied client-side (its last-applied annotation, still live) are taken over.
+        const allowed = manager === MIGRATING_MANAGER ? this.lastAppliedFields(liveBare) : undefined;
+        if (!allowed) throw conflictError(outcome);
+        const remaining = outcome.filter((c) => !allowed.has(c.path));
+        if (remaining.length > 0) throw conflictError(remaining);
+        outcome = this.merge(live, liveBare, managed, config, manager, true);
+        if (Array.isArray(outcome)) throw conflictError(outcome);
       }
-      if (conflicts.length > 0 && !force) throw conflictError(conflicts);
-      for (const [otherId, other] of managed) {
-        if (otherId === id) continue;
-        other.set = other.set.difference(changed).difference(c.removed);
-      }
-      for (const [k, e] of managed) if (e.set.empty()) managed.delete(k);
-      const changedObject = !deepEqual(liveBare, merged);
-      if (changedObject || !entry.time) entry.time = rfc3339(this.opts.now());
-      capUpdateManagers(managed);
-      // A no-op apply hands back the live object as it is, so that nothing is written.
-      if (live && !changedObject && deepEqual(encodeManagedFields(managed), live.metadata?.managedFields ?? [])) return structuredClone(live);
-      return withManagedFields(merged, managed);
+      return manager === MIGRATING_MANAGER ? withLastApplied(outcome, config) : outcome;
     } catch (e) {
       if (e instanceof FieldPathError) throw badRequest(e.message);
       throw e;
+    }
+  }
+
+  /** The apply merge proper: the new object, or the conflicts refusing it. */
+  private merge(live: KubeObject | undefined, liveBare: KubeObject, managed: ManagedFields, config: KubeObject, manager: string, force: boolean): KubeObject | Conflict[] {
+    const { schema, type } = this.opts;
+    // Without any recorded ownership (reset, or never tracked), what the object holds is
+    // first given to a placeholder updater, so that the applier does not silently take it.
+    if (live && managed.size === 0) this.recordUpdate(managed, this.emptyObject(), liveBare, BEFORE_FIRST_APPLY_MANAGER);
+    let merged = merge(liveBare, config, type, schema) as KubeObject;
+    const entry: ManagerEntry = { manager, operation: 'Apply', apiVersion: this.opts.apiVersion, set: this.ownable(toFieldSet(config, type, schema)) };
+    if (this.opts.subresource) entry.subresource = this.opts.subresource;
+    const id = managerIdentifier(entry);
+    const previous = managed.get(id);
+    if (previous?.time) entry.time = previous.time;
+    managed.set(id, entry);
+    if (previous) merged = removeFields(merged, this.released(previous.set, managed), type, schema) as KubeObject;
+
+    const c = this.compare(liveBare, merged);
+    const changed = c.modified.union(c.added);
+    const conflicts: Conflict[] = [];
+    for (const [otherId, other] of managed) {
+      if (otherId === id) continue;
+      const overlap = other.set.intersection(changed);
+      for (const path of overlap.paths()) if (overlap.has(path)) conflicts.push({ entry: other, id: otherId, path });
+    }
+    if (conflicts.length > 0 && !force) return conflicts;
+    for (const [otherId, other] of managed) {
+      if (otherId === id) continue;
+      other.set = other.set.difference(changed).difference(c.removed);
+    }
+    for (const [k, e] of managed) if (e.set.empty()) managed.delete(k);
+    const changedObject = !deepEqual(liveBare, merged);
+    if (changedObject || !entry.time) entry.time = rfc3339(this.opts.now());
+    capUpdateManagers(managed);
+    // A no-op apply hands back the live object as it is, so that nothing is written.
+    if (live && !changedObject && deepEqual(encodeManagedFields(managed), live.metadata?.managedFields ?? [])) return structuredClone(live);
+    return withManagedFields(merged, managed);
+  }
+
+  /** Records in `managed` what `manager` changed from `from` to `to`, as a non-apply write does. */
+  private recordUpdate(managed: ManagedFields, from: KubeObject, to: KubeObject, manager: string): void {
+    const c = this.compare(from, to);
+    const taken = this.ownable(c.modified.union(c.added));
+    if (taken.empty()) return;
+    const entry: ManagerEntry = { manager, operation: 'Update', apiVersion: this.opts.apiVersion, set: taken, time: rfc3339(this.opts.now()) };
+    if (this.opts.subresource) entry.subresource = this.opts.subresource;
+    managed.set(managerIdentifier(entry), entry);
+  }
+
+  private emptyObject(): KubeObject {
+    return this.opts.emptyObject?.() ?? {};
+  }
+
+  /**
+   * The fields of the last-applied annotation of `live` whose values `live` still holds:
+   * what a client-side apply set and nobody changed since. Undefined when there is no
+   * readable annotation of this version.
+   */
+  private lastAppliedFields(live: KubeObject): FieldSet | undefined {
+    const text = live.metadata?.annotations?.[lastAppliedAnnotation()];
+    if (!text) return undefined;
+    const { schema, type } = this.opts;
+    try {
+      const lastApplied: unknown = JSON.parse(text);
+      if (!isPlainObject(lastApplied) || lastApplied.apiVersion !== this.opts.apiVersion) return undefined;
+      if (schemaErrors(lastApplied, type, schema).length > 0) return undefined;
+      const c = compare(lastApplied, live, type, schema);
+      return toFieldSet(lastApplied, type, schema).difference(c.modified).difference(c.added).difference(c.removed);
+    } catch {
+      return undefined;
     }
   }
 
@@ -232,20 +298,32 @@ function printManager(e: ManagerEntry): string {
   return s;
 }
 
-/** The 409 Kubernetes answers to an apply that conflicts with other managers. */
-export function conflictError(conflicts: { entry: ManagerEntry; id: string; set: FieldSet }[]): ApiError {
-  const sorted = [...conflicts].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const all: { entry: ManagerEntry; path: FieldPath }[] = [];
-  for (const c of sorted) for (const path of c.set.paths()) if (c.set.has(path)) all.push({ entry: c.entry, path });
+/** One field another manager owns and the apply would change. */
+export interface Conflict {
+  entry: ManagerEntry;
+  /** The manager's identifier (managerIdentifier). */
+  id: string;
+  path: FieldPath;
+}
+
+/**
+ * The 409 Kubernetes answers to an apply that conflicts with other managers: a cause
+ * (`FieldManagerConflict`) per field, the message grouping the fields by manager.
+ */
+export function conflictError(conflicts: Conflict[]): ApiError {
+  // Stable: the paths of one manager keep their order.
+  const all = [...conflicts].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const causes: StatusCause[] = all.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: formatPath(c.path) }));
   let message: string;
   if (all.length === 1) {
     message = `Apply failed with 1 conflict: conflict with ${printManager(all[0].entry)}: ${formatPath(all[0].path)}`;
   } else {
     const lines: string[] = [];
-    for (const c of sorted) {
-      lines.push(`conflicts with ${printManager(c.entry)}:`);
-      for (const path of c.set.paths()) if (c.set.has(path)) lines.push(`- ${formatPath(path)}`);
+    let last: string | undefined;
+    for (const c of all) {
+      if (c.id !== last) lines.push(`conflicts with ${printManager(c.entry)}:`);
+      last = c.id;
+      lines.push(`- ${formatPath(c.path)}`);
     }
     message = `Apply failed with ${all.length} conflicts: ${lines.join('\n')}`;
   }

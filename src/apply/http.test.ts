@@ -1,6 +1,7 @@
 // Server-side apply over HTTPS against an in-process server.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Status } from '../apimachinery/errors.js';
 import { metaGroup } from '../naming/index.js';
 import { startTestServer, type TestServer } from '../testing/api-server.js';
 
@@ -20,8 +21,14 @@ const APPLY = { 'Content-Type': 'application/apply-patch+yaml' };
 describe('server-side apply over HTTP', () => {
   it('requires fieldManager with the PatchOptions message', async () => {
     const r = await t.request('PATCH', `${CM}/a0`, { body: 'apiVersion: v1\nkind: ConfigMap\n', headers: APPLY });
-    assert.equal(r.status, 400, r.body);
-    assert.equal(r.json().message, `PatchOptions.${metaGroup()} "" is invalid: fieldManager: Required value: is required for apply patch`);
+    assert.equal(r.status, 422, r.body);
+    const status = r.json() as unknown as Status;
+    assert.equal(status.reason, 'Invalid');
+    assert.equal(status.code, 422);
+    assert.equal(status.message, `PatchOptions.${metaGroup()} "" is invalid: fieldManager: Required value: is required for apply patch`);
+    assert.equal(status.details?.group, metaGroup());
+    assert.equal(status.details?.kind, 'PatchOptions');
+    assert.deepEqual(status.details?.causes, [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }]);
   });
 
   it('creates with a YAML body, conflicts with another manager, and force takes the field', async () => {
@@ -105,6 +112,19 @@ describe('server-side apply over HTTP', () => {
     const stripped = await t.request('PATCH', `${CM}/a3?fieldManager=patcher`, { body: { metadata: { managedFields: [{}] } }, headers: merge });
     assert.equal(stripped.status, 200, stripped.body);
     assert.equal(stripped.json().metadata?.managedFields, undefined);
+    // The first apply after the reset: the fields already there go to before-first-apply.
+    const conflicting = await t.request('PATCH', `${CM}/a3?fieldManager=applier`, { body: 'apiVersion: v1\nkind: ConfigMap\ndata:\n  x: "2"\n', headers: APPLY });
+    assert.equal(conflicting.status, 409, conflicting.body);
+    assert.equal(conflicting.json().message, 'Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.x');
+    const shared = await t.request('PATCH', `${CM}/a3?fieldManager=applier`, { body: 'apiVersion: v1\nkind: ConfigMap\ndata:\n  x: "1"\n', headers: APPLY });
+    assert.equal(shared.status, 200, shared.body);
+    assert.deepEqual(
+      shared.json().metadata?.managedFields?.map((e) => [e.manager, e.operation, e.fieldsV1]),
+      [
+        ['applier', 'Apply', { 'f:data': { 'f:x': {} } }],
+        ['before-first-apply', 'Update', { 'f:data': { '.': {}, 'f:x': {} } }],
+      ],
+    );
 
     const W = '/apis/widgets.testing/v1/namespaces/default/widgets';
     const w = await t.request('POST', `${W}?fieldManager=creator`, { body: { apiVersion: 'widgets.testing/v1', kind: 'Widget', metadata: { name: 'w2' }, spec: { size: 1 } } });

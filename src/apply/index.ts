@@ -16,6 +16,7 @@ export {
   type ManagerEntry,
   type ManagedOperation,
 } from './managed-fields.js';
-export { FieldManager, conflictError, type FieldManagerOptions } from './field-manager.js';
+export { FieldManager, conflictError, BEFORE_FIRST_APPLY_MANAGER, type Conflict, type FieldManagerOptions } from './field-manager.js';
+export { lastAppliedAnnotation } from './last-applied.js';
 export { catalogApplySchema, fieldManagerForKind, emptyObjectOf, managerFromUserAgent, type KindFieldManagerOptions } from './catalog.js';
 export { decodeApplyConfiguration, decodeApplyConfigurationAsync, validateApplyOptions, fieldManagerErrors, parseForce, checkApplyVersion } from './request.js';

@@ -28,7 +28,8 @@ describe('apply request', () => {
 
   it('requires a printable fieldManager of at most 128 bytes', () => {
     const missing = apiError(() => validateApplyOptions(null));
-    assert.equal(missing.code, 400);
+    assert.equal(missing.code, 422);
+    assert.equal(missing.reason, 'Invalid');
     assert.equal(missing.message, `PatchOptions.${metaGroup()} "" is invalid: fieldManager: Required value: is required for apply patch`);
     const long = apiError(() => validateApplyOptions('x'.repeat(129)));
     assert.equal(long.code, 422);

@@ -1,5 +1,5 @@
 // The apply request: its body (a YAML or JSON configuration) and its options.
-import { ApiError, badRequest, invalid, invalidField, requiredField, type FieldError } from '../apimachinery/errors.js';
+import { badRequest, invalid, invalidField, requiredField, type FieldError } from '../apimachinery/errors.js';
 import { isPlainObject, type KubeObject } from '../apimachinery/types.js';
 import { readYamlAsync } from '../codec/yaml-pool.js';
 import { readYaml, YamlSyntaxError } from '../codec/yaml.js';
@@ -43,19 +43,11 @@ function applyConfiguration(read: () => unknown): KubeObject {
   return value as KubeObject;
 }
 
-/**
- * PatchOptions of an apply: `fieldManager` is required. Kubernetes' PatchOptions message,
- * answered as 400 as the specification's error table has it for a missing required field.
- */
+/** PatchOptions of an apply: `fieldManager` is required; a missing one is 422, as Kubernetes validates PatchOptions. */
 export function validateApplyOptions(fieldManager: string | null): string {
-  const gk = { group: metaGroup(), kind: 'PatchOptions' };
-  if (!fieldManager) {
-    const { message, details } = invalid(gk, '', [requiredField('fieldManager', 'is required for apply patch')]).status;
-    throw new ApiError(400, 'BadRequest', message ?? 'fieldManager is required for apply patch', details);
-  }
-  const errs = fieldManagerErrors(fieldManager);
-  if (errs.length > 0) throw invalid(gk, '', errs);
-  return fieldManager;
+  const errs = fieldManager ? fieldManagerErrors(fieldManager) : [requiredField('fieldManager', 'is required for apply patch')];
+  if (errs.length > 0) throw invalid({ group: metaGroup(), kind: 'PatchOptions' }, '', errs);
+  return fieldManager ?? '';
 }
 
 const FIELD_MANAGER_MAX_LENGTH = 128;

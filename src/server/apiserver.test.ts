@@ -126,7 +126,7 @@ describe('verbs', () => {
     assert.equal(noSchema.json().reason, 'UnsupportedMediaType');
     // Apply is served: without a field manager it is refused by its options, not its media type.
     const apply = await t.request('PATCH', `${CM}/named`, { body: { data: {} }, headers: { 'Content-Type': 'application/apply-patch+yaml' } });
-    assert.equal(apply.status, 400);
+    assert.equal(apply.status, 422);
     const weird = await t.request('PATCH', `${CM}/named`, { body: {}, headers: { 'Content-Type': 'text/plain' } });
     assert.equal(weird.status, 415);
   });

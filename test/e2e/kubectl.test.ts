@@ -156,6 +156,24 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
         const del = await kubectl.run(['delete', 'namespace', 'typed-ns', '--timeout=30s']);
         assert.equal(del.code, 0, del.stderr);
       });
+
+      // Stock kubectl writes the annotation under the Kubernetes domain only.
+      test('apply -f, then apply --server-side -f with a changed value', async () => {
+        const first = await kubectl.run(['apply', '-f', '-'], { input: configMap(ns, 'migrated', { a: '1', b: '1' }) });
+        assert.equal(first.code, 0, first.stderr);
+        const second = await kubectl.run(['apply', '--server-side', '-f', '-'], { input: configMap(ns, 'migrated', { a: '2', b: '1' }) });
+        assert.equal(second.code, 0, second.stderr);
+        assert.equal(second.stdout.trim(), 'configmap/migrated serverside-applied');
+        const obj = await server.client.get(CM, ns, 'migrated');
+        assert.deepEqual(obj.data, { a: '2', b: '1' });
+        const annotation = obj.metadata?.annotations?.['kubectl.kubernetes.io/last-applied-configuration'];
+        assert.deepEqual(JSON.parse(annotation ?? 'null'), JSON.parse(configMap(ns, 'migrated', { a: '2', b: '1' })));
+        assert.ok(obj.metadata?.managedFields?.some((e) => e.manager === 'kubectl' && e.operation === 'Apply'), JSON.stringify(obj.metadata?.managedFields));
+        // Client-side apply reads the annotation the server kept current.
+        const third = await kubectl.run(['apply', '-f', '-'], { input: configMap(ns, 'migrated', { a: '3' }) });
+        assert.equal(third.code, 0, third.stderr);
+        assert.deepEqual((await server.client.get(CM, ns, 'migrated')).data, { a: '3' });
+      });
     }
   });
 }
