@@ -52,6 +52,15 @@ describe('defaultTableConvertor', () => {
     assert.deepEqual(defaultTableConvertor.cells({ metadata: { name: 'y' } }, NOW), ['y', null]);
   });
 
+  it('describes Created At as ObjectMeta describes creationTimestamp, for every kind that shows it', () => {
+    for (const d of defs) {
+      for (const c of d.strategy?.table.columns ?? []) {
+        if (c.name === 'Created At') assert.deepEqual(c, defaultTableConvertor.columns[1], `${d.resource}.${d.group}`);
+      }
+    }
+    assert.match(defaultTableConvertor.columns[1]!.description, /^CreationTimestamp is a timestamp .* Null for lists\.$/s);
+  });
+
   it('is used for kinds without columns of their own', () => {
     assert.equal(tableOf('apiextensions.orch.io', 'customresourcedefinitions'), defaultTableConvertor);
   });
@@ -76,6 +85,9 @@ describe('columns as kubectl shows them', () => {
     ['', 'events', ['Last Seen', 'Type', 'Reason', 'Object', 'Subobject*', 'Source*', 'Message', 'First Seen*', 'Count*', 'Name*']],
     ['events.orch.io', 'events', ['Last Seen', 'Type', 'Reason', 'Object', 'Subobject*', 'Source*', 'Message', 'First Seen*', 'Count*', 'Name*']],
     ['apiextensions.orch.io', 'customresourcedefinitions', ['Name', 'Created At:date']],
+    ['rbac.authorization.orch.io', 'roles', ['Name', 'Created At:date']],
+    ['rbac.authorization.orch.io', 'clusterroles', ['Name', 'Created At:date']],
+    ['', 'limitranges', ['Name', 'Created At:date']],
     ['apiregistration.orch.io', 'apiservices', ['Name', 'Service', 'Available', 'Age']],
   ];
   for (const [group, resource, cols] of expected) {

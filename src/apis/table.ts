@@ -79,11 +79,11 @@ function nameOf(o: KubeObject): string {
   return meta(o).name ?? '';
 }
 
+/** The creation time as a date column (RFC 3339 cells), as Kubernetes' default table and RBAC roles show it. */
+export const createdAtColumn: TableColumnDefinition = { name: 'Created At', type: 'date', format: '', description: CREATED_DESCRIPTION, priority: 0 };
+
 export const defaultTableConvertor: TableConvertor = {
-  columns: [
-    nameColumn,
-    { name: 'Created At', type: 'date', format: '', description: CREATED_DESCRIPTION, priority: 0 },
-  ],
+  columns: [nameColumn, createdAtColumn],
   cells(o: KubeObject): unknown[] {
     const created = meta(o).creationTimestamp;
     let createdAt: string | null = null;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 import { catalogPatchSchema, catalogSupportsStrategicMergePatch } from './catalog-schema.js';
 import { getCatalog, typeIdForKind } from '../schema/index.js';
+import { goFormat } from './json-value.js';
 
 describe('strategic merge patch on catalog types', () => {
   it('knows the built-in kinds and refuses unknown ones', () => {
@@ -118,5 +119,45 @@ describe('strategic merge patch on catalog types', () => {
     const live = { metadata: { name: 'c', managedFields: [{ manager: 'a', fieldsV1: { 'f:data': {} } }] }, data: { x: '1' } };
     const result = applyStrategicMergePatch(live, { metadata: { managedFields: [{}] }, data: { y: '2' } }, schema);
     assert.deepEqual(result, { metadata: { name: 'c', managedFields: [{}] }, data: { x: '1', y: '2' } });
+  });
+
+  describe('a merged document that does not restore into the kind', () => {
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', labels: { a: 'b' } }, data: { k: 'v' } };
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+    const deploy = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas: 1 } };
+    const cases: [string, unknown, string, unknown, string][] = [
+      ['io.k8s.api.core.v1.ConfigMap', cm, 'a string where a map belongs', { metadata: { labels: 'x' } }, 'cannot restore map from string'],
+      ['io.k8s.api.core.v1.ConfigMap', cm, 'a list where a map belongs', { data: ['x'] }, 'cannot restore map from slice'],
+      ['io.k8s.api.core.v1.Pod', pod, 'a string where a slice belongs', { spec: { containers: 'x' } }, 'cannot restore slice from string'],
+      ['io.k8s.api.core.v1.Pod', pod, 'a number where a struct belongs', { spec: 5 }, 'cannot restore struct from: int64'],
+      ['io.k8s.api.core.v1.ConfigMap', cm, 'a string where a bool belongs', { immutable: 'yes' }, 'unrecognized type: bool'],
+      ['apps.v1', deploy, 'a string where an int32 belongs', { spec: { replicas: '3' } }, 'unrecognized type: int32'],
+    ];
+    for (const [typeId, doc, what, patch, detail] of cases) {
+      it(`${what}: 422 on the field patch`, () => {
+        const schema = catalogPatchSchema(typeId === 'apps.v1' ? 'io.k8s.api.apps.v1.Deployment' : typeId);
+        assert.throws(
+          () => applyStrategicMergePatch(doc, patch, schema),
+          (e: unknown) => {
+            const err = e as { code: number; status: { reason?: string; message?: string; details?: { causes?: unknown[] } } };
+            assert.equal(err.code, 422);
+            assert.equal(err.status.reason, 'Invalid');
+            assert.equal(err.status.message, ` "" is invalid: patch: Invalid value: "${goFormat(patch)}": ${detail}`);
+            assert.deepEqual(err.status.details?.causes, [{ reason: 'FieldValueInvalid', message: `Invalid value: "${goFormat(patch)}": ${detail}`, field: 'patch' }]);
+            return true;
+          },
+        );
+      });
+    }
+
+    it('a value of the right shape, null, a whole number for a float and an unknown field pass', () => {
+      const schema = catalogPatchSchema('io.k8s.api.core.v1.ConfigMap');
+      assert.deepEqual(applyStrategicMergePatch(cm, { metadata: { labels: null }, immutable: true, unknownField: 'x' }, schema), {
+        ...cm,
+        metadata: { name: 'c' },
+        immutable: true,
+        unknownField: 'x',
+      });
+    });
   });
 });

@@ -55,3 +55,26 @@ describe('prototype keys in patches over HTTP', () => {
     assert.doesNotMatch((await t.request('GET', `${CM}/labelled`)).body, /__proto__|constructor/);
   });
 });
+
+describe('strategic merge patch errors over HTTP', () => {
+  const SMP = { 'Content-Type': 'application/strategic-merge-patch+json' };
+
+  it('a string where a map belongs is the 422 Kubernetes answers, and nothing changes', async () => {
+    const created = await t.request('POST', CM, { body: { metadata: { name: 'smp-bad', labels: { a: 'b' } }, data: { k: 'v' } } });
+    assert.equal(created.status, 201, created.body);
+    const r = await t.request('PATCH', `${CM}/smp-bad`, { body: '{"metadata":{"labels":"x"}}', headers: SMP });
+    assert.equal(r.status, 422, r.body);
+    assert.deepEqual(r.json(), {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: ' "" is invalid: patch: Invalid value: "map[metadata:map[labels:x]]": cannot restore map from string',
+      reason: 'Invalid',
+      details: { causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "map[metadata:map[labels:x]]": cannot restore map from string', field: 'patch' }] },
+      code: 422,
+    });
+    const read = await t.request('GET', `${CM}/smp-bad`);
+    assert.deepEqual((read.json() as { metadata: { labels?: unknown } }).metadata.labels, { a: 'b' });
+  });
+});

@@ -427,10 +427,10 @@ describe('strategic merge patch: maps and structs', () => {
       expected: { spec: { minAvailable: 1, selector: { matchLabels: { c: '3' } } } },
     },
     {
-      name: 'a value of another type replaces the original',
+      name: 'a value of another type replaces the original, and the result that does not fit the type is a 422 on patch',
       original: podSpec({ containers: [web], nodeSelector: { disk: 'ssd' } }),
       patch: podSpec({ nodeSelector: 'none' }),
-      expected: podSpec({ containers: [web], nodeSelector: 'none' }),
+      error: { code: 422, reason: 'Invalid', message: ' "" is invalid: patch: Invalid value: "map[spec:map[nodeSelector:none]]": cannot restore map from string' },
     },
     {
       name: 'a null patch changes nothing',

@@ -10,9 +10,12 @@
 //   $setElementOrder/<f>: [...]       the order of list f's elements after the merge
 //
 // Failures carry the status codes and texts of kube-apiserver: malformed directives are 400,
-// lists of lists 422, everything else a 500 whose message is the failure's text.
+// lists of lists 422, everything else a 500 whose message is the failure's text; a merged
+// document that does not fit the kind's type (a string where a map belongs) is a 422 on
+// the field `patch`.
 
 import { badRequest, unclassifiedPatchError, unprocessablePatch } from './errors.js';
+import { checkRestorable } from './restore.js';
 import { clone, goFormat, goFormatString, goTypeName, jsonKind, sameGoType, type JsonObject } from './json-value.js';
 import {
   goStructName,
@@ -49,7 +52,9 @@ export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: P
     throw badRequest(`json: cannot unmarshal ${jsonKind(patch)} into Go value of type map[string]interface {}`);
   }
   const original = isPlainObject(doc) ? clone(doc) : {};
-  return new Merger(schema).mergeObject(original, clone(patch), { kind: 'struct', typeId: schema.rootType });
+  const merged = new Merger(schema).mergeObject(original, clone(patch), { kind: 'struct', typeId: schema.rootType });
+  checkRestorable(merged, patch, schema);
+  return merged;
 }
 
 class Merger {

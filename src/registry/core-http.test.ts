@@ -95,4 +95,57 @@ describe('core kinds over HTTP (kubernetes flavor)', () => {
     });
     assert.equal(reuse.status, 201, reuse.text);
   });
+
+  const SECRETS = '/api/v1/namespaces/default/secrets';
+  const b64 = (v: string): string => Buffer.from(v, 'utf8').toString('base64');
+
+  it('Secret stringData is folded into data on create, update and patch, and never stored or answered', async () => {
+    const created = await s.request('POST', SECRETS, s.admin, {
+      metadata: { name: 'sd' },
+      data: { both: b64('from data'), kept: b64('k') },
+      stringData: { both: 'from stringData', user: 'admin ü' },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.stringData, undefined);
+    assert.deepEqual(created.json.data, { both: b64('from stringData'), kept: b64('k'), user: b64('admin ü') });
+    const read = await s.request('GET', `${SECRETS}/sd`, s.admin);
+    assert.equal(read.json.stringData, undefined, read.text);
+    assert.deepEqual(read.json.data, created.json.data);
+
+    const updated = await s.request('PUT', `${SECRETS}/sd`, s.admin, { ...read.json, stringData: { kept: 'new', extra: 'e' } });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.json.stringData, undefined);
+    assert.deepEqual(updated.json.data, { both: b64('from stringData'), kept: b64('new'), user: b64('admin ü'), extra: b64('e') });
+
+    const smp = { ...s.admin, headers: { 'Content-Type': 'application/strategic-merge-patch+json' } };
+    const patched = await s.request('PATCH', `${SECRETS}/sd`, smp, { stringData: { user: 'root' } });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.json.stringData, undefined);
+    assert.equal((patched.json.data as Record<string, string>).user, b64('root'));
+    assert.equal((await s.request('GET', `${SECRETS}/sd`, s.admin)).json.stringData, undefined);
+  });
+
+  it('Secret stringData keys are checked as data keys, and the folded data against the size limit', async () => {
+    const badKey = await s.request('POST', SECRETS, s.admin, { metadata: { name: 'sd-bad' }, stringData: { 'a b': 'x' } });
+    assert.equal(badKey.status, 422, badKey.text);
+    assert.match(String(badKey.json.message), /^Secret "sd-bad" is invalid: data\[a b\]: Invalid value: "a b": a valid config key/);
+    const big = await s.request('POST', SECRETS, s.admin, { metadata: { name: 'sd-big' }, data: { a: b64('x'.repeat(600 * 1024)) }, stringData: { b: 'y'.repeat(600 * 1024) } });
+    assert.equal(big.status, 422, big.text);
+    assert.equal(big.json.message, 'Secret "sd-big" is invalid: data: Too long: must have at most 1048576 bytes');
+    assert.equal((await s.request('GET', `${SECRETS}/sd-bad`, s.admin)).status, 404);
+  });
+
+  it('a PUT with resourceVersion "0" replaces without a precondition (kubectl replace of a manifest)', async () => {
+    const cm = '/api/v1/namespaces/default/configmaps';
+    assert.equal((await s.request('POST', cm, s.admin, { metadata: { name: 'rv0' }, data: { a: '1' } })).status, 201);
+    const replaced = await s.request('PUT', `${cm}/rv0`, s.admin, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'rv0', resourceVersion: '0' }, data: { a: '2' } });
+    assert.equal(replaced.status, 200, replaced.text);
+    assert.deepEqual(replaced.json.data, { a: '2' });
+    const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'rv0-node', resourceVersion: '0', labels: { a: '1' } } };
+    assert.equal((await s.request('POST', '/api/v1/nodes', s.admin, node)).status, 201);
+    const nodeReplaced = await s.request('PUT', '/api/v1/nodes/rv0-node', s.admin, { ...node, metadata: { ...node.metadata, labels: { a: '2' } } });
+    assert.equal(nodeReplaced.status, 200, nodeReplaced.text);
+    const stale = await s.request('PUT', `${cm}/rv0`, s.admin, { metadata: { name: 'rv0', resourceVersion: '1' }, data: { a: '3' } });
+    assert.equal(stale.status, 409, stale.text);
+  });
 });

@@ -242,6 +242,27 @@ describe('GenericStore', () => {
     );
   });
 
+  test('update: a resource version of 0 sets no precondition, as an absent one', async () => {
+    await widgets.create(ctx, 'ns1', widget('rv0', { size: 1 }), noDry);
+    // kubectl replace of a manifest that carries resourceVersion "0".
+    for (const [i, resourceVersion] of ['0', '00'].entries()) {
+      const replaced = await widgets.update(ctx, 'ns1', 'rv0', () => ({ ...widget('rv0', { size: 2 + i }), metadata: { name: 'rv0', resourceVersion } }), noDry);
+      assert.deepEqual(replaced.object.spec, { size: 2 + i });
+      assert.notEqual(replaced.object.metadata?.resourceVersion, resourceVersion);
+    }
+    // Kinds that need a precondition refuse 0 as they refuse none.
+    await gizmos.update(ctx, '', 'g0', () => ({ metadata: { name: 'g0' }, spec: {} }), noDry);
+    await rejects(
+      gizmos.update(ctx, '', 'g0', () => ({ metadata: { name: 'g0', resourceVersion: '0' }, spec: { size: 3 } }), noDry),
+      422,
+      'Invalid',
+      'Gizmo.widgets.testing "g0" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+    );
+    // Create drops a resource version of 0 instead of refusing it.
+    const created = await widgets.create(ctx, 'ns1', { ...widget('rv0c'), metadata: { name: 'rv0c', resourceVersion: '0' } }, noDry);
+    assert.notEqual(created.metadata?.resourceVersion, '0');
+  });
+
   test('scale subresource reads and writes the replicas through the strategy', async () => {
     await widgets.create(ctx, 'ns1', widget('sc', { replicas: 2 }), noDry);
     const scale = await widgets.get(ctx, 'ns1', 'sc', {}, 'scale');

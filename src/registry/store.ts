@@ -107,6 +107,14 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * Whether a create's resource version is one storage refuses: a decimal that reads as a
+ * revision other than 0. "0" and what does not parse as a revision are dropped silently.
+ */
+function setsResourceVersion(rv: string): boolean {
+  return /^\d+$/.test(rv) && BigInt(rv) !== 0n && BigInt(rv) < 2n ** 64n;
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
@@ -330,7 +338,7 @@ export class GenericStore implements RESTStore {
     }
     const internal = this.toInternal(obj);
     const m = meta(internal);
-    if (m.resourceVersion) {
+    if (m.resourceVersion && setsResourceVersion(m.resourceVersion)) {
       // Kubernetes' storage refuses this before writing with a plain error, which reaches the
       // client as a 500 with the bare text and no reason.
       const err = new ApiError(500, '', 'resourceVersion should not be set on objects to be created');
@@ -527,8 +535,10 @@ export class GenericStore implements RESTStore {
         }
       }
 
+      // A resource version of 0 ("", "0", "00") sets no precondition, as Kubernetes' versioner reads it.
       const clientRV = m.resourceVersion ?? '';
-      if (clientRV === '') {
+      const unconditional = clientRV === '' || parseResourceVersion(clientRV, this.groupKind, name) === 0;
+      if (unconditional) {
         if (!this.strategy.allowUnconditionalUpdate) {
           throw invalid(this.groupKind, name, [
             { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', detail: 'Invalid value: 0x0: must be specified for an update' },
@@ -552,7 +562,7 @@ export class GenericStore implements RESTStore {
           const deleted = await this.storage.delete(key, item.modRevision);
           return { object: this.toExternal(updated, deleted.modRevision), created: false };
         } catch (e) {
-          if ((isStorageConflict(e) || isStorageNotFound(e)) && clientRV === '') continue;
+          if ((isStorageConflict(e) || isStorageNotFound(e)) && unconditional) continue;
           if (isStorageConflict(e)) throw conflict(this.qualified, name);
           if (isStorageNotFound(e)) throw notFound(this.qualified, name);
           throw e;
@@ -570,7 +580,7 @@ export class GenericStore implements RESTStore {
         const written = await this.storage.update(key, bytes, item.modRevision);
         return { object: this.itemToExternal(written), created: false };
       } catch (e) {
-        if ((isStorageConflict(e) || isStorageNotFound(e)) && clientRV === '') continue;
+        if ((isStorageConflict(e) || isStorageNotFound(e)) && unconditional) continue;
         if (isStorageConflict(e)) throw conflict(this.qualified, name);
         if (isStorageNotFound(e)) throw notFound(this.qualified, name);
         throw e;

@@ -9,6 +9,7 @@ import { ageColumn, column, nameColumn, since } from '../table.js';
 import { meta, obj, setDefault, str } from '../util.js';
 import { immutable } from '../validation.js';
 import { deepEqual } from '../../apimachinery/equality.js';
+import { setOwn } from '../../apimachinery/own.js';
 
 const CONFIG_KEY = '[-._a-zA-Z0-9]+';
 const configKeyRe = new RegExp(`^${CONFIG_KEY}$`);
@@ -28,8 +29,11 @@ function isConfigKey(key: string): string[] {
   return errs;
 }
 
-/** Keys of `data` (and `binaryData`): format, no key in both, total size. */
-function validateDataMaps(o: KubeObject, maps: string[], binary: (map: string) => boolean): FieldError[] {
+/**
+ * Keys of `data` (and `binaryData`): format, no key in both, total size (reported at
+ * `sizeField`: the whole object for ConfigMaps, `data` for Secrets).
+ */
+function validateDataMaps(o: KubeObject, maps: string[], binary: (map: string) => boolean, sizeField = ''): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   let total = 0;
@@ -53,7 +57,7 @@ function validateDataMaps(o: KubeObject, maps: string[], binary: (map: string) =
       total += binary(field) ? Math.floor((value.length * 3) / 4) : Buffer.byteLength(value);
     }
   }
-  if (total > MAX_TOTAL_BYTES) errs.push(tooLongField('', MAX_TOTAL_BYTES));
+  if (total > MAX_TOTAL_BYTES) errs.push(tooLongField(sizeField, MAX_TOTAL_BYTES));
   return errs;
 }
 
@@ -110,12 +114,36 @@ function secretTypeRules(o: KubeObject): FieldError[] {
   return errs;
 }
 
+/**
+ * `stringData` is write-only: Kubernetes folds it into `data` when it reads a Secret (a key
+ * in both takes the `stringData` value), so it is validated, stored and answered as `data`.
+ * A `stringData` or `data` that is not a map of strings is left for validation to refuse.
+ */
+function foldStringData(o: KubeObject): void {
+  if (o.stringData === undefined) return;
+  if (o.stringData === null) {
+    delete o.stringData;
+    return;
+  }
+  const stringData = obj(o.stringData);
+  if (!stringData || !Object.values(stringData).every((v) => typeof v === 'string')) return;
+  if (o.data !== undefined && o.data !== null && !obj(o.data)) return;
+  const entries = Object.entries(stringData) as [string, string][];
+  if (entries.length > 0) {
+    const data = obj(o.data) ?? {};
+    for (const [key, value] of entries) setOwn(data, key, Buffer.from(value, 'utf8').toString('base64'));
+    o.data = data;
+  }
+  delete o.stringData;
+}
+
 export const secrets: KindSpec = {
   defaults(o) {
+    foldStringData(o);
     setDefault(o as Record<string, unknown>, 'type', 'Opaque');
   },
   validate: (o) => [
-    ...validateDataMaps(o, ['data', 'stringData'], (f) => f === 'data'),
+    ...validateDataMaps(o, ['data', 'stringData'], (f) => f === 'data', 'data'),
     ...secretTypeRules(o),
   ],
   validateUpdate: (o, old) => [...immutable(o.type, old.type, 'type'), ...validateImmutable(o, old, ['data'])],

@@ -168,6 +168,41 @@ describe('config maps and secrets', () => {
   });
 });
 
+describe('secret stringData', () => {
+  const secrets = strategyOf('', 'secrets');
+  const b64 = (v: string): string => Buffer.from(v, 'utf8').toString('base64');
+
+  it('is folded into data, base64-encoded, winning over a key in both', () => {
+    const s: KubeObject = { metadata: { name: 's', namespace: 'd' }, data: { a: b64('old'), b: b64('b') }, stringData: { a: 'new', c: 'é' } };
+    secrets.defaults(s);
+    assert.equal(s.stringData, undefined);
+    assert.deepEqual(s.data, { a: b64('new'), b: b64('b'), c: b64('é') });
+    assert.deepEqual(secrets.validate(s), []);
+    const only: KubeObject = { metadata: { name: 's', namespace: 'd' }, stringData: { 'tls.crt': 'c', 'tls.key': 'k' }, type: 'orch.io/tls' };
+    secrets.defaults(only);
+    assert.deepEqual(only.data, { 'tls.crt': b64('c'), 'tls.key': b64('k') });
+    assert.deepEqual(secrets.validate(only), []);
+    const empty: KubeObject = { metadata: { name: 's', namespace: 'd' }, stringData: {} };
+    secrets.defaults(empty);
+    assert.deepEqual(Object.keys(empty).sort(), ['metadata', 'type']);
+  });
+
+  it('keys are checked as data keys; the size limit counts the folded data and is reported on data', () => {
+    const bad: KubeObject = { metadata: { name: 's', namespace: 'd' }, stringData: { 'a b': 'x' } };
+    secrets.defaults(bad);
+    assert.deepEqual(rendered(secrets.validate(bad)).map((m) => m.split(':')[0]), ['data[a b]']);
+    const big: KubeObject = { metadata: { name: 's', namespace: 'd' }, data: { a: b64('x'.repeat(600 * 1024)) }, stringData: { b: 'y'.repeat(600 * 1024) } };
+    secrets.defaults(big);
+    assert.deepEqual(rendered(secrets.validate(big)), ['data: Too long: must have at most 1048576 bytes']);
+  });
+
+  it('a stringData that is not a map of strings is left for validation to refuse', () => {
+    const s: KubeObject = { metadata: { name: 's', namespace: 'd' }, stringData: { a: 1 } };
+    secrets.defaults(s);
+    assert.deepEqual(rendered(secrets.validate(s)), ['stringData[a]: Invalid value: 1: must be a string']);
+  });
+});
+
 describe('replication controllers and volume claims', () => {
   it('RCs default selector and labels from the template and need a matching selector', () => {
     const s = strategyOf('', 'replicationcontrollers');

@@ -2,7 +2,7 @@
 import { invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { KindSpec } from '../strategy.js';
-import { ageColumn, column, nameColumn, since } from '../table.js';
+import { ageColumn, column, createdAtColumn, nameColumn, since } from '../table.js';
 import { arr, at, meta, obj, objs, str } from '../util.js';
 import { isPortNumber } from './podspec.js';
 import { getOwn, setOwn } from '../../apimachinery/own.js';
@@ -104,7 +104,7 @@ export const limitRanges: KindSpec = {
     return errs;
   },
   table: {
-    columns: [nameColumn, { name: 'Created At', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0 }],
+    columns: [nameColumn, createdAtColumn],
     cells: (o) => {
       const t = Date.parse(String(meta(o).creationTimestamp ?? ''));
       return [meta(o).name ?? '', Number.isNaN(t) ? null : rfc3339(new Date(t))];

@@ -4,7 +4,7 @@ import { invalidField, notSupportedField, requiredField, type FieldError } from 
 import type { KubeObject } from '../../apimachinery/types.js';
 import { group } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
-import { ageColumn, column, nameColumn, since, wide } from '../table.js';
+import { ageColumn, column, createdAtColumn, nameColumn, since, wide } from '../table.js';
 import { arr, at, meta, obj, objs, str } from '../util.js';
 import { isDNS1123Subdomain, validateLabelSelector } from '../validation.js';
 import { strictPathSegmentName } from '../../apimachinery/names.js';
@@ -97,7 +97,7 @@ function createdAt(o: KubeObject): string {
 }
 
 const roleTable = {
-  columns: [nameColumn, column('Created At', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.')],
+  columns: [nameColumn, createdAtColumn],
   cells: (o: KubeObject) => [meta(o).name ?? '', createdAt(o)],
 };
 
