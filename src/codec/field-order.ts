@@ -1,0 +1,153 @@
+// Go's encoding/json writes a struct's fields in declaration order (`kind` before
+// `apiVersion`, Status `details` before `code`) and leaves out `omitempty` fields holding a
+// zero value. Clients and tests compare answers as text, so JSON bodies of built-in types
+// are brought into that shape before they are written. Objects are built in any order
+// across the server; the check here is one pass over the keys, and only objects that are out
+// of order (or hold a field Go omits) are copied.
+//
+// Types the catalog does not know (custom resources) are left as they are.
+import { isPlainObject } from '../apimachinery/types.js';
+import { jsonFields, servedFieldName, typeIdForKind, type FieldDef, type TypeRef } from '../schema/index.js';
+
+/** How a field's value is walked: a struct of the catalog, a list or map of them, an embedded object. */
+type Child = { one: string } | { list: string } | { map: string } | { raw: true };
+
+interface Plan {
+  /** Field name to its position in declaration order. */
+  index: Map<string, number>;
+  /** Fields whose values are themselves ordered. */
+  children: Map<string, Child>;
+  /** Fields Go leaves out when they hold a zero value. */
+  omitWhenZero: Set<string>;
+}
+
+const plans = new Map<string, Plan>();
+
+function childOf(type: TypeRef): Child | undefined {
+  if ('ref' in type) return { one: type.ref };
+  if ('list' in type && 'ref' in type.list) return { list: type.list.ref };
+  if ('map' in type && 'ref' in type.map) return { map: type.map.ref };
+  if ('scalar' in type && type.scalar === 'raw-extension') return { raw: true };
+  return undefined;
+}
+
+/** Go's omitempty drops zero strings, numbers, booleans and empty slices and maps; never structs. */
+function omittable(f: FieldDef): boolean {
+  if (!f.omitEmpty || f.pointer) return false;
+  const t = f.type;
+  if ('list' in t || 'map' in t) return true;
+  if ('scalar' in t) return ['string', 'boolean', 'int32', 'int64', 'float64', 'bytes'].includes(t.scalar);
+  return false;
+}
+
+function planFor(id: string): Plan {
+  let plan = plans.get(id);
+  if (plan) return plan;
+  plan = { index: new Map(), children: new Map(), omitWhenZero: new Set() };
+  for (const f of jsonFields(id)) {
+    const name = servedFieldName(f.name);
+    if (plan.index.has(name)) continue;
+    plan.index.set(name, plan.index.size);
+    const child = childOf(f.type);
+    if (child) plan.children.set(name, child);
+    if (omittable(f)) plan.omitWhenZero.add(name);
+  }
+  plans.set(id, plan);
+  return plan;
+}
+
+function isZero(v: unknown): boolean {
+  if (v === '' || v === 0 || v === false || v === null || v === 0n) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isPlainObject(v) && Object.keys(v).length === 0;
+}
+
+/** The catalog type of a value carrying `kind` and `apiVersion`, if it is a built-in one. */
+function typeOf(obj: Record<string, unknown>): string | undefined {
+  const { kind, apiVersion } = obj;
+  if (typeof kind !== 'string' || typeof apiVersion !== 'string') return undefined;
+  const slash = apiVersion.lastIndexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  return typeIdForKind({ group, version: apiVersion.slice(slash + 1), kind });
+}
+
+/**
+ * A value as Go would write it: built-in objects, lists, Status, Table and discovery
+ * documents in declaration order with Go's omissions; a watch event's object likewise.
+ * Returns the value itself when nothing changes.
+ */
+export function inGoOrder(value: unknown): unknown {
+  if (!isPlainObject(value)) return value;
+  const id = typeOf(value);
+  if (id) return ordered(value, id);
+  // A watch event: `type` is written before `object` already; only the object may change.
+  if (typeof value.type === 'string' && 'object' in value) {
+    const object = inGoOrder(value.object);
+    const keys = Object.keys(value);
+    if (object === value.object && keys[0] === 'type') return value;
+    return { ...value, type: value.type, object };
+  }
+  return value;
+}
+
+function ordered(obj: Record<string, unknown>, id: string): Record<string, unknown> {
+  const plan = planFor(id);
+  const unknownAt = plan.index.size;
+  let changed = false;
+  let last = -1;
+  let values: Map<string, unknown> | undefined;
+  for (const key in obj) {
+    const v = obj[key];
+    if (v === undefined || (plan.omitWhenZero.has(key) && isZero(v))) {
+      changed = true;
+      continue;
+    }
+    const at = plan.index.get(key) ?? unknownAt;
+    if (at < last) changed = true;
+    else last = at;
+    const child = plan.children.get(key);
+    if (child) {
+      const next = orderedChild(v, child);
+      if (next !== v) (values ??= new Map()).set(key, next);
+    }
+  }
+  if (!changed && !values) return obj;
+  const keys = Object.keys(obj).filter((k) => {
+    const v = obj[k];
+    return v !== undefined && !(plan.omitWhenZero.has(k) && isZero(v));
+  });
+  // Array.prototype.sort is stable: fields the catalog does not know keep their own order, last.
+  keys.sort((a, b) => (plan.index.get(a) ?? unknownAt) - (plan.index.get(b) ?? unknownAt));
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = values?.has(k) ? values.get(k) : obj[k];
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+function orderedChild(v: unknown, child: Child): unknown {
+  if ('raw' in child) return inGoOrder(v);
+  if ('one' in child) return isPlainObject(v) ? ordered(v, child.one) : v;
+  if ('list' in child) {
+    if (!Array.isArray(v)) return v;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i];
+      const next = isPlainObject(item) ? ordered(item, child.list) : item;
+      if (next !== item) (out ??= v.slice())[i] = next;
+    }
+    return out ?? v;
+  }
+  if (!isPlainObject(v)) return v;
+  let out: Record<string, unknown> | undefined;
+  for (const k in v) {
+    const item = v[k];
+    const next = isPlainObject(item) ? ordered(item, child.map) : item;
+    if (next !== item) {
+      out ??= { ...v };
+      Object.defineProperty(out, k, { value: next, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return out ?? v;
+}
