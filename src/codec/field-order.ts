@@ -5,12 +5,17 @@
 // across the server; the check here is one pass over the keys, and only objects that are out
 // of order (or hold a field Go omits) are copied.
 //
-// Types the catalog does not know (custom resources) are left as they are.
+// Go writes maps with their keys sorted: the map fields of built-in types (labels), and the
+// whole of an object whose kind the catalog does not know (a custom resource is a map in
+// kube-apiserver, so `apiVersion` comes first there).
 import { isPlainObject } from '../apimachinery/types.js';
 import { jsonFields, servedFieldName, typeIdForKind, type FieldDef, type TypeRef } from '../schema/index.js';
 
-/** How a field's value is walked: a struct of the catalog, a list or map of them, an embedded object. */
-type Child = { one: string } | { list: string } | { map: string } | { raw: true };
+/**
+ * How a field's value is walked: a struct of the catalog, a list of them, a map (of them or
+ * of plain values), an embedded object.
+ */
+type Child = { one: string } | { list: string } | { map: string | undefined } | { raw: true };
 
 interface Plan {
   /** Field name to its position in declaration order. */
@@ -23,11 +28,15 @@ interface Plan {
 
 const plans = new Map<string, Plan>();
 
-function childOf(type: TypeRef): Child | undefined {
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
+
+function childOf(id: string, type: TypeRef): Child | undefined {
   if ('ref' in type) return { one: type.ref };
   if ('list' in type && 'ref' in type.list) return { list: type.list.ref };
-  if ('map' in type && 'ref' in type.map) return { map: type.map.ref };
-  if ('scalar' in type && type.scalar === 'raw-extension') return { raw: true };
+  if ('map' in type) return { map: 'ref' in type.map ? type.map.ref : undefined };
+  // Objects a list, a Table row or a watch event carries are encoded as objects; other
+  // embedded objects (a ControllerRevision's data) keep the bytes the client sent.
+  if ('scalar' in type && type.scalar === 'raw-extension' && id.startsWith(META)) return { raw: true };
   return undefined;
 }
 
@@ -48,7 +57,7 @@ function planFor(id: string): Plan {
     const name = servedFieldName(f.name);
     if (plan.index.has(name)) continue;
     plan.index.set(name, plan.index.size);
-    const child = childOf(f.type);
+    const child = childOf(id, f.type);
     if (child) plan.children.set(name, child);
     if (omittable(f)) plan.omitWhenZero.add(name);
   }
@@ -80,12 +89,12 @@ export function inGoOrder(value: unknown): unknown {
   if (!isPlainObject(value)) return value;
   const id = typeOf(value);
   if (id) return ordered(value, id);
+  if (typeof value.kind === 'string' && typeof value.apiVersion === 'string') return sortedDeep(value);
   // A watch event: `type` is written before `object` already; only the object may change.
   if (typeof value.type === 'string' && 'object' in value) {
     const object = inGoOrder(value.object);
-    const keys = Object.keys(value);
-    if (object === value.object && keys[0] === 'type') return value;
-    return { ...value, type: value.type, object };
+    if (object === value.object && Object.keys(value)[0] === 'type') return value;
+    return { type: value.type, object };
   }
   return value;
 }
@@ -140,14 +149,43 @@ function orderedChild(v: unknown, child: Child): unknown {
     return out ?? v;
   }
   if (!isPlainObject(v)) return v;
-  let out: Record<string, unknown> | undefined;
+  const ref = child.map;
+  return sortedKeys(v, ref === undefined ? undefined : (item) => (isPlainObject(item) ? ordered(item, ref) : item));
+}
+
+/** A map with its keys sorted, each value passed through `each`; the map itself when nothing changes. */
+function sortedKeys(v: Record<string, unknown>, each?: (item: unknown) => unknown): Record<string, unknown> {
+  let changed = false;
+  let last: string | undefined;
+  let values: Map<string, unknown> | undefined;
   for (const k in v) {
-    const item = v[k];
-    const next = isPlainObject(item) ? ordered(item, child.map) : item;
-    if (next !== item) {
-      out ??= { ...v };
-      Object.defineProperty(out, k, { value: next, enumerable: true, writable: true, configurable: true });
+    if (last !== undefined && k < last) changed = true;
+    last = k;
+    if (each) {
+      const item = v[k];
+      const next = each(item);
+      if (next !== item) (values ??= new Map()).set(k, next);
     }
   }
-  return out ?? v;
+  if (!changed && !values) return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) {
+    const item = values?.has(k) ? values.get(k) : v[k];
+    Object.defineProperty(out, k, { value: item, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** Every map of a value with its keys sorted, as Go writes a `map[string]interface{}`. */
+function sortedDeep(v: unknown): unknown {
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i];
+      const next = sortedDeep(item);
+      if (next !== item) (out ??= v.slice())[i] = next;
+    }
+    return out ?? v;
+  }
+  return isPlainObject(v) ? sortedKeys(v, sortedDeep) : v;
 }
