@@ -11,33 +11,48 @@
 import { isPlainObject } from '../apimachinery/types.js';
 import { jsonFields, servedFieldName, typeIdForKind, type FieldDef, type TypeRef } from '../schema/index.js';
 
-/**
- * How a field's value is walked: a struct of the catalog, a list of them, a map (of them or
- * of plain values), an embedded object.
- */
-type Child = { one: string } | { list: string } | { map: string | undefined } | { raw: true };
+/** How a field's value is walked. */
+const enum Walk {
+  /** A scalar, or a value written as it was received. */
+  None,
+  /** A struct of the catalog. */
+  One,
+  /** A list of structs. */
+  List,
+  /** A map: keys sorted, values walked when they are structs. */
+  Map,
+  /** An embedded object, written as an object of its own kind. */
+  Raw,
+}
 
+interface FieldPlan {
+  /** Position in declaration order. */
+  at: number;
+  /** Go leaves the field out when it holds a zero value. */
+  omit: boolean;
+  walk: Walk;
+  /** The struct type walked into (One, List, and Map of structs). */
+  ref?: string;
+}
+
+/** A type's fields by JSON name; `size` is where fields the catalog does not know go. */
 interface Plan {
-  /** Field name to its position in declaration order. */
-  index: Map<string, number>;
-  /** Fields whose values are themselves ordered. */
-  children: Map<string, Child>;
-  /** Fields Go leaves out when they hold a zero value. */
-  omitWhenZero: Set<string>;
+  fields: Map<string, FieldPlan>;
+  size: number;
 }
 
 const plans = new Map<string, Plan>();
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 
-function childOf(id: string, type: TypeRef): Child | undefined {
-  if ('ref' in type) return { one: type.ref };
-  if ('list' in type && 'ref' in type.list) return { list: type.list.ref };
-  if ('map' in type) return { map: 'ref' in type.map ? type.map.ref : undefined };
+function walkOf(id: string, type: TypeRef): { walk: Walk; ref?: string } {
+  if ('ref' in type) return { walk: Walk.One, ref: type.ref };
+  if ('list' in type && 'ref' in type.list) return { walk: Walk.List, ref: type.list.ref };
+  if ('map' in type) return 'ref' in type.map ? { walk: Walk.Map, ref: type.map.ref } : { walk: Walk.Map };
   // Objects a list, a Table row or a watch event carries are encoded as objects; other
   // embedded objects (a ControllerRevision's data) keep the bytes the client sent.
-  if ('scalar' in type && type.scalar === 'raw-extension' && id.startsWith(META)) return { raw: true };
-  return undefined;
+  if ('scalar' in type && type.scalar === 'raw-extension' && id.startsWith(META)) return { walk: Walk.Raw };
+  return { walk: Walk.None };
 }
 
 /** Go's omitempty drops zero strings, numbers, booleans and empty slices and maps; never structs. */
@@ -52,15 +67,12 @@ function omittable(f: FieldDef): boolean {
 function planFor(id: string): Plan {
   let plan = plans.get(id);
   if (plan) return plan;
-  plan = { index: new Map(), children: new Map(), omitWhenZero: new Set() };
+  const fields = new Map<string, FieldPlan>();
   for (const f of jsonFields(id)) {
     const name = servedFieldName(f.name);
-    if (plan.index.has(name)) continue;
-    plan.index.set(name, plan.index.size);
-    const child = childOf(id, f.type);
-    if (child) plan.children.set(name, child);
-    if (omittable(f)) plan.omitWhenZero.add(name);
+    if (!fields.has(name)) fields.set(name, { at: fields.size, omit: omittable(f), ...walkOf(id, f.type) });
   }
+  plan = { fields, size: fields.size };
   plans.set(id, plan);
   return plan;
 }
@@ -101,32 +113,33 @@ export function inGoOrder(value: unknown): unknown {
 
 function ordered(obj: Record<string, unknown>, id: string): Record<string, unknown> {
   const plan = planFor(id);
-  const unknownAt = plan.index.size;
   let changed = false;
   let last = -1;
   let values: Map<string, unknown> | undefined;
   for (const key in obj) {
     const v = obj[key];
-    if (v === undefined || (plan.omitWhenZero.has(key) && isZero(v))) {
+    const f = plan.fields.get(key);
+    if (v === undefined || (f !== undefined && f.omit && isZero(v))) {
       changed = true;
       continue;
     }
-    const at = plan.index.get(key) ?? unknownAt;
+    const at = f === undefined ? plan.size : f.at;
     if (at < last) changed = true;
     else last = at;
-    const child = plan.children.get(key);
-    if (child) {
-      const next = orderedChild(v, child);
+    if (f !== undefined && f.walk !== Walk.None && v !== null && typeof v === 'object') {
+      const next = walked(v, f);
       if (next !== v) (values ??= new Map()).set(key, next);
     }
   }
   if (!changed && !values) return obj;
   const keys = Object.keys(obj).filter((k) => {
     const v = obj[k];
-    return v !== undefined && !(plan.omitWhenZero.has(k) && isZero(v));
+    const f = plan.fields.get(k);
+    return v !== undefined && !(f !== undefined && f.omit && isZero(v));
   });
   // Array.prototype.sort is stable: fields the catalog does not know keep their own order, last.
-  keys.sort((a, b) => (plan.index.get(a) ?? unknownAt) - (plan.index.get(b) ?? unknownAt));
+  const at = (k: string): number => plan.fields.get(k)?.at ?? plan.size;
+  keys.sort((a, b) => at(a) - at(b));
   const out: Record<string, unknown> = {};
   for (const k of keys) {
     const v = values?.has(k) ? values.get(k) : obj[k];
@@ -135,22 +148,29 @@ function ordered(obj: Record<string, unknown>, id: string): Record<string, unkno
   return out;
 }
 
-function orderedChild(v: unknown, child: Child): unknown {
-  if ('raw' in child) return inGoOrder(v);
-  if ('one' in child) return isPlainObject(v) ? ordered(v, child.one) : v;
-  if ('list' in child) {
-    if (!Array.isArray(v)) return v;
-    let out: unknown[] | undefined;
-    for (let i = 0; i < v.length; i++) {
-      const item: unknown = v[i];
-      const next = isPlainObject(item) ? ordered(item, child.list) : item;
-      if (next !== item) (out ??= v.slice())[i] = next;
+/** A field's value (an object or array) as Go writes it. */
+function walked(v: object, f: FieldPlan): unknown {
+  switch (f.walk) {
+    case Walk.Raw:
+      return inGoOrder(v);
+    case Walk.One:
+      return Array.isArray(v) ? v : ordered(v as Record<string, unknown>, f.ref!);
+    case Walk.List: {
+      if (!Array.isArray(v)) return v;
+      let out: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        const next = isPlainObject(item) ? ordered(item, f.ref!) : item;
+        if (next !== item) (out ??= v.slice())[i] = next;
+      }
+      return out ?? v;
     }
-    return out ?? v;
+    default: {
+      if (Array.isArray(v)) return v;
+      const ref = f.ref;
+      return sortedKeys(v as Record<string, unknown>, ref === undefined ? undefined : (item) => (isPlainObject(item) ? ordered(item, ref) : item));
+    }
   }
-  if (!isPlainObject(v)) return v;
-  const ref = child.map;
-  return sortedKeys(v, ref === undefined ? undefined : (item) => (isPlainObject(item) ? ordered(item, ref) : item));
 }
 
 /** A map with its keys sorted, each value passed through `each`; the map itself when nothing changes. */
