@@ -33,11 +33,14 @@ interface FieldPlan {
   walk: Walk;
   /** The struct type walked into (One, List, and Map of structs). */
   ref?: string;
+  /** Its plan, once needed. */
+  refPlan?: Plan;
 }
 
 /** A type's fields by JSON name; `size` is where fields the catalog does not know go. */
 interface Plan {
-  fields: Map<string, FieldPlan>;
+  /** A record without prototype: V8 looks its keys up faster than a Map's. */
+  fields: Record<string, FieldPlan | undefined>;
   size: number;
 }
 
@@ -67,12 +70,13 @@ function omittable(f: FieldDef): boolean {
 function planFor(id: string): Plan {
   let plan = plans.get(id);
   if (plan) return plan;
-  const fields = new Map<string, FieldPlan>();
+  const fields = Object.create(null) as Record<string, FieldPlan | undefined>;
+  let size = 0;
   for (const f of jsonFields(id)) {
     const name = servedFieldName(f.name);
-    if (!fields.has(name)) fields.set(name, { at: fields.size, omit: omittable(f), ...walkOf(id, f.type) });
+    if (fields[name] === undefined) fields[name] = { at: size++, omit: omittable(f), ...walkOf(id, f.type) };
   }
-  plan = { fields, size: fields.size };
+  plan = { fields, size };
   plans.set(id, plan);
   return plan;
 }
@@ -100,7 +104,7 @@ function typeOf(obj: Record<string, unknown>): string | undefined {
 export function inGoOrder(value: unknown): unknown {
   if (!isPlainObject(value)) return value;
   const id = typeOf(value);
-  if (id) return ordered(value, id);
+  if (id) return ordered(value, planFor(id));
   if (typeof value.kind === 'string' && typeof value.apiVersion === 'string') return sortedDeep(value);
   // A watch event: `type` is written before `object` already; only the object may change.
   if (typeof value.type === 'string' && 'object' in value) {
@@ -111,14 +115,13 @@ export function inGoOrder(value: unknown): unknown {
   return value;
 }
 
-function ordered(obj: Record<string, unknown>, id: string): Record<string, unknown> {
-  const plan = planFor(id);
+function ordered(obj: Record<string, unknown>, plan: Plan): Record<string, unknown> {
   let changed = false;
   let last = -1;
   let values: Map<string, unknown> | undefined;
   for (const key in obj) {
     const v = obj[key];
-    const f = plan.fields.get(key);
+    const f = plan.fields[key];
     if (v === undefined || (f !== undefined && f.omit && isZero(v))) {
       changed = true;
       continue;
@@ -134,11 +137,11 @@ function ordered(obj: Record<string, unknown>, id: string): Record<string, unkno
   if (!changed && !values) return obj;
   const keys = Object.keys(obj).filter((k) => {
     const v = obj[k];
-    const f = plan.fields.get(k);
+    const f = plan.fields[k];
     return v !== undefined && !(f !== undefined && f.omit && isZero(v));
   });
   // Array.prototype.sort is stable: fields the catalog does not know keep their own order, last.
-  const at = (k: string): number => plan.fields.get(k)?.at ?? plan.size;
+  const at = (k: string): number => plan.fields[k]?.at ?? plan.size;
   keys.sort((a, b) => at(a) - at(b));
   const out: Record<string, unknown> = {};
   for (const k of keys) {
@@ -150,25 +153,26 @@ function ordered(obj: Record<string, unknown>, id: string): Record<string, unkno
 
 /** A field's value (an object or array) as Go writes it. */
 function walked(v: object, f: FieldPlan): unknown {
+  if (f.walk !== Walk.Raw) f.refPlan ??= f.ref === undefined ? undefined : planFor(f.ref);
+  const plan = f.refPlan;
   switch (f.walk) {
     case Walk.Raw:
       return inGoOrder(v);
     case Walk.One:
-      return Array.isArray(v) ? v : ordered(v as Record<string, unknown>, f.ref!);
+      return Array.isArray(v) ? v : ordered(v as Record<string, unknown>, plan!);
     case Walk.List: {
       if (!Array.isArray(v)) return v;
       let out: unknown[] | undefined;
       for (let i = 0; i < v.length; i++) {
         const item: unknown = v[i];
-        const next = isPlainObject(item) ? ordered(item, f.ref!) : item;
+        const next = isPlainObject(item) ? ordered(item, plan!) : item;
         if (next !== item) (out ??= v.slice())[i] = next;
       }
       return out ?? v;
     }
     default: {
       if (Array.isArray(v)) return v;
-      const ref = f.ref;
-      return sortedKeys(v as Record<string, unknown>, ref === undefined ? undefined : (item) => (isPlainObject(item) ? ordered(item, ref) : item));
+      return sortedKeys(v as Record<string, unknown>, plan === undefined ? undefined : (item) => (isPlainObject(item) ? ordered(item, plan) : item));
     }
   }
 }
