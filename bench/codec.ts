@@ -5,6 +5,7 @@
 
 import type { KubeList, KubeObject } from '../src/apimachinery/types.js';
 import { decodeObject, encodeObject } from '../src/codec/protobuf/index.js';
+import { jsonSerializer } from '../src/codec/serializer.js';
 
 const minMs = Number(process.argv[2] ?? '700');
 const rounds = Number(process.argv[3] ?? '5');
@@ -147,13 +148,15 @@ function compare(title: string, obj: KubeObject | KubeList): void {
   const jsonBytes = textEncoder.encode(json);
   const binary = encodeObject(obj as KubeObject);
   console.log(`${title}: JSON ${jsonBytes.length} bytes, binary ${binary.length} bytes`);
-  const [jsonEncode, jsonEncodeBytes, binEncode] = perOp([
+  const [jsonEncode, jsonEncodeBytes, serverEncode, binEncode] = perOp([
     () => JSON.stringify(obj),
     () => textEncoder.encode(JSON.stringify(obj)),
+    () => jsonSerializer.encode(obj, { pretty: false }),
     () => encodeObject(obj as KubeObject),
   ]);
   report('encode JSON.stringify', jsonBytes.length, jsonEncode);
   report('encode JSON.stringify + UTF-8', jsonBytes.length, jsonEncodeBytes);
+  report('encode server JSON (Go field order)', jsonBytes.length, serverEncode, jsonEncode);
   report('encode binary', binary.length, binEncode, jsonEncode);
   const [jsonDecode, jsonDecodeBytes, binDecode] = perOp([
     () => JSON.parse(json),
@@ -170,5 +173,16 @@ function served<T extends KubeObject | KubeList>(obj: T): T {
   return decodeObject(encodeObject(obj as KubeObject)) as T;
 }
 
+/** The server's JSON encoding of objects built out of Go's field order (`apiVersion` first), which it reorders. */
+function reordered(title: string, obj: KubeObject | KubeList): void {
+  const bytes = jsonSerializer.encode(obj, { pretty: false }).length;
+  console.log(`${title}, built out of order:`);
+  const [plain, server] = perOp([() => textEncoder.encode(JSON.stringify(obj)), () => jsonSerializer.encode(obj, { pretty: false })]);
+  report('encode JSON.stringify + UTF-8', bytes, plain);
+  report('encode server JSON (Go field order)', bytes, server, plain);
+}
+
 compare('Pod', served(pod(1)));
 compare('PodList (10,000 pods)', served(podList(10_000)));
+reordered('Pod', pod(1));
+reordered('PodList (10,000 pods)', podList(10_000));

@@ -35,8 +35,8 @@ export class ApiError extends Error {
   constructor(code: number, reason: string, message: string, details?: StatusDetails) {
     super(message);
     this.name = 'ApiError';
-    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-    if (details) this.status.details = details;
+    // Built in the order Go declares the fields, which is the order they are written in.
+    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
   }
 
   get code(): number {
@@ -63,9 +63,7 @@ function qualified(r: QualifiedResource): string {
 }
 
 export function successStatus(details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
-  if (details) s.details = details;
-  return s;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', ...(details ? { details } : {}), code: 200 };
 }
 
 export function notFound(r: QualifiedResource, name: string): ApiError {

@@ -132,3 +132,19 @@ export function negotiatePatchType(contentType: string | undefined): PatchType {
   if ((PATCH_TYPES as readonly string[]).includes(t)) return t as PatchType;
   throw unsupportedMediaType([...PATCH_TYPES]);
 }
+
+/**
+ * The serializer an error Status is written with, or undefined when no Accept entry can
+ * carry one: kube-apiserver then writes the Status as indented JSON. Entries asking for a
+ * Table or metadata do not count (a Status is never converted); no header means JSON.
+ */
+export function negotiateStatus(accept: string | undefined, set: SerializerSet): { serializer: Serializer; contentType: string } | undefined {
+  const entries = parseAccept(accept);
+  if (entries.length === 0) return { serializer: set.all()[0]!, contentType: set.all()[0]!.mediaType };
+  for (const mt of entries) {
+    if (mt.params.as !== undefined) continue;
+    const choice = tryEntry(mt, set, 'object', { kind: { group: '', version: 'v1', kind: 'Status' } });
+    if (choice) return { serializer: choice.serializer, contentType: choice.contentType };
+  }
+  return undefined;
+}

@@ -3,6 +3,7 @@
 import { stringify as stringifyYaml } from 'yaml';
 import { ApiError, badRequest } from '../apimachinery/errors.js';
 import type { GroupVersionKind, KubeObject } from '../apimachinery/types.js';
+import { inGoOrder } from './field-order.js';
 import { goJsonSyntaxError } from './go-json.js';
 import { parseJsonText, stringifyJson } from './json.js';
 import { readYamlAsync } from './yaml-pool.js';
@@ -78,7 +79,7 @@ export const jsonSerializer: Serializer = {
   aliases: [],
   streaming: true,
   encode(obj, { pretty }) {
-    return encoder.encode(stringifyJson(obj, pretty ? 2 : undefined) + '\n');
+    return encoder.encode(stringifyJson(inGoOrder(obj), pretty ? 2 : undefined) + '\n');
   },
   decode: parseJson,
 };
@@ -97,8 +98,10 @@ export const yamlSerializer: Serializer = {
   mediaType: 'application/yaml',
   aliases: ['application/x-yaml', 'text/yaml'],
   streaming: false,
+  // Kubernetes writes YAML by converting its JSON: Go's omissions apply, and the keys of
+  // every mapping come out sorted.
   encode(obj) {
-    return encoder.encode(stringifyYaml(obj, { aliasDuplicateObjects: false, lineWidth: 0, logLevel: 'silent' }));
+    return encoder.encode(stringifyYaml(inGoOrder(obj), { aliasDuplicateObjects: false, lineWidth: 0, logLevel: 'silent', sortMapEntries: true }));
   },
   decode(body) {
     return yamlValue(() => readYaml(text(body)));

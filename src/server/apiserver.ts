@@ -118,7 +118,7 @@ export class ApiServer {
         withRequestId,
         withCacheControl,
         withMetrics(this.metrics, config.table),
-        withPanicRecovery(config.log),
+        withPanicRecovery(config.log, this.serializers),
         withRequestInfo,
         withRequestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
         withAuthentication(config.authenticator, (conn) => this.connections.authenticated(conn)),

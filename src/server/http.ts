@@ -3,7 +3,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { ApiError, internalError, isApiError, type Status } from '../apimachinery/errors.js';
-import { encodeJson } from '../codec/serializer.js';
+import { negotiateStatus } from '../codec/negotiate.js';
+import { encodeJson, type SerializerSet } from '../codec/serializer.js';
+import { stringifyJson } from '../codec/json.js';
+import { inGoOrder } from '../codec/field-order.js';
 
 export interface ServerRequest extends AsyncIterable<Buffer | string> {
   method?: string;
@@ -80,13 +83,28 @@ export function toApiError(err: unknown): ApiError {
   return internalError(err);
 }
 
-/** Writes a Status error as JSON, with Retry-After when the Status asks for it. */
-export function writeStatus(res: ServerResponse, err: ApiError | Status, pretty = false): void {
+/**
+ * Writes a Status error, with Retry-After when the Status asks for it. With the request's
+ * Accept header and the server's serializers it is written in the media type the client
+ * asked for; when no entry can carry it, as indented JSON (kube-apiserver's fallback).
+ */
+export function writeStatus(res: ServerResponse, err: ApiError | Status, pretty = false, negotiation?: { accept: string | undefined; serializers: SerializerSet }): void {
   const status = err instanceof ApiError ? err.status : err;
   if (res.headersSent || res.writableEnded) return;
   const retry = status.details?.retryAfterSeconds;
   if (retry !== undefined) res.setHeader('Retry-After', String(retry));
-  writeBody(res, status.code, 'application/json', encodeJson(status as unknown as Record<string, unknown>, pretty));
+  const body = status as unknown as Record<string, unknown>;
+  if (!negotiation) {
+    writeBody(res, status.code, 'application/json', encodeJson(body, pretty));
+    return;
+  }
+  // A 406 is the Accept header failing for this endpoint: kube-apiserver writes it raw.
+  const choice = status.code === 406 ? undefined : negotiateStatus(negotiation.accept, negotiation.serializers);
+  if (!choice) {
+    writeBody(res, status.code, 'application/json', stringifyJson(inGoOrder(body), 2));
+    return;
+  }
+  writeBody(res, status.code, choice.contentType, choice.serializer.encode(body, { pretty }));
 }
 
 /** Adds the warnings collected during a request as `Warning: 299 - "..."` headers. */

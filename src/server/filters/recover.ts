@@ -2,10 +2,12 @@
 // are not API errors are logged as internal errors. A client that reset its stream gets
 // nothing, and an answer already under way is only ended.
 import { ApiError } from '../../apimachinery/errors.js';
-import { setWarnings, toApiError, writeStatus } from '../http.js';
+import type { SerializerSet } from '../../codec/serializer.js';
+import { headerValue, setWarnings, toApiError, writeStatus } from '../http.js';
 import type { Filter } from './chain.js';
 
-export function withPanicRecovery(log: ((msg: string) => void) | undefined): Filter {
+/** With `serializers`, the Status is written in the media type the request's Accept header asks for. */
+export function withPanicRecovery(log: ((msg: string) => void) | undefined, serializers?: SerializerSet): Filter {
   return (next) => async (scope) => {
     try {
       await next(scope);
@@ -20,7 +22,7 @@ export function withPanicRecovery(log: ((msg: string) => void) | undefined): Fil
         // Nobody to answer.
       } else if (!res.headersSent) {
         setWarnings(res, scope.warnings);
-        writeStatus(res, apiErr);
+        writeStatus(res, apiErr, scope.pretty, serializers && { accept: headerValue(req, 'accept'), serializers });
       } else if (!res.writableEnded) res.end();
     }
   };
