@@ -1,5 +1,6 @@
 // What a served resource is: its names, scope, verbs, subresources, where it is stored, and
 // the kind's Strategy.
+import type { JSONSchemaProps } from '../apimachinery/jsonschema.js';
 import type { Strategy, VersionConversion } from './strategy.js';
 
 export interface SubresourceDefinition {
@@ -34,4 +35,17 @@ export interface ResourceDefinition {
   strategy?: Strategy;
   /** Conversion to the storage version when this version is not it. */
   conversion?: VersionConversion;
+  /** Present on versions served for a CustomResourceDefinition. */
+  customResource?: CustomResourceInfo;
+}
+
+/** What the layers that treat custom resources apart read of their definition. */
+export interface CustomResourceInfo {
+  /** The CustomResourceDefinition's name (`<plural>.<group>`) and uid. */
+  crdName: string;
+  crdUID: string;
+  /** This version's structural schema; absent when the version has none. */
+  schema?: JSONSchemaProps;
+  /** `Warning: 299` text for requests to this version when it is deprecated. */
+  deprecationWarning?: string;
 }
