@@ -1,6 +1,9 @@
 // Discovery documents, all computed from the resource table and recomputed when it changes:
 // the legacy ones (`/api`, `/api/v1`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`) and the
-// aggregated APIGroupDiscoveryList (v2beta1) that kubectl asks for first.
+// aggregated APIGroupDiscoveryList (v2beta1) that kubectl asks for first. Groups of custom
+// resources are listed as kube-apiserver lists them: after the built-in groups (their
+// group priority is the lowest), by name, with versions in Kubernetes' version priority
+// and the first of them preferred.
 import { createHash } from 'node:crypto';
 import { parseAccept } from '../codec/media-type.js';
 import { discoveryGroup } from '../naming/index.js';
@@ -9,6 +12,18 @@ import type { RESTStore, ResourceDefinition, ResourceTable } from '../rest/index
 export interface DiscoveryAnswer {
   contentType: string;
   body: unknown;
+  /**
+   * Headers of the answer: the aggregated document carries a strong `ETag` (upper-case hex
+   * SHA-512 of its JSON) and `Cache-Control: public`, and a request whose `If-None-Match`
+   * names that ETag is answered 304 (see `notModified`).
+   */
+  headers?: Record<string, string>;
+}
+
+/** Whether an answer with an ETag may be replaced by 304 for this `If-None-Match` value. */
+export function notModified(answer: DiscoveryAnswer, ifNoneMatch: string | undefined): boolean {
+  const etag = answer.headers?.ETag;
+  return etag !== undefined && ifNoneMatch !== undefined && ifNoneMatch.trim() === etag;
 }
 
 /** base64 of the first 8 bytes of sha256("<group>/<version>/<kind>") of the storage version. */
@@ -16,8 +31,12 @@ export function storageVersionHash(group: string, version: string, kind: string)
   return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }
 
-/** Kubernetes version priority: GA before beta before alpha, higher numbers first. */
+/**
+ * Kubernetes version priority: GA before beta before alpha, higher numbers first; versions
+ * not of the `v<N>[alpha|beta<M>]` form after all of those, in byte order.
+ */
 export function compareVersions(a: string, b: string): number {
+  if (a === b) return 0;
   const parse = (v: string): [number, number, number] | undefined => {
     const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
     if (!m) return undefined;
@@ -29,19 +48,37 @@ export function compareVersions(a: string, b: string): number {
   if (pa && pb) return pb[0] - pa[0] || pb[1] - pa[1] || pb[2] - pa[2];
   if (pa) return -1;
   if (pb) return 1;
-  return a.localeCompare(b);
+  return a < b ? -1 : 1;
+}
+
+/** The verbs of a custom resource in the order kube-apiserver lists them. */
+const CUSTOM_RESOURCE_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+/** Verbs of the status and scale subresources, in Kubernetes' order. */
+const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
+
+function orderedVerbs(verbs: readonly string[], order: readonly string[]): string[] {
+  const known = order.filter((v) => verbs.includes(v));
+  return [...known, ...verbs.filter((v) => !order.includes(v))];
 }
 
 interface GroupInfo {
   name: string;
   versions: string[];
   preferred: string;
+  /** Every resource of the group is a custom resource. */
+  custom: boolean;
+}
+
+interface Index {
+  groups: GroupInfo[];
+  byGV: Map<string, RESTStore[]>;
+  aggregated: Map<boolean, DiscoveryAnswer>;
 }
 
 const AGGREGATED_AS = 'APIGroupDiscoveryList';
 
 export class Discovery {
-  private cache: { groups: GroupInfo[]; byGV: Map<string, RESTStore[]> } | undefined;
+  private cache: Index | undefined;
 
   constructor(
     private readonly table: ResourceTable,
@@ -53,7 +90,7 @@ export class Discovery {
     });
   }
 
-  private index(): { groups: GroupInfo[]; byGV: Map<string, RESTStore[]> } {
+  private index(): Index {
     if (this.cache) return this.cache;
     const byGV = new Map<string, RESTStore[]>();
     const groups = new Map<string, GroupInfo>();
@@ -64,19 +101,24 @@ export class Discovery {
       byGV.get(gv)!.push(store);
       let g = groups.get(d.group);
       if (!g) {
-        g = { name: d.group, versions: [], preferred: '' };
+        g = { name: d.group, versions: [], preferred: '', custom: true };
         groups.set(d.group, g);
       }
       if (!g.versions.includes(d.version)) g.versions.push(d.version);
+      if (!d.customResource) g.custom = false;
       if (d.preferred) g.preferred = d.version;
     }
     for (const g of groups.values()) {
       g.versions.sort(compareVersions);
-      if (!g.preferred || !g.versions.includes(g.preferred)) g.preferred = g.versions[0]!;
+      // A custom resource group prefers its highest-priority version, whatever its definitions say.
+      if (g.custom || !g.preferred || !g.versions.includes(g.preferred)) g.preferred = g.versions[0]!;
       // The preferred version leads the list, as Kubernetes lists it.
       g.versions = [g.preferred, ...g.versions.filter((v) => v !== g.preferred)];
     }
-    this.cache = { groups: [...groups.values()], byGV };
+    // Custom resource groups have the lowest group priority (1000); equal priorities go by name.
+    const builtin = [...groups.values()].filter((g) => !g.custom);
+    const custom = [...groups.values()].filter((g) => g.custom).sort((a, b) => byteOrder(a.name, b.name));
+    this.cache = { groups: [...builtin, ...custom], byGV, aggregated: new Map() };
     return this.cache;
   }
 
@@ -96,7 +138,7 @@ export class Discovery {
 
   /** `/api`. */
   legacyRoot(accept: string | undefined): DiscoveryAnswer {
-    if (Discovery.wantsAggregated(accept)) return { contentType: this.aggregatedContentType(), body: this.aggregated(true) };
+    if (Discovery.wantsAggregated(accept)) return this.aggregatedAnswer(true);
     const core = this.index().groups.find((g) => g.name === '');
     return {
       contentType: 'application/json',
@@ -110,7 +152,7 @@ export class Discovery {
 
   /** `/apis`. */
   groupList(accept: string | undefined): DiscoveryAnswer {
-    if (Discovery.wantsAggregated(accept)) return { contentType: this.aggregatedContentType(), body: this.aggregated(false) };
+    if (Discovery.wantsAggregated(accept)) return this.aggregatedAnswer(false);
     return {
       contentType: 'application/json',
       body: { kind: 'APIGroupList', apiVersion: 'v1', groups: this.index().groups.filter((g) => g.name !== '').map((g) => groupDoc(g)) },
@@ -140,6 +182,19 @@ export class Discovery {
     return { contentType: 'application/json', body };
   }
 
+  /** The aggregated document with its ETag, built once per table state. */
+  private aggregatedAnswer(core: boolean): DiscoveryAnswer {
+    const index = this.index();
+    let answer = index.aggregated.get(core);
+    if (!answer) {
+      const body = this.aggregated(core);
+      const etag = `"${createHash('sha512').update(JSON.stringify(body)).digest('hex').toUpperCase()}"`;
+      answer = { contentType: this.aggregatedContentType(), body, headers: { ETag: etag, 'Cache-Control': 'public' } };
+      index.aggregated.set(core, answer);
+    }
+    return answer;
+  }
+
   private aggregated(core: boolean): unknown {
     const { groups, byGV } = this.index();
     const items = groups
@@ -153,13 +208,17 @@ export class Discovery {
             version: v,
             resources: (byGV.get(`${g.name}/${v}`) ?? [])
               .map((s) => aggregatedResource(s.definition))
-              .sort((a, b) => String(a.resource).localeCompare(String(b.resource))),
+              .sort((a, b) => byteOrder(String(a.resource), String(b.resource))),
             freshness: 'Current',
           })),
         };
       });
     return { kind: AGGREGATED_AS, apiVersion: `${discoveryGroup()}/v2beta1`, metadata: {}, items };
   }
+}
+
+function byteOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function gvDoc(group: string, version: string): { groupVersion: string; version: string } {
@@ -170,8 +229,16 @@ function groupDoc(g: GroupInfo): Record<string, unknown> {
   return { name: g.name, versions: g.versions.map((v) => gvDoc(g.name, v)), preferredVersion: gvDoc(g.name, g.preferred) };
 }
 
+function resourceVerbs(d: ResourceDefinition): string[] {
+  return d.customResource ? orderedVerbs(d.verbs, CUSTOM_RESOURCE_VERBS) : d.verbs;
+}
+
+function subresourceVerbs(d: ResourceDefinition, verbs: string[]): string[] {
+  return d.customResource ? orderedVerbs(verbs, SUBRESOURCE_VERBS) : verbs;
+}
+
 function apiResources(d: ResourceDefinition): Record<string, unknown>[] {
-  const main: Record<string, unknown> = { name: d.resource, singularName: d.singularName, namespaced: d.namespaced, kind: d.kind, verbs: d.verbs };
+  const main: Record<string, unknown> = { name: d.resource, singularName: d.singularName, namespaced: d.namespaced, kind: d.kind, verbs: resourceVerbs(d) };
   if (d.shortNames.length > 0) main.shortNames = d.shortNames;
   if (d.categories.length > 0) main.categories = d.categories;
   if (d.storage) {
@@ -186,7 +253,7 @@ function apiResources(d: ResourceDefinition): Record<string, unknown>[] {
       r.version = sub.version ?? d.version;
     }
     r.kind = sub.kind;
-    r.verbs = sub.verbs;
+    r.verbs = subresourceVerbs(d, sub.verbs);
     out.push(r);
   }
   return out;
@@ -198,7 +265,7 @@ function aggregatedResource(d: ResourceDefinition): Record<string, unknown> {
     responseKind: { group: d.group, version: d.version, kind: d.kind },
     scope: d.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: d.singularName,
-    verbs: d.verbs,
+    verbs: resourceVerbs(d),
   };
   if (d.shortNames.length > 0) r.shortNames = d.shortNames;
   if (d.categories.length > 0) r.categories = d.categories;
@@ -206,7 +273,7 @@ function aggregatedResource(d: ResourceDefinition): Record<string, unknown> {
     r.subresources = d.subresources.map((s) => ({
       subresource: s.name,
       responseKind: { group: s.group ?? d.group, version: s.version ?? d.version, kind: s.kind },
-      verbs: s.verbs,
+      verbs: subresourceVerbs(d, s.verbs),
     }));
   }
   return r;

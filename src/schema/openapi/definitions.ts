@@ -21,8 +21,15 @@ const SCALAR_DEFINITIONS: Partial<Record<ScalarType, { id: string; schema: JsonS
   'fields-v1': { id: 'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1', schema: { type: 'object' } },
 };
 
+/**
+ * Ids of custom resource kinds carry this prefix before their definition name, which is
+ * the user's and never renamed (catalog ids never have it).
+ */
+export const CUSTOM_ID_PREFIX = 'custom:';
+
 /** `io.k8s.api.core.v1.Pod` is served as `io.orch.api.core.v1.Pod` in the orch flavor. */
 function definitionName(id: string): string {
+  if (id.startsWith(CUSTOM_ID_PREFIX)) return id.slice(CUSTOM_ID_PREFIX.length);
   if (!id.startsWith(UPSTREAM_ID_PREFIX)) return id;
   return `${domain().split('.').reverse().join('.')}.${id.slice(UPSTREAM_ID_PREFIX.length)}`;
 }

@@ -29,8 +29,25 @@ interface Cached {
 
 let cache: Cached | undefined;
 
+/** The JSON text of each custom resource schema seen, so that a signature costs one lookup per schema. */
+const schemaText = new WeakMap<object, string>();
+
+function schemaSignature(r: OpenApiResource): string {
+  if (!r.customResource) return '';
+  const schema = r.customResource.schema;
+  if (!schema) return 'custom';
+  let text = schemaText.get(schema);
+  if (text === undefined) {
+    text = createHash('sha256').update(JSON.stringify(schema)).digest('base64');
+    schemaText.set(schema, text);
+  }
+  return `custom:${text}`;
+}
+
 function signature(resources: readonly OpenApiResource[], version: string): string {
-  const parts = resources.map((r) => [r.group, r.version, r.resource, r.kind, r.namespaced, r.verbs.join(','), r.subresources.map((s) => `${s.name}:${s.kind}:${s.group ?? ''}:${s.version ?? ''}:${s.verbs.join(',')}`).join(';')].join('|'));
+  const parts = resources.map((r) =>
+    [r.group, r.version, r.resource, r.kind, r.namespaced, r.verbs.join(','), r.subresources.map((s) => `${s.name}:${s.kind}:${s.group ?? ''}:${s.version ?? ''}:${s.verbs.join(',')}`).join(';'), schemaSignature(r)].join('|'),
+  );
   return `${flavor()}\n${version}\n${parts.join('\n')}`;
 }
 

@@ -2,8 +2,10 @@
 // OpenAPI 3 writers both render: one entry per path and method, with its parameters,
 // body and responses by catalog type id.
 
+import type { JSONSchemaProps } from '../../apimachinery/jsonschema.js';
 import { extension, protobufMediaType, toKubernetesGroup } from '../../naming/index.js';
 import { typeIdForKind } from '../catalog.js';
+import { customId } from './custom.js';
 
 /** What the OpenAPI documents need to know of a served resource (a ResourceDefinition fits). */
 export interface OpenApiResource {
@@ -15,6 +17,8 @@ export interface OpenApiResource {
   namespaced: boolean;
   verbs: string[];
   subresources: { name: string; kind: string; group?: string; version?: string; verbs: string[] }[];
+  /** Present for a version of a CustomResourceDefinition: its structural schema, if any. */
+  customResource?: { schema?: JSONSchemaProps };
 }
 
 export interface Parameter {
@@ -28,6 +32,8 @@ export interface Parameter {
 export interface Operation {
   method: 'get' | 'put' | 'post' | 'delete' | 'patch';
   operationId: string;
+  /** Defaults to the operation id. */
+  description?: string;
   tag: string;
   action: string;
   gvk: { group: string; version: string; kind: string };
@@ -84,16 +90,38 @@ function pascal(word: string): string {
   return word ? word[0].toUpperCase() + word.slice(1) : word;
 }
 
+/**
+ * A word of an operation id as Kubernetes forms it: letters, `_` and (not first) digits
+ * kept, anything else dropped and the next character capitalized (`cert-manager.io` is
+ * `CertManagerIo` or `certManagerIo`).
+ */
+export function operationIdWord(s: string, capitalizeFirst: boolean): string {
+  let out = '';
+  let capitalize = capitalizeFirst;
+  let i = 0;
+  for (const ch of s) {
+    if (/\p{L}/u.test(ch) || ch === '_' || (i !== 0 && /\p{Nd}/u.test(ch))) {
+      out += capitalize ? ch.toUpperCase() : ch;
+      capitalize = false;
+    } else {
+      capitalize = true;
+    }
+    i += ch.length;
+  }
+  return out;
+}
+
+function groupBase(upstreamGroup: string): string {
+  return upstreamGroup === '' ? 'core' : upstreamGroup.replace(/\.k8s\.io$/, '');
+}
+
 /** `rbac.authorization.k8s.io` + `v1` is `RbacAuthorizationV1`; the core group is `Core`. */
 function groupVersionWord(upstreamGroup: string, version: string): string {
-  const base = upstreamGroup === '' ? 'core' : upstreamGroup.replace(/\.k8s\.io$/, '');
-  return base.split('.').map(pascal).join('') + pascal(version);
+  return operationIdWord(groupBase(upstreamGroup), true) + operationIdWord(version, true);
 }
 
 function tagOf(upstreamGroup: string, version: string): string {
-  const base = upstreamGroup === '' ? 'core' : upstreamGroup.replace(/\.k8s\.io$/, '');
-  const words = base.split('.');
-  return `${words[0]}${words.slice(1).map(pascal).join('')}_${version}`;
+  return `${operationIdWord(groupBase(upstreamGroup), false)}_${operationIdWord(version, false)}`;
 }
 
 function mediaTypes(): string[] {
@@ -114,6 +142,10 @@ export function buildPaths(resources: readonly OpenApiResource[]): PathEntry[] {
     byPath.set(path, ops);
   };
   for (const r of resources) {
+    if (r.customResource) {
+      for (const [path, op] of customOperations(r)) add(path, op);
+      continue;
+    }
     const kindId = typeIdForKind(r);
     if (!kindId) continue; // kinds outside the catalog (custom resources) are not described
     const listId = typeIdForKind({ ...r, kind: `${r.kind}List` });
@@ -170,6 +202,71 @@ export function buildPaths(resources: readonly OpenApiResource[]): PathEntry[] {
     }
   }
   return [...byPath.keys()].sort().map((path) => ({ path, operations: byPath.get(path)! }));
+}
+
+/** `a` or `an` before a kind, none before a plural-looking one (Kubernetes' article rule). */
+function article(noun: string): string {
+  if (!noun.endsWith('ss') && noun.endsWith('s')) return ' ';
+  return /^[aeiouAEIOU]/.test(noun) ? ' an ' : ' a ';
+}
+
+const SCALE_ID = 'io.k8s.api.autoscaling.v1.Scale';
+const CUSTOM_MEDIA = ['application/json', 'application/yaml'];
+/** Strategic merge patch is not offered for custom resources. */
+const CUSTOM_PATCH_MEDIA = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+
+/**
+ * The operations of a custom resource version, as kube-apiserver's CRD OpenAPI builder lists
+ * them: JSON and YAML only, no strategic merge patch, a deletecollection without a body, and
+ * the status and scale subresources when declared.
+ */
+function customOperations(r: OpenApiResource): [string, Operation][] {
+  const out: [string, Operation][] = [];
+  const upstreamGroup = toKubernetesGroup(r.group);
+  const gv = groupVersionWord(upstreamGroup, r.version);
+  const tag = tagOf(upstreamGroup, r.version);
+  const gvk = { group: r.group, version: r.version, kind: r.kind };
+  const kindId = customId(r.group, r.version, r.kind);
+  const listId = customId(r.group, r.version, `${r.kind}List`);
+  const prefix = groupVersionPath(r.group, r.version);
+  const collection = r.namespaced ? `${prefix}/namespaces/{namespace}/${r.resource}` : `${prefix}/${r.resource}`;
+  const item = `${collection}/{name}`;
+  const scope = r.namespaced ? 'Namespaced' : '';
+  const nsParams = r.namespaced ? [NAMESPACE] : [];
+  const verbs = new Set(r.verbs);
+  const base = { tag, gvk, consumes: CUSTOM_MEDIA, produces: CUSTOM_MEDIA };
+  const write = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION];
+  const k = r.kind;
+
+  if (verbs.has('list')) {
+    if (r.namespaced) {
+      out.push([`${prefix}/${r.resource}`, { ...base, method: 'get', action: 'list', operationId: `list${gv}${k}ForAllNamespaces`, description: `list objects of kind ${k}`, parameters: [PRETTY, ...LIST_PARAMS], responses: { '200': listId } }]);
+    }
+    out.push([collection, { ...base, method: 'get', action: 'list', operationId: `list${gv}${scope}${k}`, description: `list objects of kind ${k}`, parameters: [...nsParams, PRETTY, ...LIST_PARAMS], responses: { '200': listId } }]);
+  }
+  if (verbs.has('create')) {
+    out.push([collection, { ...base, method: 'post', action: 'post', operationId: `create${gv}${scope}${k}`, description: `create${article(k)}${k}`, parameters: [...nsParams, PRETTY, ...write], body: kindId, responses: { '200': kindId, '201': kindId, '202': kindId } }]);
+  }
+  if (verbs.has('deletecollection')) {
+    out.push([collection, { ...base, method: 'delete', action: 'deletecollection', operationId: `delete${gv}Collection${scope}${k}`, description: `delete collection of ${k}`, parameters: [...nsParams, PRETTY, ...LIST_PARAMS.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks')], responses: { '200': STATUS } }]);
+  }
+  const itemParams = [NAME(k), ...nsParams, PRETTY];
+  if (verbs.has('get')) out.push([item, { ...base, method: 'get', action: 'get', operationId: `read${gv}${scope}${k}`, description: `read the specified ${k}`, parameters: itemParams, responses: { '200': kindId } }]);
+  if (verbs.has('update')) out.push([item, { ...base, method: 'put', action: 'put', operationId: `replace${gv}${scope}${k}`, description: `replace the specified ${k}`, parameters: [...itemParams, ...write], body: kindId, responses: { '200': kindId, '201': kindId } }]);
+  if (verbs.has('delete')) out.push([item, { ...base, method: 'delete', action: 'delete', operationId: `delete${gv}${scope}${k}`, description: `delete${article(k)}${k}`, parameters: [...itemParams, ...DELETE_PARAMS], body: DELETE_OPTIONS, responses: { '200': STATUS, '202': STATUS } }]);
+  if (verbs.has('patch')) out.push([item, { ...base, consumes: CUSTOM_PATCH_MEDIA, method: 'patch', action: 'patch', operationId: `patch${gv}${scope}${k}`, description: `partially update the specified ${k}`, parameters: [...itemParams, ...write, FORCE], body: PATCH, responses: { '200': kindId } }]);
+
+  for (const sub of r.subresources) {
+    if (sub.name !== 'status' && sub.name !== 'scale') continue;
+    const id = sub.name === 'scale' ? SCALE_ID : kindId;
+    const word = `${k}${pascal(sub.name)}`;
+    const path = `${item}/${sub.name}`;
+    const subVerbs = new Set(sub.verbs);
+    if (subVerbs.has('get')) out.push([path, { ...base, method: 'get', action: 'get', operationId: `read${gv}${scope}${word}`, description: `read ${sub.name} of the specified ${k}`, parameters: itemParams, responses: { '200': id } }]);
+    if (subVerbs.has('update')) out.push([path, { ...base, method: 'put', action: 'put', operationId: `replace${gv}${scope}${word}`, description: `replace ${sub.name} of the specified ${k}`, parameters: [...itemParams, ...write], body: id, responses: { '200': id, '201': id } }]);
+    if (subVerbs.has('patch')) out.push([path, { ...base, consumes: CUSTOM_PATCH_MEDIA, method: 'patch', action: 'patch', operationId: `patch${gv}${scope}${word}`, description: `partially update ${sub.name} of the specified ${k}`, parameters: [...itemParams, ...write, FORCE], body: PATCH, responses: { '200': id } }]);
+  }
+  return out;
 }
 
 function patchMedia(): { consumes: string[] } {

@@ -1,9 +1,15 @@
 // Which catalog types a set of served resources needs in an OpenAPI document.
 
 import { typeIdForKind } from '../catalog.js';
+import { LIST_META, OBJECT_META } from './custom.js';
 import type { OpenApiResource } from './paths.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
+
+/** The bodies and answers of a custom resource's operations. */
+export function customMetaRoots(): string[] {
+  return ['Status', 'DeleteOptions', 'Patch'].map((n) => `${META}.${n}`);
+}
 
 /** Types every document carries: the bodies and answers of the generic operations. */
 export function metaRoots(): string[] {
@@ -12,10 +18,16 @@ export function metaRoots(): string[] {
   );
 }
 
-/** The kinds, lists and subresource kinds of the resources that the catalog knows. */
+/** The kinds, lists and subresource kinds of the resources that the catalog knows, and what custom kinds refer to. */
 export function rootsOf(resources: readonly OpenApiResource[]): string[] {
   const ids: string[] = [];
   for (const r of resources) {
+    if (r.customResource) {
+      // The kind and its list are the CRD's own definitions; they refer to these.
+      ids.push(OBJECT_META, LIST_META);
+      if (r.subresources.some((s) => s.name === 'scale')) ids.push('io.k8s.api.autoscaling.v1.Scale');
+      continue;
+    }
     for (const gvk of [
       r,
       { ...r, kind: `${r.kind}List` },

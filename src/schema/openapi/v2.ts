@@ -7,6 +7,7 @@ import { definitionsFor, reachableIds, refTo, type JsonSchema } from './definiti
 import { buildPaths, operationExtensions, type OpenApiResource, type Operation, type Parameter } from './paths.js';
 import { ProtoWriter } from './protobuf-writer.js';
 import { metaRoots, rootsOf } from './roots.js';
+import { withCustomDefinitions } from './custom.js';
 import { isPlainObject } from '../../apimachinery/types.js';
 
 export interface OpenApiV2 {
@@ -32,7 +33,7 @@ function operationV2(op: Operation): JsonSchema {
   }
   responses['401'] = { description: 'Unauthorized' };
   return {
-    description: op.operationId,
+    description: op.description ?? op.operationId,
     consumes: op.consumes,
     produces: op.produces,
     schemes: ['https'],
@@ -57,7 +58,7 @@ function buildV2Document(resources: readonly OpenApiResource[], version: string)
     swagger: '2.0',
     info: { title: productName() === 'kubernetes' ? 'Kubernetes' : 'Orch', version },
     paths,
-    definitions: definitionsFor(ids, 2),
+    definitions: withCustomDefinitions(definitionsFor(ids, 2), resources, 2),
     securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
     security: [{ BearerToken: [] }],
   };
@@ -77,6 +78,14 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+function int(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined;
+}
+
 /** `Any`: gnostic carries non-schema values as YAML text; JSON is valid YAML. */
 function encodeAny(value: unknown): Uint8Array {
   return new ProtoWriter().string(2, JSON.stringify(value)).finish();
@@ -94,8 +103,23 @@ function encodeSchema(s: Record<string, unknown>): Uint8Array {
   const w = new ProtoWriter();
   w.string(1, str(s.$ref));
   w.string(2, str(s.format));
+  w.string(3, str(s.title));
   w.string(4, str(s.description));
   if (s.default !== undefined) w.message(5, encodeAny(s.default));
+  // Value validations (custom resource schemas carry them).
+  w.double(6, num(s.multipleOf));
+  w.double(7, num(s.maximum));
+  w.bool(8, s.exclusiveMaximum === true);
+  w.double(9, num(s.minimum));
+  w.bool(10, s.exclusiveMinimum === true);
+  w.int64(11, int(s.maxLength));
+  w.int64(12, int(s.minLength));
+  w.string(13, str(s.pattern));
+  w.int64(14, int(s.maxItems));
+  w.int64(15, int(s.minItems));
+  w.bool(16, s.uniqueItems === true);
+  w.int64(17, int(s.maxProperties));
+  w.int64(18, int(s.minProperties));
   if (Array.isArray(s.required)) w.strings(19, s.required as string[]);
   if (Array.isArray(s.enum)) for (const e of s.enum) w.message(20, encodeAny(e));
   if (isPlainObject(s.additionalProperties)) w.message(21, new ProtoWriter().message(1, encodeSchema(s.additionalProperties)).finish());
@@ -110,6 +134,7 @@ function encodeSchema(s: Record<string, unknown>): Uint8Array {
     }
     w.message(25, props.finish());
   }
+  if (s.example !== undefined) w.message(30, encodeAny(s.example));
   vendorExtensions(w, 31, s);
   return w.finish();
 }

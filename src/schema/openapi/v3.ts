@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { productName } from '../../naming/index.js';
 import { definitionsFor, reachableIds, refTo, type JsonSchema } from './definitions.js';
 import { buildPaths, groupVersionPath, operationExtensions, type OpenApiResource, type Operation, type Parameter } from './paths.js';
-import { metaRoots, rootsOf } from './roots.js';
+import { customMetaRoots, metaRoots, rootsOf } from './roots.js';
+import { withCustomDefinitions } from './custom.js';
 
 export interface OpenApiV3Document {
   json: Buffer;
@@ -32,7 +33,7 @@ function contentOf(mediaTypes: string[], schema: JsonSchema): JsonSchema {
 function operationV3(op: Operation): JsonSchema {
   const out: JsonSchema = {
     tags: [op.tag],
-    description: op.operationId,
+    description: op.description ?? op.operationId,
     operationId: op.operationId,
     parameters: op.parameters.map(parameterV3),
   };
@@ -72,17 +73,27 @@ export function buildV3(resources: readonly OpenApiResource[], version: string):
       for (const op of entry.operations) item[op.method] = operationV3(op);
       paths[entry.path] = item;
     }
-    // Group-versions of kinds the catalog does not describe (custom resources) get no document.
+    // Group-versions of kinds the catalog does not describe get no document.
     if (Object.keys(paths).length === 0) continue;
-    const doc = {
-      openapi: '3.0.0',
-      info: { title: productName() === 'kubernetes' ? 'Kubernetes' : 'Orch', version },
-      paths,
-      components: {
-        schemas: definitionsFor(reachableIds([...rootsOf(group), ...metaRoots()]), 3),
-        securitySchemes: { BearerToken: { type: 'apiKey', description: 'Bearer Token authentication', name: 'authorization', in: 'header' } },
-      },
-    };
+    const product = productName() === 'kubernetes' ? 'Kubernetes' : 'Orch';
+    // A group-version of custom resources is documented as the CRD builder documents it.
+    const custom = group.every((r) => r.customResource);
+    const doc = custom
+      ? {
+          openapi: '3.0.0',
+          info: { title: `${product} CRD Swagger`, version: 'v0.1.0' },
+          paths,
+          components: { schemas: withCustomDefinitions(definitionsFor(reachableIds([...rootsOf(group), ...customMetaRoots()]), 3), group, 3) },
+        }
+      : {
+          openapi: '3.0.0',
+          info: { title: product, version },
+          paths,
+          components: {
+            schemas: withCustomDefinitions(definitionsFor(reachableIds([...rootsOf(group), ...metaRoots()]), 3), group, 3),
+            securitySchemes: { BearerToken: { type: 'apiKey', description: 'Bearer Token authentication', name: 'authorization', in: 'header' } },
+          },
+        };
     const json = Buffer.from(JSON.stringify(doc));
     documents.set(key, { json, hash: sha512(json) });
   }
