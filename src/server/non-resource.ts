@@ -2,7 +2,7 @@
 // paths (OIDC discovery, JWKS), and the root listing of paths.
 import { encodeJson } from '../codec/serializer.js';
 import type { ResourceTable } from '../rest/index.js';
-import type { Discovery } from './discovery.js';
+import { notModified, type Discovery, type DiscoveryAnswer } from './discovery.js';
 import type { HealthChecks, HealthEndpoint } from './health.js';
 import { genericNotFound, headerValue, methodNotAllowed, writeBody, type ServerResponse } from './http.js';
 import type { ApiServerMetrics } from './metrics.js';
@@ -44,13 +44,22 @@ export async function serveNonResource(deps: NonResourceDeps, scope: RequestScop
     if (!readOnly) throw methodNotAllowed();
   };
   const accept = headerValue(req, 'accept');
+  const discovered = (a: DiscoveryAnswer): void => {
+    for (const [name, value] of Object.entries(a.headers ?? {})) res.setHeader(name, value);
+    if (notModified(a, headerValue(req, 'if-none-match'))) {
+      res.setHeader('Vary', 'Accept');
+      res.statusCode = 304;
+      res.end();
+      return;
+    }
+    json(a.body, a.contentType);
+  };
 
   // Discovery.
   if (parts[0] === 'api' && parts.length <= 2) {
     requireGet();
     if (parts.length === 1) {
-      const a = deps.discovery.legacyRoot(accept);
-      return json(a.body, a.contentType);
+      return discovered(deps.discovery.legacyRoot(accept));
     }
     const a = deps.discovery.resourceList('', parts[1]!);
     if (!a) throw genericNotFound();
@@ -60,7 +69,7 @@ export async function serveNonResource(deps: NonResourceDeps, scope: RequestScop
     requireGet();
     const a = parts.length === 1 ? deps.discovery.groupList(accept) : parts.length === 2 ? deps.discovery.group(parts[1]!) : deps.discovery.resourceList(parts[1]!, parts[2]!);
     if (!a) throw genericNotFound();
-    return json(a.body, a.contentType);
+    return discovered(a);
   }
   if (path === '/version') {
     requireGet();
