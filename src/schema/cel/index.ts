@@ -276,6 +276,11 @@ function evaluateRules(node: Node, path: string, value: unknown, old: unknown, r
     const result = p.program(self, oldSelf);
     const err = evalError(result);
     if (err !== undefined) {
+      if (err.startsWith('operation cancelled: actual cost limit exceeded')) {
+        run.errors.push(invalidField(path, node.typeString, `'${err}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText}`));
+        run.stopped = true;
+        return;
+      }
       if (err.startsWith('no such overload') || err.startsWith('no matching overload')) {
         run.errors.push(invalidField(path, node.typeString, `'${err}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText}`));
       } else {

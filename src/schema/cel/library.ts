@@ -23,9 +23,9 @@ const URL_T: CelT = { kind: 'url' };
 const LIST_DYN = listOf(DYN);
 const size = (t: CelT | undefined): number => (t ? maxSize(t) : 1);
 const stringOp = (t: CelT | undefined, a: CelT[]): number => 1 + trav(size(t)) + (a[0] && (a[0].kind === 'string') ? trav(size(a[0])) : 0);
-/** RE2 runs in time linear in the text for each start; the regex functions here try each start. */
+/** Kubernetes' regex cost: the text's traversal times the pattern's. */
 const regexCost = (t: CelT | undefined, a: CelT[]): number => 1 + trav(size(t)) * (1 + trav(size(a[0])));
-const searchCost = (t: CelT | undefined, a: CelT[]): number => 1 + trav(size(t)) * trav(size(t)) * (1 + trav(size(a[0])));
+const searchCost = regexCost;
 const sameString = (t: CelT | undefined): CelT => ({ kind: 'string', max: size(t) });
 
 const m = (target: CelT, args: CelT[], result: CelT | Overload['result'], cost?: Overload['cost']): Overload => ({
@@ -187,19 +187,33 @@ function compileRegex(pattern: string): { anchored: RE2JS; whole: RE2JS } {
  * whether a text matches, so the match is found by trying starts and ends; RE2 never
  * backtracks, so every try is linear).
  */
-function findFrom(s: string, pattern: string, from: number): [number, number] | undefined {
+function findFrom(s: string, pattern: string, from: number, work: { chars: number }): [number, number] | undefined {
   const re = compileRegex(pattern);
+  const spend = (n: number): void => {
+    work.chars += n + 1;
+    // Trying every start is quadratic on long texts that match late; stop as the per-call cost limit does.
+    if (work.chars > SEARCH_WORK_LIMIT) throw new Error('operation cancelled: actual cost limit exceeded');
+  };
+  spend(s.length - from);
+  if (!re.whole.test(s.slice(from))) return undefined;
   for (let i = from; i <= s.length; i++) {
     const rest = s.slice(i);
+    spend(rest.length);
     if (!re.anchored.test(rest)) continue;
-    for (let j = s.length; j >= i; j--) if (re.whole.testExact(s.slice(i, j))) return [i, j];
+    for (let j = s.length; j >= i; j--) {
+      spend(j - i);
+      if (re.whole.testExact(s.slice(i, j))) return [i, j];
+    }
   }
   return undefined;
 }
 
+/** Characters the regex search may scan in one call. */
+export const SEARCH_WORK_LIMIT = 2_000_000;
+
 const regexFuncs: CelFunc[] = [
   celMethod('find', CelScalar.STRING, [CelScalar.STRING], CelScalar.STRING, function (this: string, pattern: string) {
-    const r = findFrom(this, pattern, 0);
+    const r = findFrom(this, pattern, 0, { chars: 0 });
     return r ? this.slice(r[0], r[1]) : '';
   }),
   ...[false, true].map((limited) =>
@@ -208,8 +222,9 @@ const regexFuncs: CelFunc[] = [
       const max = limited && limit !== undefined && limit >= 0n ? Number(limit) : Infinity;
       let from = 0;
       let prevEnd = -1;
+      const work = { chars: 0 };
       while (out.length < max && from <= this.length) {
-        const r = findFrom(this, pattern, from);
+        const r = findFrom(this, pattern, from, work);
         if (!r) break;
         // An empty match right after the previous match is skipped, as Go's FindAll does.
         if (r[0] === r[1] && r[0] === prevEnd) {
