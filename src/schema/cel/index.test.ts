@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/jsonschema.js';
+import { setFlavor } from '../../naming/index.js';
 import { compileValidations } from './index.js';
 
 const ROOT = 'spec.validation.openAPIV3Schema';
@@ -235,4 +236,19 @@ test('hostile rules are refused or bounded', () => {
   // Expanding lists quadratically is refused by the estimate.
   const list: JSONSchemaProps = { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 1000 } };
   assert.ok(errorsOf('self.map(x, self.map(y, x + y)).size() > 0', list)[0].includes('estimated rule cost exceeds budget'));
+});
+
+test('rule paths use the running flavor\'s extension name', () => {
+  setFlavor('kubernetes');
+  try {
+    assert.ok(errorsOf('self.zz')[0].startsWith(`${ROOT}.properties[spec].x-kubernetes-validations[0].rule: `));
+  } finally {
+    setFlavor('orch');
+  }
+});
+
+test('rules at the root see apiVersion, kind and metadata.name', () => {
+  const c = compileValidations(withRules({ type: 'object', properties: {} }, 'self.metadata.name.startsWith("x")'), ROOT);
+  assert.deepEqual(c.errors, []);
+  assert.deepEqual(c.validator.validate({ apiVersion: 'a/v1', kind: 'K', metadata: { name: 'yz' } }, undefined), ['Invalid value: "object": failed rule: self.metadata.name.startsWith("x")'].map((d) => ({ type: 'FieldValueInvalid', field: '', detail: d })));
 });
