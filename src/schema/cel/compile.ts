@@ -1,0 +1,135 @@
+// Compiling one rule: parse, check against the node's type, estimate its cost, plan it.
+import { celEnv, isCelError, parse, plan, type CelInput, type CelResult } from '@bufbuild/cel';
+import type { ValidationRule } from '../../apimachinery/jsonschema.js';
+import { check, CheckError, type Expr, MAX_EXPRESSION_CODE_POINTS, MAX_NESTING, nestingDepth } from './check.js';
+import { FUNCS } from './library.js';
+import type { CelT } from './types.js';
+
+/** Kubernetes' per-call runtime cost limit and the static per-expression limit. */
+export const PER_CALL_LIMIT = 1_000_000;
+export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
+export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
+export const RUNTIME_COST_BUDGET = 10_000_000;
+
+export type Program = (self: CelInput, oldSelf: CelInput | undefined) => CelResult;
+
+export interface CompiledExpression {
+  program: Program;
+  expr: Expr;
+  /** The static cost bound of one evaluation. */
+  cost: number;
+  usesOldSelf: boolean;
+}
+
+export type CompileOutcome = { ok: true; value: CompiledExpression } | { ok: false; detail: string };
+
+const env = celEnv({ funcs: FUNCS });
+
+/** cel-go's issue format: `ERROR: <input>:line:col: message` and the line with a caret. */
+function issue(src: string, offset: number, message: string): string {
+  const before = src.slice(0, offset);
+  const line = before.split('\n').length;
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const col = offset - lineStart;
+  const text = src.split('\n')[line - 1] ?? '';
+  return `ERROR: <input>:${line}:${col + 1}: ${message}\n | ${text}\n | ${'.'.repeat(col)}^`;
+}
+
+function positionOf(src: string, message: string): { line: number; col: number; rest: string } | undefined {
+  const m = /^<input>:(\d+):(\d+): (.*)$/s.exec(message);
+  return m ? { line: Number(m[1]), col: Number(m[2]), rest: m[3] } : undefined;
+}
+
+function usesIdent(expr: Expr, name: string): boolean {
+  const k = expr.exprKind;
+  switch (k.case) {
+    case 'identExpr':
+      return k.value.name === name;
+    case 'selectExpr':
+      return !!k.value.operand && usesIdent(k.value.operand, name);
+    case 'callExpr':
+      return (!!k.value.target && usesIdent(k.value.target, name)) || k.value.args.some((a) => usesIdent(a, name));
+    case 'listExpr':
+      return k.value.elements.some((e) => usesIdent(e, name));
+    case 'structExpr':
+      return k.value.entries.some((e) => (e.keyKind.case === 'mapKey' && usesIdent(e.keyKind.value, name)) || (!!e.value && usesIdent(e.value, name)));
+    case 'comprehensionExpr': {
+      const c = k.value;
+      const shadowed = c.iterVar === name || c.accuVar === name;
+      return [c.iterRange, c.accuInit].some((e) => !!e && usesIdent(e, name)) || (!shadowed && [c.loopCondition, c.loopStep, c.result].some((e) => !!e && usesIdent(e, name)));
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * Compiles a rule or message expression for a node of type `self`; `want` is the result
+ * kind it must have. `prefix` names what failed (`compilation failed`, `messageExpression
+ * compilation failed`), as Kubernetes words it.
+ */
+export function compileExpression(src: string, self: CelT, want: 'bool' | 'string', prefix: string): CompileOutcome {
+  const codePoints = [...src].length;
+  if (codePoints > MAX_EXPRESSION_CODE_POINTS) {
+    return { ok: false, detail: `${prefix}: ${issue(src, 0, `expression code point size exceeds limit: size: ${codePoints}, limit ${MAX_EXPRESSION_CODE_POINTS}`)}` };
+  }
+  if (nestingDepth(src) > MAX_NESTING) {
+    return { ok: false, detail: `${prefix}: ${issue(src, 0, `expression recursion limit exceeded: ${MAX_NESTING}`)}` };
+  }
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(src);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    const pos = positionOf(src, msg);
+    if (!pos) return { ok: false, detail: `${prefix}: ${issue(src, 0, `Syntax error: ${msg}`)}` };
+    const lines = src.split('\n');
+    let offset = 0;
+    for (let i = 0; i < pos.line - 1 && i < lines.length; i++) offset += lines[i].length + 1;
+    return { ok: false, detail: `${prefix}: ${issue(src, offset + pos.col - 1, `Syntax error: ${pos.rest}`)}` };
+  }
+  const scope = new Map<string, CelT>([
+    ['self', self],
+    ['oldSelf', self],
+  ]);
+  let checked;
+  try {
+    checked = check(parsed.expr, scope);
+  } catch (e) {
+    if (e instanceof CheckError) {
+      const offset = parsed.sourceInfo?.positions[e.exprId.toString()] ?? 0;
+      return { ok: false, detail: `${prefix}: ${issue(src, offset, e.message)}` };
+    }
+    if (e instanceof RangeError) return { ok: false, detail: `${prefix}: ${issue(src, 0, `expression recursion limit exceeded: ${MAX_NESTING}`)}` };
+    throw e;
+  }
+  const t = checked.type.kind;
+  if (t !== want && t !== 'dyn') {
+    return { ok: false, detail: want === 'bool' ? 'cel expression must evaluate to a bool' : 'messageExpression must evaluate to a string' };
+  }
+  const run = plan(env, parsed);
+  const usesOldSelf = usesIdent(parsed.expr, 'oldSelf');
+  const program: Program = (self, oldSelf) => run(oldSelf === undefined ? { self } : { self, oldSelf });
+  return { ok: true, value: { program, expr: parsed.expr, cost: checked.cost, usesOldSelf } };
+}
+
+/** The runtime cost bound of an expression, with sizes measured on the actual values. */
+export function measuredCost(compiled: CompiledExpression, self: CelT): number {
+  try {
+    return check(compiled.expr, new Map([['self', self], ['oldSelf', self]])).cost;
+  } catch {
+    return compiled.cost;
+  }
+}
+
+/** A rule as the 1.27 API has it: `reason` and `fieldPath` came in 1.28 and are not read. */
+export function ruleOf(rule: ValidationRule): { rule: string; message: string; messageExpression: string } {
+  return { rule: rule.rule ?? '', message: rule.message ?? '', messageExpression: rule.messageExpression ?? '' };
+}
+
+export function evalError(r: CelResult): string | undefined {
+  if (!isCelError(r)) return undefined;
+  const msg = r.message;
+  const field = /^field not found: (.*)$/.exec(msg);
+  return field ? `no such key: ${field[1]}` : msg;
+}
