@@ -76,7 +76,7 @@ function tableEquivalents(table: ResourceTable): (r: GroupVersionResource, subre
  * Through the storage version, as every served version converts. Waits only when one of the
  * two versions converts through a conversion webhook.
  */
-function tableConverter(table: ResourceTable | undefined): VersionConverter {
+export function tableConverter(table: ResourceTable | undefined): VersionConverter {
   return (obj, from, to, toKind) => {
     const fromConversion = table?.lookup({ group: from.group, version: from.version }, from.resource)?.definition.conversion;
     const toConversion = table?.lookup({ group: to.group, version: to.version }, to.resource)?.definition.conversion;

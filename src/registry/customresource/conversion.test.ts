@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { conversionWebhookTransport } from '../../admission/webhook/index.js';
+import { conversionWebhookTransport, tableConverter } from '../../admission/webhook/index.js';
 import { isApiError } from '../../apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../../apimachinery/types.js';
 import type { ResourceDefinition, RESTStore } from '../../rest/index.js';
@@ -9,7 +9,7 @@ import { MemoryStorage } from '../../storage/index.js';
 import { startHttpsServer, json, type TestHttpsServer } from '../../testing/https-server.js';
 import { createCA, issueCert, type TestCert } from '../../testing/pki.js';
 import { buildResourceTable, type DefaultResourceTable } from '../table.js';
-import { TEST_GROUP, requestContext, widgetDefinition } from '../testing.js';
+import { TEST_GROUP, requestContext, widgetDefinition, widgetV2Definition } from '../testing.js';
 import { crdConversion, webhookTarget, type CRDConversionSource } from './conversion.js';
 import { restoreObjectMeta, type ConversionWebhookTransport } from './webhook-converter.js';
 
@@ -399,6 +399,24 @@ describe('custom resources served through a conversion webhook', () => {
         ['ADDED', 'w2', V2, { dimension: 9 }],
       ],
     );
+  });
+
+  test("admission's version conversion waits for the webhook only where one converts", async () => {
+    const convert = tableConverter(table);
+    const gvr = (version: string) => ({ group: TEST_GROUP, version, resource: 'widgets' });
+    reviews.length = 0;
+    const pending = convert({ apiVersion: V2, kind: 'Widget', metadata: { name: 'x' }, spec: { dimension: 2 } }, gvr('v2'), gvr('v1'), { group: TEST_GROUP, version: 'v1', kind: 'Widget' });
+    assert.ok(pending instanceof Promise);
+    assert.deepEqual((await pending).spec, { size: 2 });
+    assert.equal(reviews.length, 1);
+    const builtin = buildResourceTable([widgetDefinition(), widgetV2Definition()], storage);
+    try {
+      const sync = tableConverter(builtin)({ apiVersion: V2, kind: 'Widget', metadata: { name: 'x' }, spec: { dimension: 2 } }, gvr('v2'), gvr('v1'), { group: TEST_GROUP, version: 'v1', kind: 'Widget' });
+      assert.ok(!(sync instanceof Promise));
+      assert.deepEqual(sync.spec, { size: 2 });
+    } finally {
+      await builtin.stop();
+    }
   });
 
   describe('when the webhook fails', () => {
