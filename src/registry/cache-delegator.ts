@@ -3,7 +3,7 @@
 // and that applies the resource-version rules of get, list and watch, paging with continue
 // tokens, remainingItemCount and the label and field filter during the scan. The Store owns
 // writes and calls only this for what it reads.
-import { badRequest, tooLargeResourceVersion } from '../apimachinery/errors.js';
+import { badRequest, internalError, isApiError, tooLargeResourceVersion } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ListOptions } from '../rest/index.js';
@@ -24,6 +24,12 @@ export interface ReadView {
   toExternal(obj: KubeObject, revision: number): KubeObject;
   /** The object of a BOOKMARK event at `revision`. */
   bookmark(revision: number): KubeObject;
+  /**
+   * Present when answering waits for a conversion (a conversion webhook): `toExternal` then
+   * leaves objects in the storage version, and this converts a batch of them in one call.
+   * Without it nothing on the read paths awaits per object.
+   */
+  convert?(objs: KubeObject[]): Promise<KubeObject[]>;
 }
 
 export interface CacheDelegatorOptions {
@@ -112,6 +118,13 @@ export class CacheDelegator {
 
   /** The objects under `prefix` that pass `filter`, by list's resourceVersion and paging rules. */
   async list(prefix: string, opts: ListRequest, filter?: ObjectFilter): Promise<ListPage> {
+    const page = await this.listPage(prefix, opts, filter);
+    // One conversion call for the whole page.
+    if (this.view.convert && page.items.length > 0) page.items = await this.view.convert(page.items);
+    return page;
+  }
+
+  private async listPage(prefix: string, opts: ListRequest, filter?: ObjectFilter): Promise<ListPage> {
     const limit = pageLimit(opts);
     const rv = opts.resourceVersion ?? '';
     switch (listSource(opts)) {
@@ -238,11 +251,13 @@ export class CacheDelegator {
     } else {
       start = parseResourceVersion(rv, { group: this.qualified.group, kind: this.qualified.resource }, '');
     }
-    return watchStream({
+    const convert = this.view.convert?.bind(this.view);
+    const stream = watchStream({
       cacher: this.cacher,
       prefix,
       start,
-      initial,
+      // With a waiting conversion the initial state is converted here, in one call.
+      initial: convert ? [] : initial,
       signal: opts.signal,
       timeoutSeconds: opts.timeoutSeconds,
       bookmarks: opts.allowWatchBookmarks === true,
@@ -251,6 +266,13 @@ export class CacheDelegator {
       bookmark: (rev) => this.view.bookmark(rev),
       filter,
     });
+    if (!convert) return stream;
+    const added: KubeObject[] = [];
+    for (const item of initial) {
+      const obj = this.view.decode(item);
+      if (!filter || filter(obj)) added.push(this.view.toExternal(obj, item.modRevision));
+    }
+    return { [Symbol.asyncIterator]: () => convertedEvents(added, stream, convert) };
   }
 
   // -------------------------------------------------------------------------------------
@@ -272,5 +294,46 @@ export class CacheDelegator {
       if (isTooLarge(e)) throw tooLargeResourceVersion(e.requested, e.current);
       throw e;
     }
+  }
+}
+
+/** The ERROR event that ends a watch whose conversion failed, carrying the failure's Status. */
+function errorEvent(e: unknown): WatchEvent {
+  return { type: 'ERROR', object: (isApiError(e) ? e.status : internalError(e).status) as unknown as KubeObject };
+}
+
+/**
+ * A watch whose objects wait for a conversion: the initial state in one call, then each
+ * event as it comes, as Kubernetes converts them. A failed conversion ends the watch with
+ * an ERROR event.
+ */
+async function* convertedEvents(
+  initial: KubeObject[],
+  events: AsyncIterable<WatchEvent>,
+  convert: (objs: KubeObject[]) => Promise<KubeObject[]>,
+): AsyncGenerator<WatchEvent> {
+  if (initial.length > 0) {
+    let converted: KubeObject[];
+    try {
+      converted = await convert(initial);
+    } catch (e) {
+      yield errorEvent(e);
+      return;
+    }
+    for (const object of converted) yield { type: 'ADDED', object };
+  }
+  for await (const ev of events) {
+    if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') {
+      yield ev;
+      continue;
+    }
+    let object: KubeObject;
+    try {
+      [object] = await convert([ev.object]);
+    } catch (e) {
+      yield errorEvent(e);
+      return;
+    }
+    yield { type: ev.type, object };
   }
 }

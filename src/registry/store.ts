@@ -39,6 +39,7 @@ import type {
   ListOptions,
   RESTStore,
   RequestContext,
+  AsyncVersionConversion,
   ResourceDefinition,
   Strategy,
   UpdatedObjectInfo,
@@ -138,6 +139,8 @@ export class GenericStore implements RESTStore {
   /** Whether the server sets and raises `metadata.generation` for this kind (Strategy.tracksGeneration). */
   private readonly tracksGeneration: boolean;
   private readonly storageKind: { group: string; version: string; kind: string };
+  /** Set when the definition converts through a webhook: reads and writes then await it. */
+  private readonly asyncConversion?: AsyncVersionConversion;
 
   constructor(definition: ResourceDefinition, opts: GenericStoreOptions) {
     if (!definition.storage || !definition.strategy) {
@@ -157,14 +160,24 @@ export class GenericStore implements RESTStore {
     this.storageApiVersion = apiVersionOf({ group: definition.storage.group, version: definition.storage.version });
     this.tracksGeneration = definition.strategy.tracksGeneration === true;
     this.storageKind = { group: definition.storage.group, version: definition.storage.version, kind: definition.kind };
+    this.asyncConversion = definition.conversion?.async;
+    const bookmark = (revision: number): KubeObject => ({ apiVersion: this.servedApiVersion, kind: this.definition.kind, metadata: { resourceVersion: String(revision) } });
+    const asyncConversion = this.asyncConversion;
     this.reads = new CacheDelegator({
       storage: opts.storage,
       cacher: opts.cacher,
-      view: {
-        decode: (item) => this.decode(item),
-        toExternal: (obj, revision) => this.toExternal(obj, revision),
-        bookmark: (revision) => ({ apiVersion: this.servedApiVersion, kind: this.definition.kind, metadata: { resourceVersion: String(revision) } }),
-      },
+      view: asyncConversion
+        ? {
+            decode: (item) => this.decode(item),
+            // Left in the storage version; `convert` answers a whole page in one call.
+            toExternal: (obj, revision) => {
+              meta(obj).resourceVersion = String(revision);
+              return obj;
+            },
+            convert: async (objs) => (await asyncConversion.fromStorageAll(objs)).map((o) => this.shape(o, o.metadata?.resourceVersion ?? '')),
+            bookmark,
+          }
+        : { decode: (item) => this.decode(item), toExternal: (obj, revision) => this.toExternal(obj, revision), bookmark },
       resourcePrefix: resourcePrefix(this.storageLocation),
       groupKind: this.groupKind,
       qualified: this.qualified,
@@ -201,7 +214,50 @@ export class GenericStore implements RESTStore {
 
   /** A stored object as answered: the definition's version, with its resource version. */
   protected toExternal(internal: KubeObject, resourceVersion: number | string): KubeObject {
-    const converted = this.definition.conversion ? this.definition.conversion.fromStorage(internal) : internal;
+    return this.shape(this.definition.conversion ? this.definition.conversion.fromStorage(internal) : internal, resourceVersion);
+  }
+
+  /** A request object in the storage version, waiting for a conversion webhook when there is one. */
+  protected async requestToInternal(obj: KubeObject): Promise<KubeObject> {
+    const webhook = this.asyncConversion;
+    if (!webhook) return this.toInternal(obj);
+    const copy = clone(obj);
+    if (!copy.apiVersion) copy.apiVersion = this.servedApiVersion;
+    if (!copy.kind) copy.kind = this.definition.kind;
+    return copy.apiVersion === this.storageApiVersion ? copy : webhook.toStorage(copy);
+  }
+
+  /** `toExternal`, waiting for a conversion webhook when there is one. */
+  protected async answerOf(internal: KubeObject, resourceVersion: number | string): Promise<KubeObject> {
+    const webhook = this.asyncConversion;
+    if (!webhook) return this.toExternal(internal, resourceVersion);
+    const sent: KubeObject = { ...internal, metadata: { ...meta(internal) } };
+    if (resourceVersion === '') delete sent.metadata?.resourceVersion;
+    else meta(sent).resourceVersion = String(resourceVersion);
+    return this.shape(await webhook.fromStorage(sent), resourceVersion);
+  }
+
+  /**
+   * Runs a write and answers `internal` as stored by it. A conversion webhook is asked
+   * before the write, so a webhook that fails leaves storage as it was.
+   */
+  private async storedAnswer(internal: KubeObject, write: () => Promise<Item>): Promise<KubeObject> {
+    if (!this.asyncConversion) return this.itemToExternal(await write());
+    const answer = await this.answerOf(internal, '');
+    meta(answer).resourceVersion = String((await write()).modRevision);
+    return answer;
+  }
+
+  /** As storedAnswer, for writes that answer `internal` at the revision they return (removals). */
+  private async answerAround(internal: KubeObject, write: () => Promise<number>): Promise<KubeObject> {
+    if (!this.asyncConversion) return this.toExternal(internal, await write());
+    const answer = await this.answerOf(internal, '');
+    meta(answer).resourceVersion = String(await write());
+    return answer;
+  }
+
+  /** A converted object in the served version's shape, with its resource version. */
+  private shape(converted: KubeObject, resourceVersion: number | string): KubeObject {
     // Field order as Kubernetes writes objects: type, metadata, the kind's fields, status.
     const { apiVersion: _a, kind: _k, metadata, status, ...rest } = converted;
     const out: KubeObject = { apiVersion: this.servedApiVersion, kind: this.definition.kind, metadata: metadata ?? {}, ...rest };
@@ -240,8 +296,8 @@ export class GenericStore implements RESTStore {
     this.checkSize(encodeForStorage(this.codec, obj));
   }
 
-  protected dryRunExternal(internal: KubeObject): KubeObject {
-    const out = this.toExternal(internal, '');
+  protected async dryRunExternal(internal: KubeObject): Promise<KubeObject> {
+    const out = await this.answerOf(internal, '');
     delete out.metadata?.resourceVersion;
     return out;
   }
@@ -259,14 +315,14 @@ export class GenericStore implements RESTStore {
 
   async get(ctx: RequestContext, namespace: string, name: string, opts: GetOptions, subresource?: string): Promise<KubeObject> {
     if (subresource && !(subresource === 'status' && this.strategy.hasStatus)) {
-      if (subresource === 'scale' && this.strategy.scale) return this.scaleOf(await this.get(ctx, namespace, name, opts));
+      if (subresource === 'scale' && this.strategy.scale) return await this.scaleOf(await this.get(ctx, namespace, name, opts));
       const handler = this.handlerFor(subresource);
       if (!handler.get) throw this.unsupported(subresource, 'get');
       return handler.get(ctx, namespace, name, opts, subresource);
     }
     const item = await this.reads.get(this.key(namespace, name), opts.resourceVersion ?? '', name);
     if (!item) throw notFound(this.qualified, name);
-    return this.itemToExternal(item);
+    return this.asyncConversion ? this.answerOf(this.decode(item), item.modRevision) : this.itemToExternal(item);
   }
 
   async list(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<KubeList> {
@@ -336,7 +392,7 @@ export class GenericStore implements RESTStore {
       if (!handler.create) throw this.unsupported(subresource, 'create');
       return handler.create(ctx, namespace, obj, opts, name, subresource);
     }
-    const internal = this.toInternal(obj);
+    const internal = await this.requestToInternal(obj);
     const m = meta(internal);
     if (m.resourceVersion && setsResourceVersion(m.resourceVersion)) {
       // Kubernetes' storage refuses this before writing with a plain error, which reaches the
@@ -360,8 +416,7 @@ export class GenericStore implements RESTStore {
         return this.dryRunExternal(prepared);
       }
       try {
-        const item = await this.storage.create(key, this.encodeChecked(prepared));
-        return this.itemToExternal(item);
+        return await this.storedAnswer(prepared, () => this.storage.create(key, this.encodeChecked(prepared)));
       } catch (e) {
         if (!isKeyExists(e)) throw e;
         if (!generated || attempt + 1 >= MAX_NAME_GENERATION_ATTEMPTS) {
@@ -512,8 +567,8 @@ export class GenericStore implements RESTStore {
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
       const item = await this.reads.get(key);
       const current = item ? this.decode(item) : undefined;
-      const proposed = await objInfo(item && current ? this.toExternal(clone(current), item.modRevision) : undefined);
-      const next = this.toInternal(proposed);
+      const proposed = await objInfo(item && current ? await this.answerOf(clone(current), item.modRevision) : undefined);
+      const next = await this.requestToInternal(proposed);
       const m = meta(next);
       this.checkNameAndNamespace(m, namespace, name);
 
@@ -524,11 +579,10 @@ export class GenericStore implements RESTStore {
         const prepared = await this.prepareCreate(next, opts);
         if (opts.dryRun) {
           this.encodeChecked(prepared);
-          return { object: this.dryRunExternal(prepared), created: true };
+          return { object: await this.dryRunExternal(prepared), created: true };
         }
         try {
-          const created = await this.storage.create(key, this.encodeChecked(prepared));
-          return { object: this.itemToExternal(created), created: true };
+          return { object: await this.storedAnswer(prepared, () => this.storage.create(key, this.encodeChecked(prepared))), created: true };
         } catch (e) {
           if (isKeyExists(e)) continue;
           throw e;
@@ -557,10 +611,9 @@ export class GenericStore implements RESTStore {
 
       if (this.readyToRemove(updated)) {
         // The update emptied the finalizers of an object being deleted: it goes now.
-        if (opts.dryRun) return { object: this.toExternal(updated, item.modRevision), created: false };
+        if (opts.dryRun) return { object: await this.answerOf(updated, item.modRevision), created: false };
         try {
-          const deleted = await this.storage.delete(key, item.modRevision);
-          return { object: this.toExternal(updated, deleted.modRevision), created: false };
+          return { object: await this.answerAround(updated, async () => (await this.storage.delete(key, item.modRevision)).modRevision), created: false };
         } catch (e) {
           if ((isStorageConflict(e) || isStorageNotFound(e)) && unconditional) continue;
           if (isStorageConflict(e)) throw conflict(this.qualified, name);
@@ -574,11 +627,10 @@ export class GenericStore implements RESTStore {
       if (!sameBytes(bytes, item.value)) this.checkSize(bytes);
       if (sameBytes(bytes, item.value) || opts.dryRun) {
         // Nothing changed (or nothing may be written): the stored revision stands.
-        return { object: this.toExternal(updated, item.modRevision), created: false };
+        return { object: await this.answerOf(updated, item.modRevision), created: false };
       }
       try {
-        const written = await this.storage.update(key, bytes, item.modRevision);
-        return { object: this.itemToExternal(written), created: false };
+        return { object: await this.storedAnswer(updated, () => this.storage.update(key, bytes, item.modRevision)), created: false };
       } catch (e) {
         if ((isStorageConflict(e) || isStorageNotFound(e)) && unconditional) continue;
         if (isStorageConflict(e)) throw conflict(this.qualified, name);
@@ -648,10 +700,10 @@ export class GenericStore implements RESTStore {
   // Scale
 
   /** The `autoscaling/v1` Scale view of an object (answered in the served version). */
-  protected scaleOf(external: KubeObject): KubeObject {
+  protected async scaleOf(external: KubeObject): Promise<KubeObject> {
     const scale = this.strategy.scale;
     if (!scale) throw this.unsupported('scale', 'get');
-    return scaleView(scale, external, this.toInternal(external));
+    return scaleView(scale, external, await this.requestToInternal(external));
   }
 
   private async updateScale(
@@ -667,11 +719,11 @@ export class GenericStore implements RESTStore {
       name,
       async (current) => {
         if (!current) throw notFound(this.qualified, name);
-        const wanted = await objInfo(this.scaleOf(current));
+        const wanted = await objInfo(await this.scaleOf(current));
         const replicas = wantedReplicas(wanted, name);
         const wantedRV = wanted.metadata?.resourceVersion;
         if (wantedRV && wantedRV !== current.metadata?.resourceVersion) throw conflict(this.qualified, name);
-        const internal = this.toInternal(current);
+        const internal = await this.requestToInternal(current);
         scale.setSpecReplicas(internal, replicas);
         return internal;
       },
@@ -679,7 +731,7 @@ export class GenericStore implements RESTStore {
       // Recorded in managedFields as a write through the scale subresource.
       'scale',
     );
-    return { object: this.scaleOf(result.object), created: false };
+    return { object: await this.scaleOf(result.object), created: false };
   }
 
   // -------------------------------------------------------------------------------------
@@ -698,31 +750,36 @@ export class GenericStore implements RESTStore {
       // nothing removes, so every propagation policy deletes as Background does.
       const outcome = await this.deleteOutcome(current, opts);
       try {
-        if (outcome.kind === 'unchanged') return { object: this.toExternal(current, item.modRevision), deleted: false };
+        if (outcome.kind === 'unchanged') return { object: await this.answerOf(current, item.modRevision), deleted: false };
         if (outcome.kind === 'update') {
           if (opts.dryRun) {
             this.encodeChecked(outcome.object);
-            return { object: this.toExternal(outcome.object, item.modRevision), deleted: false };
+            return { object: await this.answerOf(outcome.object, item.modRevision), deleted: false };
           }
-          const written = await this.storage.update(key, this.encodeChecked(outcome.object), item.modRevision);
-          return { object: this.itemToExternal(written), deleted: false };
+          const update = () => this.storage.update(key, this.encodeChecked(outcome.object), item.modRevision);
+          return { object: await this.storedAnswer(outcome.object, update), deleted: false };
         }
         if (outcome.kind === 'updateThenRemove') {
           // Marked first, then removed: watchers see the deletion timestamp before the object goes.
-          if (opts.dryRun) return { object: this.toExternal(outcome.object, item.modRevision), deleted: true };
-          const written = await this.storage.update(key, this.encodeChecked(outcome.object), item.modRevision);
-          try {
-            await this.storage.delete(key, written.modRevision);
-          } catch (e) {
-            // Someone else finished the deletion in between: that is what was asked.
-            if (isStorageNotFound(e)) return { object: this.itemToExternal(written), deleted: true };
-            throw e;
-          }
-          return { object: this.itemToExternal(written), deleted: true };
+          if (opts.dryRun) return { object: await this.answerOf(outcome.object, item.modRevision), deleted: true };
+          const updateThenRemove = async (): Promise<Item> => {
+            const written = await this.storage.update(key, this.encodeChecked(outcome.object), item.modRevision);
+            try {
+              await this.storage.delete(key, written.modRevision);
+            } catch (e) {
+              // Someone else finished the deletion in between: that is what was asked.
+              if (!isStorageNotFound(e)) throw e;
+            }
+            return written;
+          };
+          return { object: await this.storedAnswer(outcome.object, updateThenRemove), deleted: true };
         }
-        if (opts.dryRun) return { object: this.toExternal(current, item.modRevision), deleted: true };
-        await this.storage.delete(key, item.modRevision);
-        return { object: this.toExternal(current, item.modRevision), deleted: true };
+        if (opts.dryRun) return { object: await this.answerOf(current, item.modRevision), deleted: true };
+        const remove = async (): Promise<number> => {
+          await this.storage.delete(key, item.modRevision);
+          return item.modRevision;
+        };
+        return { object: await this.answerAround(current, remove), deleted: true };
       } catch (e) {
         if (isStorageConflict(e)) continue;
         if (isStorageNotFound(e)) throw notFound(this.qualified, name);

@@ -64,8 +64,24 @@ export interface ScaleAccess {
   selector(obj: KubeObject): string;
 }
 
-/** Conversion of a served version to and from the version the kind is stored in. */
+/**
+ * Conversion of a served version to and from the version the kind is stored in. Built-in
+ * kinds convert synchronously. A conversion that has to wait for another party (a custom
+ * resource's conversion webhook) sets `async`; its synchronous pair then throws, so code
+ * that does not know about waiting fails loudly instead of passing a Promise on as an
+ * object. Callers decide once per request which pair to use, so the hot paths of built-in
+ * kinds never await.
+ */
 export interface VersionConversion {
   toStorage(obj: KubeObject): KubeObject;
   fromStorage(obj: KubeObject): KubeObject;
+  async?: AsyncVersionConversion;
+}
+
+/** A conversion that waits; failures reject with the `ApiError` the client receives. */
+export interface AsyncVersionConversion {
+  toStorage(obj: KubeObject): Promise<KubeObject>;
+  fromStorage(obj: KubeObject): Promise<KubeObject>;
+  /** Several stored objects (a list page) in one call, answered in the same order. */
+  fromStorageAll(objs: KubeObject[]): Promise<KubeObject[]>;
 }

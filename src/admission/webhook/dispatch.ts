@@ -15,8 +15,8 @@ import type { WebhookMetrics, WebhookStepType } from './metrics.js';
 import { buildAdmissionReview, CallingWebhookError, noKnownReviewVersion, rejectionError, reviewVersionFor, verifyAdmissionResponse, WebhookRejection } from './review.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 
-/** Converts an object between two served versions of one resource (identity when they are the same). */
-export type VersionConverter = (obj: KubeObject, from: GroupVersionResource, to: GroupVersionResource, toKind: GroupVersionKind) => KubeObject;
+/** Converts an object between two served versions of one resource; waits when a conversion webhook does. */
+export type VersionConverter = (obj: KubeObject, from: GroupVersionResource, to: GroupVersionResource, toKind: GroupVersionKind) => KubeObject | Promise<KubeObject>;
 
 export interface DispatcherDeps {
   webhooks(): Webhook[];
@@ -183,9 +183,9 @@ export class MutatingAdmissionWebhook extends WebhookPlugin {
   private async call(inv: WebhookInvocation, attrs: AdmissionAttributes, round: number, index: number): Promise<boolean> {
     const w = inv.webhook;
     const converted = !sameResource(inv.resource, attrs.resource);
-    const toWebhook = (o: KubeObject | undefined) => (o && converted ? this.deps.convert(structuredClone(o), attrs.resource, inv.resource, inv.kind) : o);
-    const object = toWebhook(attrs.object);
-    const result = await this.review(inv, attrs, object, toWebhook(attrs.oldObject), true);
+    const toWebhook = async (o: KubeObject | undefined) => (o && converted ? this.deps.convert(structuredClone(o), attrs.resource, inv.resource, inv.kind) : o);
+    const object = await toWebhook(attrs.object);
+    const result = await this.review(inv, attrs, object, await toWebhook(attrs.oldObject), true);
     if (result.patch === undefined) return false;
     let ops: unknown;
     try {
@@ -212,7 +212,7 @@ export class MutatingAdmissionWebhook extends WebhookPlugin {
     const changed = !deepEqual(object, next);
     const [k, v] = patchAnnotation(round, index, w.configurationName, w.name, ops, result.patchType);
     annotate(attrs, k, v, 'Request');
-    const back = converted ? this.deps.convert(next, inv.resource, attrs.resource, attrs.kind) : next;
+    const back = converted ? await this.deps.convert(next, inv.resource, attrs.resource, attrs.kind) : next;
     replaceInPlace(attrs.object, back);
     return changed;
   }
@@ -251,7 +251,7 @@ export class ValidatingAdmissionWebhook extends WebhookPlugin {
 
   private async call(inv: WebhookInvocation, attrs: AdmissionAttributes): Promise<void> {
     const converted = !sameResource(inv.resource, attrs.resource);
-    const toWebhook = (o: KubeObject | undefined) => (o && converted ? this.deps.convert(structuredClone(o), attrs.resource, inv.resource, inv.kind) : o);
-    await this.review(inv, attrs, toWebhook(attrs.object), toWebhook(attrs.oldObject), false);
+    const toWebhook = async (o: KubeObject | undefined) => (o && converted ? this.deps.convert(structuredClone(o), attrs.resource, inv.resource, inv.kind) : o);
+    await this.review(inv, attrs, await toWebhook(attrs.object), await toWebhook(attrs.oldObject), false);
   }
 }

@@ -5,15 +5,19 @@
 //
 // or, for buildAdmissionChain's `plugins` map, `webhookPluginFactories({ resources })`.
 import type { Registry } from 'prom-client';
-import { apiVersionOf, type GroupVersionResource } from '../../apimachinery/types.js';
+import { internalError } from '../../apimachinery/errors.js';
+import { apiVersionOf, type GroupVersionResource, type KubeObject } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
 import { SharedInformerFactory } from '../../client/informer-factory.js';
 import type { ResourceDefinition, ResourceTable } from '../../rest/index.js';
+import type { ConversionWebhookTransport } from '../../registry/customresource/conversion.js';
 import type { AdmissionPlugin, AdmissionPluginFactory } from '../types.js';
 import { webhookCaller, type ServiceResolver } from './client.js';
+import type { Webhook } from './config.js';
 import { credentialsFromPluginConfig } from './credentials.js';
 import { MutatingAdmissionWebhook, ValidatingAdmissionWebhook, type VersionConverter } from './dispatch.js';
 import { WebhookMatcher, type EquivalentResource } from './matcher.js';
+import { CallingWebhookError } from './review.js';
 import { webhookMetrics } from './metrics.js';
 import { InformerServiceResolver, mutatingConfigurations, namespaceLabelsLookup, validatingConfigurations, WebhookSource, type InformerFor } from './sources.js';
 
@@ -68,17 +72,70 @@ function tableEquivalents(table: ResourceTable): (r: GroupVersionResource, subre
   };
 }
 
-/** Through the storage version, as every served version converts. */
-function tableConverter(table: ResourceTable | undefined): VersionConverter {
+/**
+ * Through the storage version, as every served version converts. Waits only when one of the
+ * two versions converts through a conversion webhook.
+ */
+export function tableConverter(table: ResourceTable | undefined): VersionConverter {
   return (obj, from, to, toKind) => {
-    const fromDef = table?.lookup({ group: from.group, version: from.version }, from.resource)?.definition;
-    const toDef = table?.lookup({ group: to.group, version: to.version }, to.resource)?.definition;
+    const fromConversion = table?.lookup({ group: from.group, version: from.version }, from.resource)?.definition.conversion;
+    const toConversion = table?.lookup({ group: to.group, version: to.version }, to.resource)?.definition.conversion;
+    const typed = (out: KubeObject): KubeObject => {
+      out.apiVersion = apiVersionOf(toKind);
+      out.kind = toKind.kind;
+      return out;
+    };
+    if (fromConversion?.async || toConversion?.async) {
+      return (async () => {
+        let out = obj;
+        if (fromConversion) out = fromConversion.async ? await fromConversion.async.toStorage(out) : fromConversion.toStorage(out);
+        if (toConversion) out = toConversion.async ? await toConversion.async.fromStorage(out) : toConversion.fromStorage(out);
+        return typed(out);
+      })();
+    }
     let out = obj;
-    if (fromDef?.conversion) out = fromDef.conversion.toStorage(out);
-    if (toDef?.conversion) out = toDef.conversion.fromStorage(out);
-    out.apiVersion = apiVersionOf(toKind);
-    out.kind = toKind.kind;
-    return out;
+    if (fromConversion) out = fromConversion.toStorage(out);
+    if (toConversion) out = toConversion.fromStorage(out);
+    return typed(out);
+  };
+}
+
+/**
+ * The admission webhooks' HTTPS client as the transport of custom resources' conversion
+ * webhooks: the same service resolution, trust and credentials, and Go's error texts
+ * (`Post "<url>?timeout=30s": ...`, or the answered Status's message).
+ */
+export function conversionWebhookTransport(deps: { serviceResolver?: ServiceResolver; config?: Record<string, unknown> } = {}): ConversionWebhookTransport & { close(): void } {
+  const caller = webhookCaller(deps.serviceResolver, credentialsFromPluginConfig(deps.config));
+  const prefix = 'failed to call webhook: ';
+  return {
+    async post(target, review) {
+      const webhook: Webhook = {
+        uid: target.name,
+        type: 'validating',
+        configurationName: target.name,
+        name: target.name,
+        rules: [],
+        namespaceSelector: { error: internalError('unused') },
+        objectSelector: { error: internalError('unused') },
+        matchPolicy: 'Exact',
+        clientConfig: { url: target.url, service: target.service, caBundle: target.caBundle },
+        sideEffects: 'None',
+        timeoutSeconds: target.timeoutSeconds,
+        admissionReviewVersions: [],
+        failurePolicy: 'Fail',
+        reinvocationPolicy: 'Never',
+      };
+      try {
+        return await caller.call(webhook, review);
+      } catch (err) {
+        if (!(err instanceof CallingWebhookError)) throw err;
+        const reason = err.reason.startsWith(prefix) ? err.reason.slice(prefix.length) : err.reason;
+        // Go's http.Client words its own timeout so.
+        throw new Error(reason.endsWith(': context deadline exceeded') ? `${reason} (Client.Timeout exceeded while awaiting headers)` : reason);
+      }
+    },
+    close: () => caller.close(),
   };
 }
 
