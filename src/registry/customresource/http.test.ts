@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestServer, type TestServer } from '../../testing/api-server.js';
 import { eventually } from '../../testing/wait.js';
+import type { KubeObject } from '../../apimachinery/types.js';
 import { metaGroup } from '../../naming/index.js';
 import { crdResource } from './registrar.js';
 
@@ -214,4 +215,55 @@ test('a terminating definition refuses creates; a removed one ends watches and a
   await eventually(async () => (await srv.request('GET', bazs)).status === 404, 'bazs gone', 2000);
   const ended = await Promise.race([watch.done.then(() => true), new Promise((r) => setTimeout(() => r(false), 2000))]);
   assert.equal(ended, true, 'the open watch ended');
+});
+
+test('watch events of custom resources; a changed definition replaces the stores and open watches go on', async () => {
+  const def = crd('quxes', 'Qux', 'Namespaced');
+  await establish(def);
+  const quxes = '/apis/example.com/v1/namespaces/default/quxes';
+  await eventually(async () => (await srv.request('GET', quxes)).status === 200, 'quxes served', 2000);
+
+  const events: { type: string; object: KubeObject }[] = [];
+  const watch = srv.stream(`${quxes}?watch=true`, (l) => events.push(JSON.parse(l) as { type: string; object: KubeObject }));
+  const created = await srv.request('POST', quxes, { body: { apiVersion: 'example.com/v1', kind: 'Qux', metadata: { name: 'q' }, spec: { replicas: 1 } } });
+  assert.equal(created.status, 201, created.body);
+  await eventually(() => events.some((e) => e.type === 'ADDED'), 'ADDED', 2000);
+
+  // Stop serving v1beta1 and change the columns of v1.
+  const current = (await srv.request('GET', `${crdPath()}/quxes.example.com`)).json();
+  const spec = current.spec as { versions: Record<string, unknown>[] };
+  spec.versions = [{ ...spec.versions[0], additionalPrinterColumns: [{ name: 'Wanted', type: 'integer', jsonPath: '.spec.replicas' }] }, { ...spec.versions[1], served: false }];
+  const updated = await srv.request('PUT', `${crdPath()}/quxes.example.com`, { body: current });
+  assert.equal(updated.status, 200, updated.body);
+  await eventually(async () => (await srv.request('GET', '/apis/example.com/v1beta1/namespaces/default/quxes')).status === 404, 'v1beta1 gone', 2000);
+  const table = await eventually(async () => {
+    const t = (await srv.request('GET', quxes, { headers: { Accept: `application/json;as=Table;v=v1;g=${metaGroup()}` } })).json() as unknown as { columnDefinitions: { name: string }[] };
+    return t.columnDefinitions.some((c) => c.name === 'Wanted') ? t : undefined;
+  }, 'the new columns', 2000);
+  assert.deepEqual(table.columnDefinitions.map((c) => c.name), ['Name', 'Wanted']);
+
+  const q = (await srv.request('GET', `${quxes}/q`)).json();
+  assert.equal((await srv.request('PUT', `${quxes}/q`, { body: { ...q, spec: { replicas: 2 } } })).status, 200);
+  assert.equal((await srv.request('DELETE', `${quxes}/q`)).status, 200);
+  await eventually(() => events.some((e) => e.type === 'DELETED'), 'DELETED', 2000);
+  assert.deepEqual(
+    events.filter((e) => e.type !== 'BOOKMARK').map((e) => [e.type, (e.object.spec as { replicas: number }).replicas, e.object.metadata?.generation]),
+    [
+      ['ADDED', 1, 1],
+      ['MODIFIED', 2, 2],
+      ['DELETED', 2, 2],
+    ],
+  );
+  watch.close();
+});
+
+test('a definition naming a built-in resource does not replace it', async () => {
+  const def = crd('widgets', 'Widget', 'Namespaced');
+  const spec = def.spec as Record<string, unknown>;
+  spec.group = 'widgets.testing';
+  (def.metadata as Record<string, unknown>).name = 'widgets.widgets.testing';
+  await establish(def);
+  // Once its other version is served, the definition has been processed; v1 stays the built-in store.
+  await eventually(() => srv.table.lookup({ group: 'widgets.testing', version: 'v1beta1' }, 'widgets')?.definition.customResource?.crdName === 'widgets.widgets.testing', 'v1beta1 served', 2000);
+  assert.equal(srv.table.lookup({ group: 'widgets.testing', version: 'v1' }, 'widgets')?.definition.customResource, undefined);
 });

@@ -117,8 +117,13 @@ export class CustomResourceRegistrar {
         (old) => !definitions.some((d) => d.version === old.version && d.resource === old.resource),
       );
       this.served.set(name, { fingerprint: print, prefix, cacher: cacher as Cacher, definitions, flag });
-      for (const old of stale) this.opts.table.remove({ group: old.group, version: old.version }, old.resource);
-      for (const def of definitions) this.opts.table.add(new CustomResourceStore(def, storeOpts, flag));
+      for (const old of stale) this.removeStore(old, name);
+      for (const def of definitions) {
+        // Built-in resources answer first, as kube-apiserver's handler chain tries them first.
+        const existing = this.opts.table.lookup({ group: def.group, version: def.version }, def.resource);
+        if (existing && !existing.definition.customResource) continue;
+        this.opts.table.add(new CustomResourceStore(def, storeOpts, flag));
+      }
     } catch (err) {
       this.opts.onError?.(err);
     }
@@ -128,12 +133,14 @@ export class CustomResourceRegistrar {
     const current = this.served.get(name);
     if (!current) return;
     this.served.delete(name);
-    for (const def of current.definitions) {
-      const gv = { group: def.group, version: def.version };
-      // Only this definition's store: another may have taken the name since.
-      const store = this.opts.table.lookup(gv, def.resource);
-      if (store?.definition.customResource?.crdName === name) this.opts.table.remove(gv, def.resource);
-    }
+    for (const def of current.definitions) this.removeStore(def, name);
     await current.cacher.stop();
+  }
+
+  /** Removes the store of `def` when it is still the one of definition `name`. */
+  private removeStore(def: ResourceDefinition, name: string): void {
+    const gv = { group: def.group, version: def.version };
+    const store = this.opts.table.lookup(gv, def.resource);
+    if (store?.definition.customResource?.crdName === name) this.opts.table.remove(gv, def.resource);
   }
 }
