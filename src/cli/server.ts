@@ -17,6 +17,7 @@ import { SerializerSet } from '../codec/serializer.js';
 import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
+import { CustomResourceRegistrar } from '../registry/customresource/index.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
 import type { RESTStore } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
@@ -118,6 +119,17 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const client = new LoopbackClient(table, LOOPBACK_USER);
   const admission = buildAdmissionChain(flags, { client, resources: table });
   const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
+  // Custom resources follow their definitions in the table; the existing ones are served
+  // before the server reports ready.
+  const customResources = new CustomResourceRegistrar({
+    client,
+    table,
+    storage,
+    cacherOptions: { historyWindowMs: windowMs },
+    codec: storageCodec,
+    maxObjectSizeBytes,
+    onError: (err) => log(`custom resources: ${err instanceof Error ? err.message : String(err)}`),
+  });
 
   const port = flags.number('secure-port') ?? 6443;
   const hostForClients = bindAddress === '0.0.0.0' || bindAddress === '::' ? '127.0.0.1' : bindAddress;
@@ -224,6 +236,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const started = (async () => {
     const [namespaces, rbac, ctrl] = hooks as [PostStartHook, PostStartHook, PostStartHook];
     try {
+      await customResources.start();
       await ensureSystemNamespaces(controllerClient);
       await ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound });
       namespaces.complete();
@@ -255,6 +268,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await auth.stop();
       await admission.stop();
       compactor.stop();
+      await customResources.stop();
       await table.stop();
       await storage.close();
     })());

@@ -15,6 +15,9 @@ import type { ResourceDefinition, RESTStore } from '../rest/index.js';
 import { MemoryStorage } from '../storage/index.js';
 import { ApiServer, type ApiServerConfig } from '../server/apiserver.js';
 import { versionInfo } from '../server/version.js';
+import { builtinResourceDefinitions } from '../apis/definitions.js';
+import { CustomResourceRegistrar, crdResource } from '../registry/customresource/index.js';
+import { LoopbackClient } from '../server/loopback.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -129,14 +132,25 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<ApiServerConfig> = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  /** Serve CustomResourceDefinitions and the custom resources of the established ones. */
+  customResources?: boolean;
+}
+
+export async function startTestServer(overrides: Partial<ApiServerConfig> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const ca = await createCA('test-ca');
   const serving = await issueCert(ca, 'apiserver', { usage: 'server', dnsNames: ['localhost'], ips: ['127.0.0.1'] });
   const adminCert = await issueCert(ca, 'admin', { orgs: ['system:masters'] });
   const deniedCert = await issueCert(ca, DENIED_USER);
   const storage = new MemoryStorage();
-  const table = buildResourceTable(testDefinitions(), storage);
+  const crds = crdResource();
+  const extra = options.customResources ? builtinResourceDefinitions().filter((d) => d.group === crds.group && d.resource === crds.resource) : [];
+  const table = buildResourceTable([...testDefinitions(), ...extra], storage);
   table.add(reviewStore());
+  const customResources = options.customResources
+    ? new CustomResourceRegistrar({ client: new LoopbackClient(table, { username: 'admin', groups: ['system:masters'] }), table, storage })
+    : undefined;
+  await customResources?.start();
   const server = new ApiServer({
     table,
     authenticator: new UnionAuthenticator([new X509Authenticator(() => [new X509Certificate(ca.certPem)])], false),
@@ -218,6 +232,7 @@ export async function startTestServer(overrides: Partial<ApiServerConfig> = {}):
     stream,
     async close() {
       await server.shutdown({ drainTimeoutMs: 2000 });
+      await customResources?.stop();
       await table.stop();
       await storage.close();
     },
