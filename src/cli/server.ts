@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import type { ParsedFlags } from '../apimachinery/flags.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import { buildAdmissionChain } from '../admission/index.js';
+import { conversionWebhookTransport } from '../admission/webhook/index.js';
 import { buildAuth, type AuthModule } from '../auth/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
@@ -121,8 +122,10 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
   // Custom resources follow their definitions in the table; the existing ones are served
   // before the server reports ready.
+  const conversionTransport = conversionWebhookTransport({ client });
   const customResources = new CustomResourceRegistrar({
     client,
+    conversionTransport,
     table,
     storage,
     cacherOptions: { historyWindowMs: windowMs },
@@ -269,6 +272,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await admission.stop();
       compactor.stop();
       await customResources.stop();
+      conversionTransport.close();
       await table.stop();
       await storage.close();
     })());

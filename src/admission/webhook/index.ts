@@ -105,8 +105,14 @@ export function tableConverter(table: ResourceTable | undefined): VersionConvert
  * webhooks: the same service resolution, trust and credentials, and Go's error texts
  * (`Post "<url>?timeout=30s": ...`, or the answered Status's message).
  */
-export function conversionWebhookTransport(deps: { serviceResolver?: ServiceResolver; config?: Record<string, unknown> } = {}): ConversionWebhookTransport & { close(): void } {
-  const caller = webhookCaller(deps.serviceResolver, credentialsFromPluginConfig(deps.config));
+export function conversionWebhookTransport(
+  deps: { serviceResolver?: ServiceResolver; client?: ApiClient; config?: Record<string, unknown> } = {},
+): ConversionWebhookTransport & { close(): void } {
+  // Service references resolve as admission webhooks' do, through informers started on first use.
+  const own = !deps.serviceResolver && deps.client ? new SharedInformerFactory(deps.client) : undefined;
+  own?.start();
+  const resolver = deps.serviceResolver ?? (own ? new InformerServiceResolver((r) => own.informerFor(r)) : undefined);
+  const caller = webhookCaller(resolver, credentialsFromPluginConfig(deps.config));
   const prefix = 'failed to call webhook: ';
   return {
     async post(target, review) {
@@ -135,7 +141,10 @@ export function conversionWebhookTransport(deps: { serviceResolver?: ServiceReso
         throw new Error(reason.endsWith(': context deadline exceeded') ? `${reason} (Client.Timeout exceeded while awaiting headers)` : reason);
       }
     },
-    close: () => caller.close(),
+    close: () => {
+      caller.close();
+      void own?.stop();
+    },
   };
 }
 

@@ -5,7 +5,7 @@
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { CustomResourceInfo, ResourceDefinition, SubresourceDefinition, VersionConversion } from '../../rest/index.js';
 import { applyDefaults, pruneObject } from '../../schema/crd/index.js';
-import { crdConversion } from './conversion.js';
+import { crdConversion, type CRDConversionOptions } from './conversion.js';
 import { readCRD, type CRDView } from './crd.js';
 import { compileVersionSchema, customResourceStrategy, type VersionSchema } from './strategy.js';
 import { compareKubeAwareVersions, sortByVersionPriority } from './versions.js';
@@ -22,20 +22,13 @@ export function defaultDeprecationWarning(crd: CRDView, version: string): string
   return best === undefined ? message : `${message}; use ${crd.group}/${best} ${kind}`;
 }
 
-type Converted = ReturnType<VersionConversion['fromStorage']>;
-
-/** Runs `then` on a conversion's result, whether it came at once or as a promise (webhooks). */
-function andThen(result: KubeObject | Promise<KubeObject>, then: (obj: KubeObject) => KubeObject): Converted {
-  return (result instanceof Promise ? result.then(then) : then(result)) as Converted;
-}
-
 /**
  * The version's conversion, with what Kubernetes' codec adds around it: objects are pruned
  * and defaulted with the schema of the version they arrive in and of the version they are
  * read as (defaults apply on read from storage).
  */
-function servingConversion(crd: CRDView, version: string, compiled: VersionSchema | undefined): VersionConversion | undefined {
-  const conversion = crdConversion({ group: crd.group, storageVersion: crd.storageVersion, conversion: crd.conversion }, version);
+function servingConversion(crd: CRDView, version: string, compiled: VersionSchema | undefined, opts: CRDConversionOptions): VersionConversion | undefined {
+  const conversion = crdConversion({ name: crd.name, group: crd.group, storageVersion: crd.storageVersion, conversion: crd.conversion }, version, opts);
   if (!compiled) return conversion;
   const settle = (obj: KubeObject): KubeObject => {
     pruneObject(obj, compiled.schema);
@@ -45,16 +38,25 @@ function servingConversion(crd: CRDView, version: string, compiled: VersionSchem
   if (!conversion) {
     // Stored in this version: still defaulted on read.
     const apiVersion = `${crd.group}/${crd.storageVersion}`;
-    return { toStorage: (obj) => ({ ...obj, apiVersion, kind: crd.names.kind }), fromStorage: (obj) => settle(obj) };
+    return { toStorage: (obj) => ({ ...obj, apiVersion, kind: crd.names.kind }), fromStorage: settle };
   }
-  return {
-    toStorage: (obj) => andThen(conversion.toStorage(settle(obj)), (o) => o),
-    fromStorage: (obj) => andThen(conversion.fromStorage(obj), settle),
+  const served: VersionConversion = {
+    toStorage: (obj) => conversion.toStorage(settle(obj)),
+    fromStorage: (obj) => settle(conversion.fromStorage(obj)),
   };
+  const waits = conversion.async;
+  if (waits) {
+    served.async = {
+      toStorage: (obj) => waits.toStorage(settle(obj)),
+      fromStorage: async (obj) => settle(await waits.fromStorage(obj)),
+      fromStorageAll: async (objs) => (await waits.fromStorageAll(objs)).map(settle),
+    };
+  }
+  return served;
 }
 
 /** One ResourceDefinition per served version of `crdObject`, highest version priority first. */
-export function customResourceDefinitions(crdObject: KubeObject): ResourceDefinition[] {
+export function customResourceDefinitions(crdObject: KubeObject, conversionOpts: CRDConversionOptions = {}): ResourceDefinition[] {
   const crd = readCRD(crdObject);
   const schemas = new Map<string, VersionSchema>();
   for (const v of crd.versions) if (v.schema) schemas.set(v.name, compileVersionSchema(v.schema));
@@ -92,7 +94,7 @@ export function customResourceDefinitions(crdObject: KubeObject): ResourceDefini
       strategy,
       customResource: info,
     };
-    const conversion = servingConversion(crd, v.name, schemas.get(v.name));
+    const conversion = servingConversion(crd, v.name, schemas.get(v.name), conversionOpts);
     if (conversion) def.conversion = conversion;
     defs.push(def);
   }

@@ -11,6 +11,7 @@ import type { ResourceDefinition, ResourceTable } from '../../rest/index.js';
 import { createCacher, type Cacher, type CacherOptions, type Storage } from '../../storage/index.js';
 import { resourcePrefix } from '../keys.js';
 import { readCRD } from './crd.js';
+import type { ConversionWebhookTransport } from './conversion.js';
 import { customResourceDefinitions } from './definitions.js';
 import { CustomResourceStore, type TerminatingFlag } from './store.js';
 
@@ -24,6 +25,8 @@ export interface CustomResourceRegistrarOptions {
   waitTimeoutMs?: number;
   maxObjectSizeBytes?: number;
   now?: () => Date;
+  /** How conversion webhooks are called; without it a `Webhook` conversion fails with a 500. */
+  conversionTransport?: ConversionWebhookTransport;
   onError?: (err: unknown) => void;
 }
 
@@ -91,7 +94,7 @@ export class CustomResourceRegistrar {
         current.flag.terminating = view.terminating;
         return;
       }
-      const definitions = customResourceDefinitions(crd);
+      const definitions = customResourceDefinitions(crd, { transport: this.opts.conversionTransport });
       const storage = definitions[0]?.storage;
       if (!storage) {
         void this.remove(name);
