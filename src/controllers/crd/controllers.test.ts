@@ -8,7 +8,7 @@ import { LoopbackClient } from '../../server/loopback.js';
 import { coreDefinitions, memoryTable } from '../../testing/memory-table.js';
 import { eventually } from '../../testing/wait.js';
 import { startControllers } from '../index.js';
-import { calculateNamesAndConditions, startCRDControllers } from './index.js';
+import { calculateNamesAndConditions, deletionVersion, startCRDControllers } from './index.js';
 
 const admin = { username: 'admin', groups: ['system:masters'] };
 
@@ -97,6 +97,17 @@ function definition(plural: string, kind: string, extra: Record<string, unknown>
     },
   };
 }
+
+describe('the version instances are deleted through', () => {
+  const rows: [string, { name: string; served: boolean; storage: boolean }[], string][] = [
+    ['the storage version when served', [{ name: 'v1', served: true, storage: false }, { name: 'v2', served: true, storage: true }], 'v2'],
+    ['a served version when the storage version is not', [{ name: 'v1', served: false, storage: true }, { name: 'v2', served: true, storage: false }], 'v2'],
+    ['the storage version when none is served', [{ name: 'v1', served: false, storage: true }], 'v1'],
+  ];
+  for (const [name, versions, expected] of rows) {
+    it(name, () => assert.equal(deletionVersion({ spec: { versions } }), expected));
+  }
+});
 
 describe('definition controllers', () => {
   const CRDS = crdResource();

@@ -29,6 +29,17 @@ function overlapsBuiltIn(g: string, plural: string): boolean {
   return (g === apiextensionsGroup() && plural === 'customresourcedefinitions') || (g === group('apiregistration') && plural === 'apiservices');
 }
 
+/**
+ * The version whose endpoint the instances are deleted through: the storage version, or a
+ * served one when the storage version is not served (every version reaches the same objects).
+ */
+export function deletionVersion(crd: KubeObject): string {
+  const storage = storageVersionOf(crd);
+  const versions = ((crd.spec as { versions?: { name?: string; served?: boolean }[] } | undefined)?.versions ?? []).filter((v) => v.served === true);
+  if (storage && versions.some((v) => v.name === storage)) return storage;
+  return versions[0]?.name ?? storage ?? '';
+}
+
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -125,8 +136,7 @@ export class FinalizerController extends CRDController {
     if (overlapsBuiltIn(g, plural)) {
       setCondition(crd, { type: 'Terminating', status: 'False', reason: 'OverlappingBuiltInResource', message: 'instances overlap with built-in resources in storage' });
     } else if (isConditionTrue(crd, 'Established')) {
-      const version = storageVersionOf(crd) ?? '';
-      const outcome = await deleteInstances(this.opts.client, { group: g, version, resource: plural });
+      const outcome = await deleteInstances(this.opts.client, { group: g, version: deletionVersion(crd), resource: plural });
       setCondition(crd, outcome.condition);
       if (outcome.error) {
         await this.updateStatus(crd).catch((err: unknown) => this.opts.onError?.(err));

@@ -10,7 +10,7 @@ import { NamingController } from './naming.js';
 
 export { calculateNamesAndConditions, NamingController, type NamesResult } from './naming.js';
 export { EstablishingController } from './establishing.js';
-export { deleteInstances, FinalizerController, type FinalizerControllerOptions } from './finalizer.js';
+export { deleteInstances, deletionVersion, FinalizerController, type FinalizerControllerOptions } from './finalizer.js';
 
 export interface CRDControllersOptions {
   client: ApiClient;
