@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../client/types.js';
 import type { ResourceTable } from '../rest/index.js';
 import { SharedInformerFactory } from '../client/informer-factory.js';
+import { crdResource } from '../apis/apiextensions/index.js';
+import { startCRDControllers } from './crd/index.js';
 import { startNamespaceController, type RunningController } from './namespace/controller.js';
 import { ensureSystemPriorityClasses } from './priority-classes.js';
 import { startRootCAPublisher } from './root-ca-publisher.js';
@@ -21,6 +23,7 @@ export { PerNamespaceObjectController, type PerNamespaceObjectSpec, type PerName
 export { defaultServiceAccount, startServiceAccountController } from './serviceaccounts.js';
 export { descriptionAnnotation, repairRootCA, rootCAConfigMap, startRootCAPublisher } from './root-ca-publisher.js';
 export { ensureSystemPriorityClasses, systemPriorityClasses } from './priority-classes.js';
+export { startCRDControllers } from './crd/index.js';
 
 interface ControllersOptions {
   /** A privileged client (the server passes a LoopbackClient). */
@@ -54,6 +57,11 @@ export function startControllers(opts: ControllersOptions): RunningController {
   );
   // Each runs only where its resource is served (a trimmed table may lack it).
   const served = (resource: string): boolean => opts.table.lookup({ group: '', version: 'v1' }, resource) !== undefined;
+  // The definitions' controllers belong to the API server: they run whenever definitions are served.
+  const crds = crdResource();
+  if (opts.table.lookup({ group: crds.group, version: crds.version }, crds.resource)) {
+    running.push(startCRDControllers({ client: opts.client, informers, onError: opts.onError }));
+  }
   if (opts.serviceAccounts && served('serviceaccounts')) {
     running.push(startServiceAccountController({ client: opts.client, informers, onError: (err) => opts.onError?.('serviceaccount', err) }));
   }

@@ -1,25 +1,41 @@
-// CustomResourceDefinitions: name defaults, stored versions and the essential checks.
-import { requiredField, type FieldError } from '../../apimachinery/errors.js';
+// CustomResourceDefinitions: v1 defaults, the status kept apart from the spec, stored
+// versions, the cleanup finalizer, and apiextensions validation (validation.ts).
+import type { FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { KindSpec } from '../strategy.js';
-import { arr, at, child, meta, objs, setDefault, str } from '../util.js';
-import { oneOf } from '../validation.js';
+import { arr, at, child, obj, objs, setDefault } from '../util.js';
+import { customResourceCleanupFinalizer, storageVersionOf } from './crd.js';
+import {
+  validateCustomResourceDefinition,
+  validateCustomResourceDefinitionStatusUpdate,
+  validateCustomResourceDefinitionUpdate,
+} from './validation.js';
 
-/** The storage version's name, recorded in `status.storedVersions` once it is used. */
-function storageVersionOf(o: KubeObject): string | undefined {
-  return str(objs(at(o, 'spec.versions')).find((v) => v.storage === true)?.name);
-}
+export * from './crd.js';
+export { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate } from './validation.js';
 
-function recordStoredVersion(o: KubeObject, previous: unknown): void {
-  const stored = arr(previous).map(String);
+/** Adds the storage version to `status.storedVersions` once objects may be written in it. */
+function recordStoredVersion(o: KubeObject): void {
   const v = storageVersionOf(o);
-  if (v && !stored.includes(v)) stored.push(v);
-  child(o, 'status').storedVersions = stored;
+  if (!v) return;
+  const status = child(o, 'status');
+  const stored = arr(status.storedVersions).map(String);
+  if (!stored.includes(v)) status.storedVersions = [...stored, v];
 }
+
+/**
+ * The generic strategy validates the whole object on every write; a definition is
+ * validated as create, update or status update, so each update's kind is noted when it is
+ * prepared and read when it is validated.
+ */
+const updateKind = new WeakMap<KubeObject, 'main' | 'status'>();
 
 const customResourceDefinitions: KindSpec = {
   tracksGeneration: true,
   allowUnconditionalUpdate: false,
+  // A status write may change metadata (Kubernetes resets nothing there), which is how the
+  // finalizer controller removes the cleanup finalizer.
+  statusProtectedMeta: [],
   defaults(o) {
     const spec = child(o, 'spec');
     const names = child(spec, 'names');
@@ -28,32 +44,43 @@ const customResourceDefinitions: KindSpec = {
       setDefault(names, 'listKind', `${names.kind}List`);
     }
     setDefault(child(spec, 'conversion'), 'strategy', 'None');
+    const service = obj(at(spec, 'conversion.webhook.clientConfig.service'));
+    if (service) setDefault(service, 'port', 443);
+    // An empty list of stored versions starts with the storage version.
+    const status = obj(o.status);
+    if (status && arr(status.storedVersions).length === 0) {
+      const first = objs(spec.versions).find((v) => v.storage === true);
+      if (typeof first?.name === 'string') status.storedVersions = [first.name];
+    }
   },
   prepareForCreate(o) {
     o.status = { acceptedNames: { plural: '', kind: '' } };
-    recordStoredVersion(o, []);
+    recordStoredVersion(o);
+    const m = (o.metadata ??= {});
+    const finalizers = arr(m.finalizers).map(String);
+    if (!finalizers.includes(customResourceCleanupFinalizer())) m.finalizers = [...finalizers, customResourceCleanupFinalizer()];
   },
   prepareForUpdate(o, old) {
-    recordStoredVersion(o, at(old, 'status.storedVersions'));
+    updateKind.set(o, 'main');
+    recordStoredVersion(o);
+    // The finalizer stays while the definition lives, so a deletion always cleans up.
+    const m = (o.metadata ??= {});
+    const finalizers = arr(m.finalizers).map(String);
+    if (!old.metadata?.deletionTimestamp && !finalizers.includes(customResourceCleanupFinalizer())) {
+      m.finalizers = [...finalizers, customResourceCleanupFinalizer()];
+    }
   },
-  validate(o) {
-    const errs: FieldError[] = [];
-    const group = str(at(o, 'spec.group')) ?? '';
-    const plural = str(at(o, 'spec.names.plural')) ?? '';
-    if (group === '') errs.push(requiredField('spec.group'));
-    else if (!group.includes('.')) errs.push({ type: 'FieldValueInvalid', field: 'spec.group', detail: `Invalid value: ${JSON.stringify(group)}: should be a domain with at least one dot` });
-    if (plural === '') errs.push(requiredField('spec.names.plural'));
-    if (!str(at(o, 'spec.names.kind'))) errs.push(requiredField('spec.names.kind'));
-    if (group !== '' && plural !== '' && meta(o).name !== `${plural}.${group}`) {
-      errs.push({ type: 'FieldValueInvalid', field: 'metadata.name', detail: `Invalid value: ${JSON.stringify(meta(o).name ?? '')}: must be spec.names.plural+"."+spec.group` });
-    }
-    errs.push(...oneOf(at(o, 'spec.scope'), ['Cluster', 'Namespaced'], 'spec.scope', true));
-    const versions = objs(at(o, 'spec.versions'));
-    if (versions.length === 0) errs.push(requiredField('spec.versions', 'must have exactly one version marked as storage version'));
-    else if (versions.filter((v) => v.storage === true).length !== 1) {
-      errs.push({ type: 'FieldValueInvalid', field: 'spec.versions', detail: `Invalid value: ${JSON.stringify(versions)}: must have exactly one version marked as storage version` });
-    }
-    return errs;
+  prepareForStatusUpdate(o) {
+    updateKind.set(o, 'status');
+  },
+  validate(o): FieldError[] {
+    // Updates are validated whole by validateUpdate.
+    if (updateKind.has(o)) return [];
+    return validateCustomResourceDefinition(o);
+  },
+  validateUpdate(o, old): FieldError[] {
+    if (updateKind.get(o) === 'status') return validateCustomResourceDefinitionStatusUpdate(o);
+    return validateCustomResourceDefinitionUpdate(o, old);
   },
 };
 
