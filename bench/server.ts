@@ -2,7 +2,9 @@
 // bytes, on loopback, in one run. Each figure is printed with its ratio to that baseline:
 //   GET of one object (req/s, p99) at 50 connections; create (req/s) with 64 concurrent
 //   clients on sqlite; LIST of 10,000 and 100,000 ConfigMaps (median time of 3, peak RSS); watch
-//   fan-out to 1,000 watchers (events/s delivered, p99 delay); start-up time to readyz 200.
+//   fan-out to 1,000 watchers (events/s delivered, p99 delay); start-up time to readyz 200;
+//   custom resources (CRD created to first custom resource accepted; creates and LIST of
+//   10,000 custom resources against the same figures for ConfigMaps in this run).
 // Both servers run as child processes so that their memory is measured alike.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -356,6 +358,98 @@ async function watchFanOut(
   return { eventsPerSecond: delivered / ((lastReceive - firstSend) / 1000), p99ms: percentile(delays, 99), delivered };
 }
 
+const CR_LIST_SIZE = Number(process.env.BENCH_CR_LIST_SIZE ?? 10_000);
+
+const WIDGET_CRD = JSON.stringify({
+  apiVersion: 'apiextensions.orch.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.bench.example.com' },
+  spec: {
+    group: 'bench.example.com',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+    scope: 'Namespaced',
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', properties: { key: { type: 'string', maxLength: 64 }, replicas: { type: 'integer', minimum: 0, default: 1 } } },
+              status: { type: 'object', 'x-orch-preserve-unknown-fields': true },
+            },
+          },
+        },
+      },
+    ],
+  },
+});
+
+const widget = (namespace: string, name: string): string =>
+  JSON.stringify({ apiVersion: 'bench.example.com/v1', kind: 'Widget', metadata: { name, namespace }, spec: { key: 'value' } });
+
+/** Creates `count` objects with 64 concurrent clients. */
+async function fill(api: Target, count: number, request: (i: number) => { path: string; body: string }): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < count) {
+        const r = request(next++);
+        const res = await api.request('POST', r.path, r.body);
+        if (res.status !== 201) throw new Error(`create answered ${res.status}: ${res.body.toString()}`);
+      }
+    }),
+  );
+}
+
+/** Custom resources against ConfigMaps, in this run: the baseline column is the ConfigMap figure. */
+async function customResources(api: Target, configMapCreatesPerSecond: number): Promise<void> {
+  process.stdout.write('\nCustom resources (baseline: the same figure for ConfigMaps):\n');
+  for (const ns of ['crs', 'cms']) {
+    await api.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
+  }
+  const t0 = performance.now();
+  const crd = await api.request('POST', '/apis/apiextensions.orch.io/v1/customresourcedefinitions', WIDGET_CRD);
+  if (crd.status !== 201) throw new Error(`CRD create answered ${crd.status}: ${crd.body.toString()}`);
+  for (;;) {
+    const res = await api.request('POST', '/apis/bench.example.com/v1/namespaces/crs/widgets', widget('crs', 'first'));
+    if (res.status === 201) break;
+    if (performance.now() - t0 > 30_000) throw new Error(`no custom resource accepted 30 s after its CRD: ${res.status} ${res.body.toString()}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const firstMs = performance.now() - t0;
+  process.stdout.write(`  CRD created to first custom resource accepted: ${firstMs.toFixed(0)} ms\n`);
+  rows.push(['CRD created to first custom resource accepted', `${firstMs.toFixed(0)} ms`, '', '']);
+  const creates = await load(api, 64, CREATE_SECONDS, (w, i) => ({
+    method: 'POST',
+    path: '/apis/bench.example.com/v1/namespaces/crs/widgets',
+    body: widget('crs', `c-${w}-${i}`),
+  }));
+  row('custom resource create, req/s (vs ConfigMaps)', creates.rps, configMapCreatesPerSecond, 'req/s', true);
+  if (creates.errors) process.stdout.write(`  (${creates.errors} server errors)\n`);
+  await fill(api, CR_LIST_SIZE, (i) => ({ path: '/apis/bench.example.com/v1/namespaces/crs/widgets', body: widget('crs', `l-${i}`) }));
+  await fill(api, CR_LIST_SIZE, (i) => ({ path: '/api/v1/namespaces/cms/configmaps', body: configMap('cms', `l-${i}`) }));
+  const listed = async (path: string): Promise<{ ms: number; items: number }> => {
+    const times: number[] = [];
+    let items = 0;
+    for (let i = 0; i < LIST_RUNS; i++) {
+      const t = performance.now();
+      const res = await api.request('GET', path);
+      times.push(performance.now() - t);
+      if (res.status !== 200) throw new Error(`LIST ${path} answered ${res.status}`);
+      items = (JSON.parse(res.body.toString()) as { items: unknown[] }).items.length;
+    }
+    times.sort((a, b) => a - b);
+    return { ms: times[Math.floor(times.length / 2)]!, items };
+  };
+  const crList = await listed('/apis/bench.example.com/v1/namespaces/crs/widgets');
+  const cmList = await listed('/api/v1/namespaces/cms/configmaps');
+  row(`LIST ${crList.items} custom resources (vs ${cmList.items} ConfigMaps)`, crList.ms, cmList.ms, 'ms', false);
+}
+
 async function main(): Promise<void> {
   if (!existsSync(ENTRY_POINT)) throw new Error(`the server entry point ${ENTRY_POINT} is missing: run npm run build`);
   const work = mkdtempSync(join(tmpdir(), 'orch-bench-'));
@@ -426,6 +520,8 @@ async function main(): Promise<void> {
     }));
     row('create, req/s', createServer.rps, createRaw.rps, 'req/s', true);
     if (createServer.errors) process.stdout.write(`  (${createServer.errors} server errors)\n`);
+
+    await customResources(api, createServer.rps);
 
     process.stdout.write(`\nWatch fan-out, ${WATCHERS} watchers, ${WATCH_EVENTS} events:\n`);
     const fanList = JSON.parse((await api.request('GET', '/api/v1/namespaces/fan/configmaps')).body.toString()) as { metadata: { resourceVersion: string } };
