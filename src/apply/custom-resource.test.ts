@@ -90,6 +90,11 @@ describe('CustomResourceApplySchema', () => {
   for (const [name, ok] of cases) {
     it(`reads spec.${name}`, () => assert.ok(ok(schema.member(spec, name)), JSON.stringify(schema.member(spec, name))));
   }
+  it('an object with additionalProperties false admits no field', () => {
+    const s = new CustomResourceApplySchema({ lookupType }, { type: 'object', properties: { closed: { type: 'object', additionalProperties: false } } });
+    const closed = s.member(s.rootType, 'closed');
+    assert.ok(closed.kind === 'struct' && s.unknownField(closed.typeId) === undefined && s.field(closed.typeId, 'x') === undefined);
+  });
   it('objects below one that keeps unknown fields keep them too', () => {
     const open = schema.member(spec, 'open');
     const known = schema.member(open, 'known');

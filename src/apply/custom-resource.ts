@@ -1,15 +1,15 @@
 // Server-side apply of custom resources: the ApplyType of a CustomResourceDefinition
-// version's structural schema, read as kube-apiserver reads it for its field manager (the
-// schema published with ObjectMeta and the type fields, value validations and `nullable`
-// dropped, then converted to structured-merge-diff types):
+// version's structural schema, read as kube-apiserver 1.27 reads it for its field manager
+// (the version's OpenAPI v3 schema with the type fields and ObjectMeta added, converted to
+// structured-merge-diff types):
 // - an object with properties is a struct (`x-kubernetes-embedded-resource` adds
 //   `apiVersion`, `kind` and `metadata`), one without is a map of its
-//   `additionalProperties` (values without a schema are deduced); `x-kubernetes-map-type:
-//   atomic` makes either atomic;
+//   `additionalProperties` (values without a schema are deduced; `additionalProperties:
+//   false` admits no field); `x-kubernetes-map-type: atomic` makes either atomic;
 // - `x-kubernetes-preserve-unknown-fields` lets an object, and every object below it, hold
 //   fields it does not declare, deduced (objects granular, lists atomic);
 // - arrays are atomic unless `x-kubernetes-list-type` is `set` or `map` (keyed by
-//   `x-kubernetes-list-map-keys`);
+//   `x-kubernetes-list-map-keys`, a missing key taking the key field's default);
 // - a value without a type (`x-kubernetes-int-or-string`, preserved values) is deduced.
 import type { JSONSchemaProps } from '../apimachinery/jsonschema.js';
 import { getOwn, setOwn } from '../apimachinery/own.js';
@@ -72,12 +72,12 @@ export class CustomResourceApplySchema extends ApplySchema {
   private object(s: JSONSchemaProps, inheritedPreserve: boolean, root: boolean): ApplyType {
     const atomic = s['x-kubernetes-map-type'] === 'atomic';
     const embedded = s['x-kubernetes-embedded-resource'] === true;
-    if (!root && !embedded && !hasProperties(s)) {
+    const preserve = inheritedPreserve || s['x-kubernetes-preserve-unknown-fields'] === true;
+    if (!root && !embedded && !hasProperties(s) && (s.additionalProperties !== false || preserve)) {
       const extra = s.additionalProperties;
       const value = typeof extra === 'object' && extra !== null ? this.typeOf(extra, inheritedPreserve) : UNTYPED;
       return { kind: 'map', value, atomic };
     }
-    const preserve = inheritedPreserve || s['x-kubernetes-preserve-unknown-fields'] === true;
     const typeId = `${ID_PREFIX}${this.structs.size}`;
     const def: StructDef = { fields: new Map() };
     // Registered before its fields are read, so that the ids stay in the order they are made.

@@ -285,6 +285,17 @@ describe('field validation of a custom resource', () => {
     assert.deepEqual(warnings(ignored.headers), []);
   });
 
+  it('metadata fields ObjectMeta lacks are unknown fields, with or without a schema', async () => {
+    const body = { apiVersion: `${GROUP}/v1`, kind: 'CronTab', metadata: { name: 'meta', foo: 1 }, spec: {} };
+    const strict = await t.request('POST', `${CT}?fieldValidation=Strict`, { body });
+    assert.equal(strict.status, 400, strict.body);
+    assert.equal(strict.json().message, 'CronTab in version "v1" cannot be handled as a CronTab: strict decoding error: unknown field "metadata.foo"');
+    assert.equal((await t.request('GET', `${CT}/meta`)).status, 404);
+    const warn = await t.request('POST', `/apis/${GROUP}/v1/namespaces/default/things`, { body: { ...body, kind: 'Thing' } });
+    assert.equal(warn.status, 201, warn.body);
+    assert.deepEqual(warnings(warn.headers), ['299 - "unknown field \\"metadata.foo\\""']);
+  });
+
   it('a custom resource without a schema has no unknown fields', async () => {
     const THINGS = `/apis/${GROUP}/v1/namespaces/default/things`;
     const r = await t.request('POST', `${THINGS}?fieldValidation=Strict`, { body: { apiVersion: `${GROUP}/v1`, kind: 'Thing', metadata: { name: 'free' }, spec: { anything: 1 } } });

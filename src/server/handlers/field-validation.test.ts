@@ -36,6 +36,14 @@ describe('field validation of custom resources', () => {
     ['unknown field, Ignore', '{"spec":{"bogus":1}}', 'Ignore', {}, []],
     ['nothing unknown, Strict', '{"spec":{"a":"x"}}', 'Strict', {}, []],
     ['duplicates first, then unknown fields', '{"spec":{"a":"x","a":"y","bogus":1}}', 'Warn', {}, ['duplicate field "spec.a"', 'unknown field "spec.bogus"']],
+    [
+      'metadata fields ObjectMeta lacks come before the schema\'s unknown fields, nested ones too',
+      '{"metadata":{"name":"x","foo":1,"ownerReferences":[{"apiVersion":"v1","kind":"K","name":"o","uid":"u","bar":2}]},"spec":{"bogus":1}}',
+      'Warn',
+      {},
+      ['unknown field "metadata.foo"', 'unknown field "metadata.ownerReferences[0].bar"', 'unknown field "spec.bogus"'],
+    ],
+    ['metadata of the wrong type is not field validation\'s to report', '{"metadata":{"name":1,"foo":1}}', 'Warn', { schema: null }, []],
     ['YAML bodies have no duplicates to report', '{"spec":{"a":"x","a":"y"}}', 'Warn', { contentType: 'application/yaml' }, []],
     ['no schema: nothing is unknown', '{"spec":{"bogus":1}}', 'Strict', { schema: null }, []],
     [

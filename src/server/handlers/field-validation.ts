@@ -3,7 +3,7 @@
 // catalog (values of the wrong type are a 400 at every level); custom resources against
 // their schema, where unknown fields are those pruning would drop. Other kinds pass unchecked.
 import { badRequest, invalid, invalidField, type ApiError } from '../../apimachinery/errors.js';
-import type { GroupVersionKind, KubeObject } from '../../apimachinery/types.js';
+import { isPlainObject, type GroupVersionKind, type KubeObject } from '../../apimachinery/types.js';
 import type { CustomResourceInfo } from '../../rest/index.js';
 import { pruneObject } from '../../schema/crd/index.js';
 import { stringifyJson } from '../../codec/json.js';
@@ -67,12 +67,32 @@ export function checkCustomResourceFields(
 ): string[] {
   if (level === 'Ignore') return [];
   const findings = duplicateFields(body, contentType).map((d) => `duplicate field ${JSON.stringify(d)}`);
+  findings.push(...unknownMetadataFields(obj));
   if (schema) {
     for (const path of prune(structuredClone(obj), schema)) findings.push(`unknown field ${JSON.stringify(path.startsWith('.') ? path.slice(1) : path)}`);
   }
   if (findings.length === 0) return [];
   if (level === 'Strict') throw strictDecodingError(kind, `strict decoding error: ${findings.join(', ')}`, patched ? obj : undefined);
   return findings;
+}
+
+/** A built-in kind whose metadata is ObjectMeta: the catalog checks a custom resource's metadata as it checks this kind's. */
+const METADATA_CARRIER: GroupVersionKind = { group: '', version: 'v1', kind: 'ConfigMap' };
+
+/**
+ * Fields of `metadata` that ObjectMeta does not have (`metadata.foo`), which Kubernetes drops
+ * from custom resources and reports before the schema's unknown fields. Values of the wrong
+ * type are not this check's to report.
+ */
+function unknownMetadataFields(obj: KubeObject): string[] {
+  if (!isPlainObject(obj.metadata)) return [];
+  try {
+    // The check drops what it reports: it reads a copy.
+    const { warnings } = checkObject({ metadata: structuredClone(obj.metadata) }, METADATA_CARRIER, { fieldValidation: 'Warn', checkRequired: false });
+    return warnings.filter((w) => w.startsWith('unknown field "metadata.'));
+  } catch {
+    return [];
+  }
 }
 
 function strictDecodingError(kind: GroupVersionKind, message: string, patchedObject: KubeObject | undefined): ApiError {
