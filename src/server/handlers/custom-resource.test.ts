@@ -242,6 +242,23 @@ describe('patches of a custom resource', () => {
     assert.equal(smp.status, 200, smp.body);
   });
 
+  it('a body of another patch type than its Content-Type says is refused, and changes nothing', async () => {
+    const before = (await t.request('GET', `${CT}/patched`)).json();
+    const jsonPatchBody = '[{"op":"replace","path":"/spec/replicas","value":9}]';
+    const cases: [string, string, number, RegExp][] = [
+      ['application/merge-patch+json', jsonPatchBody, 422, /couldn't get version\/kind; json parse error: json: cannot unmarshal array into Go value of type /],
+      ['application/json-patch+json', '{"spec":{"replicas":9}}', 400, /^error decoding patch: json: cannot unmarshal object into Go value of type \[\]handlers\.jsonPatchOp$/],
+      ['application/apply-patch+yaml', jsonPatchBody, 400, /^error decoding YAML: cannot unmarshal array into an object$/],
+    ];
+    for (const [contentType, body, code, message] of cases) {
+      const r = await t.request('PATCH', `${CT}/patched?fieldManager=m`, { body, headers: { 'Content-Type': contentType } });
+      assert.equal(r.status, code, `${contentType}: ${r.body}`);
+      assert.match(String(r.json().message), message);
+    }
+    const after = (await t.request('GET', `${CT}/patched`)).json();
+    assert.equal(after.metadata?.resourceVersion, before.metadata?.resourceVersion);
+  });
+
   it('an apply body of another version or kind is refused', async () => {
     const r = await t.request('PATCH', `${CT}/patched?fieldManager=a`, { body: JSON.stringify({ ...crontab('patched', {}), kind: 'Other' }), headers: APPLY });
     assert.equal(r.status, 400, r.body);
@@ -316,6 +333,8 @@ describe('media types of a custom resource', () => {
     assert.equal(JSON.parse(only.body).reason, 'NotAcceptable');
     const list = await t.request('GET', CT, { headers: { Accept: pb() } });
     assert.equal(list.status, 406, list.body);
+    const watch = await t.request('GET', `${CT}?watch=1&timeoutSeconds=1`, { headers: { Accept: `${pb()};stream=watch` } });
+    assert.equal(watch.status, 406, watch.body);
     const fallback = await t.request('GET', `${CT}/media`, { headers: { Accept: `${pb()}, application/json` } });
     assert.equal(fallback.status, 200, fallback.body);
     assert.equal(fallback.headers['content-type'], 'application/json');
