@@ -27,8 +27,8 @@ export interface KindFieldManagerOptions {
   hasStatus: boolean;
   now: () => Date;
   /**
-   * The schema of a custom resource version: its objects are read through it rather than
-   * the catalog (not for its `scale` subresource, whose Scale is a built-in kind).
+   * The schema of a custom resource version: objects of a kind the catalog does not know
+   * are read through it (an apply to the `scale` subresource is of the built-in Scale).
    */
   customResourceSchema?: JSONSchemaProps;
 }
@@ -39,13 +39,14 @@ export function fieldManagerForKind(o: KindFieldManagerOptions): FieldManager {
   if (o.subresource === 'status') resetFields = FieldSet.of([[fieldElement('spec')]]);
   else if (o.hasStatus) resetFields = FieldSet.of([[fieldElement('status')]]);
   const common = { apiVersion: o.apiVersion, subresource: o.subresource, resetFields, now: o.now };
-  if (o.customResourceSchema && o.subresource !== 'scale') {
+  const typeId = typeIdForKind({ group: o.group, version: o.version, kind: o.kind });
+  // The custom resource itself (also when its scale subresource changes it), not its Scale.
+  if (o.customResourceSchema && !typeId) {
     const schema = customResourceApplySchema({ lookupType }, o.customResourceSchema);
     // A custom resource has no Go zero value: a create is compared with an empty object.
     return new FieldManager({ ...common, schema, type: schema.rootType, emptyObject: () => ({}) });
   }
   const schema = catalogApplySchema();
-  const typeId = typeIdForKind({ group: o.group, version: o.version, kind: o.kind });
   const emptyObject = () => emptyObjectOf({ group: o.group, version: o.version, kind: o.kind });
   return new FieldManager({ ...common, schema, type: schema.root(typeId), emptyObject });
 }

@@ -215,6 +215,16 @@ describe('server-side apply of a custom resource with its schema', () => {
     assert.deepEqual(fieldsOf(s, 'st'), { 'f:status': { 'f:phase': {} } });
   });
 
+  it('the scale subresource applies a built-in Scale; a write through it records ownership in the custom resource', () => {
+    const scale = fieldManagerForKind({ group: 'autoscaling', version: 'v1', kind: 'Scale', apiVersion: 'autoscaling/v1', hasStatus: false, subresource: 'scale', now: () => NOW, customResourceSchema: SCHEMA });
+    const applied = scale.apply(undefined, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'w' }, spec: { replicas: 2 } }, 'a', false);
+    assert.deepEqual(fieldsOf(applied, 'a'), { 'f:spec': { 'f:replicas': {} } });
+    const err = conflictOf(() => scale.apply(undefined, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'w' }, spec: { ports: [] } }, 'a', false));
+    assert.match(err.status.message ?? '', /\.spec\.ports: field not declared in schema/);
+    const written = manager(SCHEMA, 'scale').update(widget({ ports: [{ name: 'a', protocol: 'TCP' }] }), widget({ ports: [{ name: 'a', protocol: 'TCP', port: 1 }] }), 'hpa');
+    assert.deepEqual(fieldsOf(written, 'hpa'), { 'f:spec': { 'f:ports': { 'k:{"name":"a","protocol":"TCP"}': { 'f:port': {} } } } });
+  });
+
   it('a non-apply update records list-map entries by key', () => {
     const fm = manager(SCHEMA);
     const next = fm.update({}, widget({ ports: [{ name: 'http', protocol: 'TCP', port: 80 }] }), 'kubectl-create');
