@@ -4,6 +4,8 @@ import { FieldSet, fieldElement } from './fieldpath.js';
 import { FieldManager } from './field-manager.js';
 import { ApplySchema } from './schema.js';
 import { isPrintable } from './request.js';
+import { customResourceApplySchema } from './custom-resource.js';
+import type { JSONSchemaProps } from '../apimachinery/jsonschema.js';
 
 let catalogSchema: ApplySchema | undefined;
 
@@ -24,17 +26,29 @@ export interface KindFieldManagerOptions {
   /** Whether the kind has a status subresource: then the main resource owns no status, `/status` owns nothing else. */
   hasStatus: boolean;
   now: () => Date;
+  /**
+   * The schema of a custom resource version: objects of a kind the catalog does not know
+   * are read through it (an apply to the `scale` subresource is of the built-in Scale).
+   */
+  customResourceSchema?: JSONSchemaProps;
 }
 
 /** A FieldManager for one kind and endpoint. */
 export function fieldManagerForKind(o: KindFieldManagerOptions): FieldManager {
-  const schema = catalogApplySchema();
-  const typeId = typeIdForKind({ group: o.group, version: o.version, kind: o.kind });
   let resetFields: FieldSet | undefined;
   if (o.subresource === 'status') resetFields = FieldSet.of([[fieldElement('spec')]]);
   else if (o.hasStatus) resetFields = FieldSet.of([[fieldElement('status')]]);
+  const common = { apiVersion: o.apiVersion, subresource: o.subresource, resetFields, now: o.now };
+  const typeId = typeIdForKind({ group: o.group, version: o.version, kind: o.kind });
+  // The custom resource itself (also when its scale subresource changes it), not its Scale.
+  if (o.customResourceSchema && !typeId) {
+    const schema = customResourceApplySchema({ lookupType }, o.customResourceSchema);
+    // A custom resource has no Go zero value: a create is compared with an empty object.
+    return new FieldManager({ ...common, schema, type: schema.rootType, emptyObject: () => ({}) });
+  }
+  const schema = catalogApplySchema();
   const emptyObject = () => emptyObjectOf({ group: o.group, version: o.version, kind: o.kind });
-  return new FieldManager({ schema, type: schema.root(typeId), apiVersion: o.apiVersion, subresource: o.subresource, resetFields, now: o.now, emptyObject });
+  return new FieldManager({ ...common, schema, type: schema.root(typeId), emptyObject });
 }
 
 /** The kind's empty object as Go encodes it: what a create is compared against. */

@@ -20,3 +20,4 @@ export { FieldManager, conflictError, BEFORE_FIRST_APPLY_MANAGER, type Conflict,
 export { lastAppliedAnnotation } from './last-applied.js';
 export { catalogApplySchema, fieldManagerForKind, emptyObjectOf, managerFromUserAgent, type KindFieldManagerOptions } from './catalog.js';
 export { decodeApplyConfiguration, decodeApplyConfigurationAsync, validateApplyOptions, fieldManagerErrors, parseForce, checkApplyVersion } from './request.js';
+export { CustomResourceApplySchema, customResourceApplySchema } from './custom-resource.js';

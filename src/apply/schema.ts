@@ -2,8 +2,9 @@
 // or map to descend into field by field, or a list that is atomic, a set or a map keyed by
 // some of its entries' fields. Read from the schema catalog: list types and keys first, the
 // legacy strategic-merge markers (`patchStrategy: merge` with a merge key) as the fallback,
-// atomic maps and structs. Values without a schema (custom resources) are deduced: objects
-// are descended into, lists are atomic.
+// atomic maps and structs. Values without a schema (custom resources without one) are
+// deduced: objects are descended into, lists are atomic. Custom resources with a schema read
+// it through a subclass (custom-resource.ts).
 import type { FieldDef, TypeDef, TypeRef } from '../schema/catalog-types.js';
 
 export type ApplyType =
@@ -11,7 +12,14 @@ export type ApplyType =
   | { kind: 'untyped' }
   | { kind: 'struct'; typeId: string; atomic: boolean }
   | { kind: 'map'; value: ApplyType; atomic: boolean }
-  | { kind: 'list'; item: ApplyType; listType: 'atomic' | 'set' | 'map'; keys: string[] };
+  | {
+      kind: 'list';
+      item: ApplyType;
+      listType: 'atomic' | 'set' | 'map';
+      keys: string[];
+      /** Values of key fields an entry may leave out (a custom resource schema's defaults); the built-in ones otherwise. */
+      keyDefaults?: Record<string, unknown>;
+    };
 
 /** The minimum of a catalog the apply schema reads. */
 export interface ApplyTypeLookup {
@@ -58,6 +66,15 @@ export class ApplySchema {
   field(typeId: string, name: string): ApplyType | undefined {
     const f = this.fieldsOf(typeId).get(name);
     return f ? this.ofField(f) : undefined;
+  }
+
+  /**
+   * The type of the fields a struct does not declare, when it keeps them (a custom resource
+   * object with `x-kubernetes-preserve-unknown-fields`); undefined when it has none.
+   */
+  unknownField(typeId: string): ApplyType | undefined {
+    void typeId;
+    return undefined;
   }
 
   private fieldsOf(typeId: string): Map<string, FieldDef> {
@@ -125,7 +142,7 @@ export class ApplySchema {
 
   /** The type of member `name` of an object-valued node. */
   member(t: ApplyType, name: string): ApplyType {
-    if (t.kind === 'struct') return this.field(t.typeId, name) ?? UNTYPED;
+    if (t.kind === 'struct') return this.field(t.typeId, name) ?? this.unknownField(t.typeId) ?? UNTYPED;
     if (t.kind === 'map') return t.value;
     return UNTYPED;
   }

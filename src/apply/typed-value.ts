@@ -31,7 +31,7 @@ function listItemElement(t: Extract<ApplyType, { kind: 'list' }>, item: unknown,
     if (!isPlainObject(item)) throw new FieldPathError('associative list with keys may not have non-map elements');
     const keys: JsonObject = {};
     for (const k of t.keys) {
-      const v = getOwn(item, k) ?? getOwn(KEY_DEFAULTS, k);
+      const v = getOwn(item, k) ?? getOwn(t.keyDefaults ?? KEY_DEFAULTS, k);
       if (v === undefined) throw new FieldPathError(`associative list with keys has an element that omits key field "${k}" (and doesn't have default value)`);
       setOwn(keys, k, v);
     }
@@ -267,7 +267,7 @@ function check(value: unknown, t: ApplyType, schema: ApplySchema, path: PathElem
   if (t.kind === 'struct') {
     for (const [k, v] of Object.entries(value)) {
       const p = [...path, fieldElement(k)];
-      const ft = schema.field(t.typeId, k);
+      const ft = schema.field(t.typeId, k) ?? schema.unknownField(t.typeId);
       if (!ft) errs.push(`${formatPath(p)}: field not declared in schema`);
       else check(v, ft, schema, p, errs);
     }

@@ -494,7 +494,7 @@ export class GenericStore implements RESTStore {
 
   /** The field manager for objects of `kind`, recording `apiVersion`, written through `subresource`. */
   private fieldManager(kind: { group: string; version: string; kind: string }, apiVersion: string, subresource: string | undefined): FieldManager {
-    return fieldManagerForKind({ ...kind, apiVersion, subresource, hasStatus: this.strategy.hasStatus, now: this.now });
+    return fieldManagerForKind({ ...kind, apiVersion, subresource, hasStatus: this.strategy.hasStatus, now: this.now, customResourceSchema: this.definition.customResource?.schema });
   }
 
   /**

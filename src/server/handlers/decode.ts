@@ -9,7 +9,7 @@ import { decodeBody, MalformedBodyError, type SerializerSet } from '../../codec/
 import type { RESTStore } from '../../rest/index.js';
 import { headerValue } from '../http.js';
 import { readBody } from './body.js';
-import { checkFields } from './field-validation.js';
+import { checkFields, customResourceOf } from './field-validation.js';
 import { parseFieldValidation } from './options.js';
 import type { ResourceRequest } from './request.js';
 import { expectedKind } from './write.js';
@@ -32,7 +32,8 @@ export async function decodeObject(r: ResourceRequest, serializers: SerializerSe
   obj.apiVersion = wantApiVersion;
   obj.kind = want.kind;
   const level = parseFieldValidation(r.query, optionsKind);
-  r.warnings.push(...checkFields(body, obj, want, level, headerValue(r.req, 'content-type') ?? 'application/json'));
+  const contentType = headerValue(r.req, 'content-type') ?? 'application/json';
+  r.warnings.push(...checkFields(body, obj, want, level, contentType, false, customResourceOf(store.definition, r.info.subresource)));
   // Kinds outside the schema catalog still need object metadata, worded as Go's decoder.
   if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
     throw badRequest(

@@ -21,7 +21,7 @@ import { typeIdForKind } from '../../schema/index.js';
 import { headerValue } from '../http.js';
 import { readBody } from './body.js';
 import { checkName } from './decode.js';
-import { addWarnings, checkFields } from './field-validation.js';
+import { addWarnings, checkFields, customResourceOf } from './field-validation.js';
 import { dryRunFromQuery, parseFieldValidation, type FieldValidation } from './options.js';
 import { writeTargetOf, type HandlerDeps, type Routed } from './request.js';
 import { negotiate, respond } from './response.js';
@@ -29,13 +29,15 @@ import { updateResource } from './update.js';
 import { checkedFieldManager, expectedKind } from './write.js';
 
 const SUPPORTED: PatchType[] = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+/** Custom resources have no strategic merge patch: there are no patch strategies in their schemas. */
+const CUSTOM_RESOURCE_SUPPORTED: PatchType[] = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
 export async function servePatch(deps: HandlerDeps, routed: Routed): Promise<void> {
   const { r, ctx, store, namespace } = routed;
   const choice = negotiate(r, deps.serializers, store, 'object');
   const contentType = headerValue(r.req, 'content-type');
-  const patchType = negotiatePatchType(contentType);
-  if (!SUPPORTED.includes(patchType)) throw unsupportedMediaType(SUPPORTED);
+  const supported = store.definition.customResource ? CUSTOM_RESOURCE_SUPPORTED : SUPPORTED;
+  const patchType = patchTypeOf(contentType, supported);
   const dryRun = dryRunFromQuery(r.query, 'PatchOptions');
   const level = parseFieldValidation(r.query, 'PatchOptions');
   const raw = await readBody(r.req, deps.maxBodyBytes);
@@ -65,7 +67,7 @@ export async function servePatch(deps: HandlerDeps, routed: Routed): Promise<voi
       else patched = strategicPatch(structuredClone(current), patch, kind);
       const obj = patchedObject(patched, level, opErrors);
       if (level === 'Warn') addWarnings(r.warnings, opErrors);
-      addWarnings(r.warnings, checkFields(raw, obj, kind, level, contentType ?? '', true));
+      addWarnings(r.warnings, checkFields(raw, obj, kind, level, contentType ?? '', true, customResourceOf(def, r.info.subresource)));
       checkName(obj, name, def.namespaced ? namespace : '');
       return obj;
     },
@@ -114,6 +116,18 @@ async function serveApply(deps: HandlerDeps, routed: Routed, raw: Uint8Array, dr
     },
   );
   respond(r, deps.serializers, store, choice, result.created ? 201 : 200, result.object, deps.now?.() ?? new Date());
+}
+
+/** The patch type of the request, one the resource accepts; 415 listing those otherwise. */
+function patchTypeOf(contentType: string | undefined, supported: PatchType[]): PatchType {
+  let patchType: PatchType | undefined;
+  try {
+    patchType = negotiatePatchType(contentType);
+  } catch {
+    patchType = undefined;
+  }
+  if (!patchType || !supported.includes(patchType)) throw unsupportedMediaType(supported);
+  return patchType;
 }
 
 /** Strategic merge patch with the kind's schema, for the built-in kinds of the schema catalog. */
