@@ -164,7 +164,7 @@ function translate(p: string): Translation {
       const cp = p.codePointAt(i) ?? 0;
       const ch = String.fromCodePoint(cp);
       if (cp > 0xffff) unicode = true;
-      s += ch === '-' || ch === '[' || ch === ']' || ch === '^' ? `\\${ch}` : ch;
+      s += ch === '[' || ch === ']' || ch === '^' ? `\\${ch}` : ch;
       i += ch.length;
     }
     if (i >= p.length) throw new GoRegexpError('missing closing ]', p.slice(start));
