@@ -255,7 +255,7 @@ class Validator {
     if (typeof s.pattern === 'string' && s.pattern !== '') {
       const compiled = compileGoPattern(s.pattern);
       if (!compiled.ok) res.errors.push(fail('pattern', path, `should match '${s.pattern}, but pattern is invalid: ${compiled.error}'`, data));
-      else if (!compiled.re.test(data)) res.errors.push(fail('pattern', path, `should match '${s.pattern}'`, data));
+      else if (!compiled.test(data)) res.errors.push(fail('pattern', path, `should match '${s.pattern}'`, data));
     }
   }
 
