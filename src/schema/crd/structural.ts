@@ -105,16 +105,22 @@ function structuralInvariants(s: JSONSchemaProps, lvl: Level, path: string, out:
   }
 }
 
+/** What a structural schema keeps of a node (other keys, such as `example`, do not count). */
+const STRUCTURAL_KEYS = [
+  'description', 'title', 'nullable', 'additionalProperties', 'items', 'format', 'maximum', 'exclusiveMaximum', 'minimum',
+  'exclusiveMinimum', 'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'enum',
+  'maxProperties', 'minProperties', 'required', 'allOf', 'oneOf', 'anyOf', 'not', 'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type',
+  'x-kubernetes-map-type', 'x-kubernetes-validations',
+] as const;
+
 /** The root's metadata may say its type and default and restrict name and generateName, nothing else. */
 function metadataOnlyNames(m: JSONSchemaProps): boolean {
   const names = propsOf(m).map(([k]) => k);
   const onlyNames = names.length === 0 || (names.length <= 2 && names.every((n) => n === 'name' || n === 'generateName') && new Set(names).size === names.length);
   if (!onlyNames) return false;
-  for (const [k, v] of Object.entries(m)) {
-    if (k === 'type' || k === 'default' || k === 'properties') continue;
-    if (!isEmptyValue(v)) return false;
-  }
-  return true;
+  const open = m as Record<string, unknown>;
+  return STRUCTURAL_KEYS.every((k) => isEmptyValue(open[k]) || (k === 'nullable' && open[k] === false));
 }
 
 function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, path: string, out: FieldError[]): void {

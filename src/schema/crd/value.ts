@@ -175,9 +175,7 @@ class Validator {
     const schType = typeNameOf(data);
     const valueFormat = formatOf(data);
     const isIntFloat = schType === 'integer' && types.includes('number');
-    const scalarNonString = typeof data !== 'string' && !Array.isArray(data) && (typeof data !== 'object' || data === null);
     const isObjectOrScalar = typeof data !== 'string' && !Array.isArray(data);
-    void scalarNonString;
     if (isObjectOrScalar && format && !(types.includes(schType) || valueFormat === format || isIntFloat)) {
       res.errors.push(invalidType(path, format, valueFormat));
       return;
@@ -264,8 +262,8 @@ class Validator {
     if (typeof s.multipleOf === 'number') {
       const factor = isInt ? Math.trunc(s.multipleOf) : s.multipleOf;
       if (factor <= 0) {
-        res.errors.push(fail('multipleOfMustBePositive', path, '', factor));
-        res.errors[res.errors.length - 1].message = `factor MultipleOf declared for ${path} must be positive: ${isInt ? goNumber(factor) : goFloat(factor)}`;
+        const shown = isInt ? goNumber(factor) : goFloat(factor);
+        res.errors.push({ code: 'multipleOfMustBePositive', name: path, value: factor, message: `factor MultipleOf declared for ${path} must be positive: ${shown}` });
       } else {
         const ok = isInt ? data % factor === 0 : isJSONInteger(factor < 1 ? (1 / factor) * data : data / factor);
         if (!ok) res.errors.push(fail('multipleOf', path, `should be a multiple of ${isInt ? goNumber(factor) : goFloat(factor)}`, data));
