@@ -95,19 +95,6 @@ function composite(message: string): OpenAPIError {
   return { code: 'composite', name: '', message };
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  const rb = b as Record<string, unknown>;
-  const ra = a as Record<string, unknown>;
-  return ka.every((k) => Object.hasOwn(rb, k) && deepEqual(ra[k], rb[k]));
-}
-
 /** A canonical text of a JSON value (keys sorted), for uniqueness checks in linear time. */
 export function canonicalJSON(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJSON).join(',')}]`;
@@ -314,9 +301,7 @@ class Validator {
 
   private enumCheck(s: JSONSchemaProps, data: unknown, path: string, res: Result): void {
     if (!Array.isArray(s.enum) || s.enum.length === 0) return;
-    if (data !== null) {
-      for (const v of s.enum) if (deepEqual(v, data)) return;
-    }
+    if (data !== null && enumSet(s.enum).has(canonicalJSON(data))) return;
     const shown = s.enum.map((v) => goEnumValue(v)).join(' ');
     res.errors.push(fail('enum', path, `should be one of [${shown}]`, data, { values: s.enum }));
   }
@@ -357,6 +342,18 @@ class Validator {
       }
     }
   }
+}
+
+const enumSets = new WeakMap<unknown[], Set<string>>();
+
+/** The enum as canonical texts, built once per schema: a lookup costs the size of the value, not of the enum. */
+function enumSet(values: unknown[]): Set<string> {
+  let set = enumSets.get(values);
+  if (!set) {
+    set = new Set(values.map(canonicalJSON));
+    enumSets.set(values, set);
+  }
+  return set;
 }
 
 /** Go's `%v` of one enum value inside a list. */
