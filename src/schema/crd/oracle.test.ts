@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONSchemaProps } from '../../apimachinery/jsonschema.js';
-import { validateCustomResourceValue } from './index.js';
+import { validateCustomResourceValue, validateVersionSchema } from './index.js';
 
 function errorSet(obj: Record<string, unknown>, schema: JSONSchemaProps): string[] {
   return [...new Set(validateCustomResourceValue(obj, schema).map((e) => `${e.field}: ${e.detail}`))].sort();
@@ -107,4 +107,97 @@ describe('Kubernetes messages', () => {
     assert.deepEqual(errorSet({ test: 'a' }, schema), ['field: Required value']);
     assert.deepEqual(errorSet({ field: {} }, schema), ['field.nested: Required value']);
   });
+});
+
+describe('Kubernetes structural-schema messages', () => {
+  const P = 'spec.versions[0].schema.openAPIV3Schema';
+  const forbiddenInNested = { type: 'string', additionalProperties: true, title: 'hello', description: 'world', nullable: true } as JSONSchemaProps;
+  const cases: { name: string; schema: JSONSchemaProps; want: string[] }[] = [
+    {
+      name: 'generic fields in value validations',
+      schema: {
+        type: 'object',
+        properties: { foo: { type: 'string' } },
+        not: forbiddenInNested,
+        allOf: [{ properties: { foo: forbiddenInNested } }],
+        anyOf: [{ items: forbiddenInNested }],
+        oneOf: [{ properties: { foo: forbiddenInNested } }],
+      },
+      want: [
+        `${P}.anyOf[0].items.type: Forbidden: must be empty to be structural`,
+        `${P}.anyOf[0].items.additionalProperties: Forbidden: must be undefined to be structural`,
+        `${P}.anyOf[0].items.title: Forbidden: must be empty to be structural`,
+        `${P}.anyOf[0].items.description: Forbidden: must be empty to be structural`,
+        `${P}.anyOf[0].items.nullable: Forbidden: must be false to be structural`,
+        `${P}.allOf[0].properties[foo].type: Forbidden: must be empty to be structural`,
+        `${P}.allOf[0].properties[foo].additionalProperties: Forbidden: must be undefined to be structural`,
+        `${P}.oneOf[0].properties[foo].nullable: Forbidden: must be false to be structural`,
+        `${P}.not.type: Forbidden: must be empty to be structural`,
+        `${P}.not.additionalProperties: Forbidden: must be undefined to be structural`,
+        `${P}.not.title: Forbidden: must be empty to be structural`,
+        `${P}.not.description: Forbidden: must be empty to be structural`,
+        `${P}.not.nullable: Forbidden: must be false to be structural`,
+        `${P}.items: Required value: because it is defined in ${P}.anyOf[0].items`,
+      ],
+    },
+    {
+      name: 'structural incomplete',
+      schema: {
+        type: 'object',
+        properties: {
+          b: { type: 'object', properties: { b: { type: 'array' } } },
+          c: { type: 'array', items: { type: 'object' } },
+          d: { type: 'array' },
+        },
+        not: {
+          properties: {
+            a: {},
+            b: { not: { properties: { a: {}, b: { items: {} } } } },
+            c: { items: { not: { items: { properties: { a: {} } } } } },
+            d: { items: {} },
+          },
+        },
+        allOf: [{ properties: { e: {} } }],
+        anyOf: [{ properties: { f: {} } }],
+        oneOf: [{ properties: { g: {} } }],
+      },
+      want: [
+        `${P}.properties[d].items: Required value: because it is defined in ${P}.not.properties[d].items`,
+        `${P}.properties[a]: Required value: because it is defined in ${P}.not.properties[a]`,
+        `${P}.properties[b].properties[a]: Required value: because it is defined in ${P}.not.properties[b].not.properties[a]`,
+        `${P}.properties[b].properties[b].items: Required value: because it is defined in ${P}.not.properties[b].not.properties[b].items`,
+        `${P}.properties[c].items.items: Required value: because it is defined in ${P}.not.properties[c].items.not.items`,
+        `${P}.properties[e]: Required value: because it is defined in ${P}.allOf[0].properties[e]`,
+        `${P}.properties[f]: Required value: because it is defined in ${P}.anyOf[0].properties[f]`,
+        `${P}.properties[g]: Required value: because it is defined in ${P}.oneOf[0].properties[g]`,
+      ],
+    },
+    {
+      name: 'metadata with non-properties',
+      schema: { type: 'object', properties: { metadata: { minimum: 42.0 } } },
+      want: [
+        `${P}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`,
+        `${P}.properties[metadata].type: Required value: must not be empty for specified object fields`,
+      ],
+    },
+    {
+      name: 'metadata with other properties',
+      schema: { type: 'object', properties: { metadata: { properties: { name: { pattern: '^[a-z]+$' }, labels: { type: 'object', maxLength: 4 } } } } },
+      want: [
+        `${P}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`,
+        `${P}.properties[metadata].type: Required value: must not be empty for specified object fields`,
+        `${P}.properties[metadata].properties[name].type: Required value: must not be empty for specified object fields`,
+      ],
+    },
+    { name: 'invalid regex pattern', schema: { type: 'object', properties: { foo: { type: 'string', pattern: '+' } } }, want: [`${P}.properties[foo].pattern: Invalid value: "+": must be a valid regular expression, but isn't: error parsing regexp: missing argument to repetition operator: \`+\``] },
+    { name: 'root type', schema: { type: 'integer' }, want: [`${P}.type: Invalid value: "integer": must be object at the root`] },
+    { name: 'root without type', schema: { properties: { a: { type: 'string' } } }, want: [`${P}.type: Required value: must not be empty at the root`] },
+    { name: 'additionalProperties at the root', schema: { type: 'object', additionalProperties: { type: 'string' } }, want: [`${P}.additionalProperties: Forbidden: must not be used at the root`] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = new Set(validateVersionSchema(c.schema, P).map((e) => `${e.field}: ${e.detail}`));
+      for (const w of c.want) assert.ok(got.has(w), `missing ${w}\n in ${[...got].join('\n    ')}`);
+    });
+  }
 });
