@@ -80,7 +80,10 @@ describe('custom resource definitions', () => {
     ['with status, a root type other than object', (o) => {
       o.spec.versions[0].subresources = { status: {} };
       o.spec.versions[0].schema.openAPIV3Schema = { type: 'string' };
-    }, ['spec.validation.openAPIV3Schema.type: Invalid value: "string": only "object" is allowed as the type at the root of the schema if the status subresource is enabled']],
+    }, [
+      'spec.validation.openAPIV3Schema.type: Invalid value: "string": only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
+      'spec.validation.openAPIV3Schema.type: Invalid value: "string": must be object at the root',
+    ]],
     ['with status, other fields at the root', (o) => {
       o.spec.versions[0].subresources = { status: {} };
       o.spec.versions[0].schema.openAPIV3Schema = { type: 'object', 'x-orch-preserve-unknown-fields': true, anyOf: [{ required: ['a'] }] };
@@ -88,8 +91,8 @@ describe('custom resource definitions', () => {
     ['with status on one version, other fields at its root', (o) => {
       twoVersions(o);
       o.spec.versions[1].subresources = { status: {} };
-      o.spec.versions[1].schema.openAPIV3Schema.default = {};
-    }, [`spec.versions[1].schema.openAPIV3Schema: Invalid value: ${JSON.stringify({ type: 'object', description: 'v2', default: {} })}: ${ROOT_FIELDS}`]],
+      o.spec.versions[1].schema.openAPIV3Schema.maxProperties = 5;
+    }, [`spec.versions[1].schema.openAPIV3Schema: Invalid value: ${JSON.stringify({ type: 'object', description: 'v2', maxProperties: 5 })}: ${ROOT_FIELDS}`]],
     ['a scale subresource with bad paths', (o) => {
       o.spec.versions[0].subresources = { scale: { specReplicasPath: '.status.replicas', labelSelectorPath: 'spec.selector' } };
     }, [

@@ -229,7 +229,6 @@ function validateValidation(validation: JsonObject | undefined, statusEnabled: b
   const schema = canonicalSchema(raw);
   const errs: FieldError[] = [];
   if (statusEnabled) errs.push(...validateRootForStatus(schema as JsonObject, path));
-  if (schema.nullable === true) errs.push(forbiddenField(`${path}.openAPIV3Schema.nullable`, 'nullable cannot be true at the root'));
   const schemaPath = `${path}.openAPIV3Schema`;
   const structural = validateVersionSchema(schema, schemaPath);
   errs.push(...structural);
