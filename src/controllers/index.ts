@@ -5,7 +5,8 @@ import type { ResourceTable } from '../rest/index.js';
 import { SharedInformerFactory } from '../client/informer-factory.js';
 import { crdResource } from '../apis/apiextensions/index.js';
 import { startCRDControllers } from './crd/index.js';
-import { startNamespaceController, type RunningController } from './namespace/controller.js';
+import { startNamespaceController } from './namespace/controller.js';
+import type { RunningController } from './types.js';
 import { ensureSystemPriorityClasses } from './priority-classes.js';
 import { startRootCAPublisher } from './root-ca-publisher.js';
 import { startServiceAccountController } from './serviceaccounts.js';
@@ -15,8 +16,8 @@ export {
   NAMESPACES,
   startNamespaceController,
   type NamespaceControllerOptions,
-  type RunningController,
 } from './namespace/controller.js';
+export type * from './types.js';
 export { deleteAllContent, deletableResources, deletionConditions, type NamespaceCondition } from './namespace/deleter.js';
 export { ensureSystemNamespaces, systemNamespaceNames } from './system-namespaces.js';
 export { PerNamespaceObjectController, type PerNamespaceObjectSpec, type PerNamespaceOptions } from './per-namespace.js';

@@ -6,7 +6,7 @@ import type { GroupVersionResource, KubeObject } from '../apimachinery/types.js'
 import type { ApiClient } from '../client/types.js';
 import { Informer } from '../client/informer.js';
 import type { SharedInformerFactory } from '../client/informer-factory.js';
-import type { RunningController } from './namespace/controller.js';
+import type { RunningController } from './types.js';
 import { NAMESPACES } from './namespace/controller.js';
 import { ExponentialBackoff, runWorkers, WorkQueue } from '../client/workqueue.js';
 

@@ -11,6 +11,7 @@ import { Informer } from '../../client/informer.js';
 import type { SharedInformerFactory } from '../../client/informer-factory.js';
 import { runWorkers, WorkQueue, ExponentialBackoff } from '../../client/workqueue.js';
 import { deleteAllContent, deletionConditions, sameConditions, type NamespaceCondition } from './deleter.js';
+import type { RunningController } from '../types.js';
 
 export const NAMESPACES: GroupVersionResource = { group: '', version: 'v1', resource: 'namespaces' };
 
@@ -28,9 +29,6 @@ export interface NamespaceControllerOptions {
   onError?: (err: unknown) => void;
 }
 
-export interface RunningController {
-  stop(): Promise<void>;
-}
 
 interface NamespaceSpec {
   finalizers?: string[];

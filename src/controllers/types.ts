@@ -1,0 +1,70 @@
+// The contract between the controller manager and its controllers (kube-controller-manager's
+// shape): each controller is a named descriptor that starts over a shared context.
+import type { Clock } from '../apimachinery/clock.js';
+import type { EventRecorder } from '../client/events.js';
+import type { SharedInformerFactory } from '../client/informer-factory.js';
+import type { ApiClient } from '../client/types.js';
+
+export interface RunningController {
+  stop(): Promise<void>;
+  /** True when the controller has nothing queued or in flight (tests and `settled()` wait for it). */
+  idle?(): boolean;
+}
+
+/** A served resource as discovery reports it: what the garbage collector and cleaners walk. */
+export interface DiscoveredResource {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  verbs: string[];
+}
+
+/** kube-controller-manager's tuning flags that the controllers read. */
+export interface ControllerOptions {
+  /** `--concurrent-gc-syncs` (20). */
+  concurrentGCSyncs: number;
+  /** `--concurrent-job-syncs` (5). */
+  concurrentJobSyncs: number;
+  /** `--concurrent-cron-job-syncs` (5). */
+  concurrentCronJobSyncs: number;
+  /** `--concurrent-ttl-after-finished-syncs` (5). */
+  concurrentTTLSyncs: number;
+  /** `--cluster-signing-duration` in seconds (1 year). */
+  clusterSigningDurationSeconds: number;
+  /** `--cluster-signing-cert-file` / `--cluster-signing-key-file` (PEM); the server's CA when unset. */
+  clusterSigningCertFile?: string;
+  clusterSigningKeyFile?: string;
+}
+
+export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
+  concurrentGCSyncs: 20,
+  concurrentJobSyncs: 5,
+  concurrentCronJobSyncs: 5,
+  concurrentTTLSyncs: 5,
+  clusterSigningDurationSeconds: 365 * 24 * 3600,
+};
+
+export interface ControllerContext {
+  /** A privileged client: the in-process one in the server, HTTPS from a kubeconfig outside it. */
+  client: ApiClient;
+  /** Informers shared by every controller. */
+  informers: SharedInformerFactory;
+  clock: Clock;
+  /** A recorder whose Events name `component` as their reporting controller. */
+  eventRecorder(component: string): EventRecorder;
+  /** The resources served now (it changes at run time: custom resources). */
+  discover(): Promise<DiscoveredResource[]>;
+  options: ControllerOptions;
+  /** Errors the controller recovered from (logged and counted by the manager). */
+  onError(err: unknown): void;
+}
+
+export interface ControllerDescriptor {
+  /** kube-controller-manager's name (`garbagecollector`, `cronjob`, `csrsigning`, ...). */
+  name: string;
+  /** Off unless named in `--controllers` (`bootstrapsigner`, `tokencleaner`). */
+  disabledByDefault?: boolean;
+  start(ctx: ControllerContext): RunningController | Promise<RunningController>;
+}
