@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { parseAccept } from '../codec/media-type.js';
 import { discoveryGroup } from '../naming/index.js';
 import type { RESTStore, ResourceDefinition, ResourceTable } from '../rest/index.js';
+import { compareKubeAwareVersions } from '../apimachinery/versions.js';
 
 export interface DiscoveryAnswer {
   contentType: string;
@@ -31,24 +32,9 @@ export function storageVersionHash(group: string, version: string, kind: string)
   return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }
 
-/**
- * Kubernetes version priority: GA before beta before alpha, higher numbers first; versions
- * not of the `v<N>[alpha|beta<M>]` form after all of those, in byte order.
- */
+/** A sort comparator by Kubernetes' version priority: the preferred version first. */
 export function compareVersions(a: string, b: string): number {
-  if (a === b) return 0;
-  const parse = (v: string): [number, number, number] | undefined => {
-    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
-    if (!m) return undefined;
-    const level = m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0;
-    return [level, Number(m[1]), m[3] === undefined ? 0 : Number(m[3])];
-  };
-  const pa = parse(a);
-  const pb = parse(b);
-  if (pa && pb) return pb[0] - pa[0] || pb[1] - pa[1] || pb[2] - pa[2];
-  if (pa) return -1;
-  if (pb) return 1;
-  return a < b ? -1 : 1;
+  return compareKubeAwareVersions(b, a);
 }
 
 /** The verbs of a custom resource in the order kube-apiserver lists them. */

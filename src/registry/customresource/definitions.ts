@@ -8,7 +8,7 @@ import { applyDefaults, pruneObject } from '../../schema/crd/index.js';
 import { crdConversion, type CRDConversionOptions } from './conversion.js';
 import { readCRD, type CRDView } from './crd.js';
 import { compileVersionSchema, customResourceStrategy, type VersionSchema } from './strategy.js';
-import { compareKubeAwareVersions, sortByVersionPriority } from './versions.js';
+import { compareKubeAwareVersions, sortByVersionPriority } from '../../apimachinery/versions.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];

@@ -5,4 +5,3 @@ export { CustomResourceRegistrar, crdResource, type CustomResourceRegistrarOptio
 export { customResourceStrategy, type CustomResourceStrategyOptions } from './strategy.js';
 export { customResourceTable, type PrinterColumn } from './table.js';
 export { parseJSONPath, JSONPathError, type JSONPath } from './jsonpath.js';
-export { compareKubeAwareVersions, sortByVersionPriority } from './versions.js';
