@@ -408,7 +408,7 @@ async function fill(api: Target, count: number, request: (i: number) => { path: 
 /** Custom resources against ConfigMaps, in this run: the baseline column is the ConfigMap figure. */
 async function customResources(api: Target, configMapCreatesPerSecond: number): Promise<void> {
   process.stdout.write('\nCustom resources (baseline: the same figure for ConfigMaps):\n');
-  for (const ns of ['crs', 'cms']) {
+  for (const ns of ['crs', 'crl', 'cms']) {
     await api.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
   }
   const t0 = performance.now();
@@ -430,7 +430,8 @@ async function customResources(api: Target, configMapCreatesPerSecond: number): 
   }));
   row('custom resource create, req/s (vs ConfigMaps)', creates.rps, configMapCreatesPerSecond, 'req/s', true);
   if (creates.errors) process.stdout.write(`  (${creates.errors} server errors)\n`);
-  await fill(api, CR_LIST_SIZE, (i) => ({ path: '/apis/bench.example.com/v1/namespaces/crs/widgets', body: widget('crs', `l-${i}`) }));
+  // Lists of the same size: the created objects above stay in their own namespace.
+  await fill(api, CR_LIST_SIZE, (i) => ({ path: '/apis/bench.example.com/v1/namespaces/crl/widgets', body: widget('crl', `l-${i}`) }));
   await fill(api, CR_LIST_SIZE, (i) => ({ path: '/api/v1/namespaces/cms/configmaps', body: configMap('cms', `l-${i}`) }));
   const listed = async (path: string): Promise<{ ms: number; items: number }> => {
     const times: number[] = [];
@@ -445,7 +446,7 @@ async function customResources(api: Target, configMapCreatesPerSecond: number): 
     times.sort((a, b) => a - b);
     return { ms: times[Math.floor(times.length / 2)]!, items };
   };
-  const crList = await listed('/apis/bench.example.com/v1/namespaces/crs/widgets');
+  const crList = await listed('/apis/bench.example.com/v1/namespaces/crl/widgets');
   const cmList = await listed('/api/v1/namespaces/cms/configmaps');
   row(`LIST ${crList.items} custom resources (vs ${cmList.items} ConfigMaps)`, crList.ms, cmList.ms, 'ms', false);
 }
