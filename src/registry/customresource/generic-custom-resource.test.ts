@@ -196,6 +196,7 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
 
     describe('admission webhooks', () => {
       let hooks: TestHttpsServer;
+      const mutated: string[] = [];
       const seen: { hook: string; resource: string; requestResource: string; requestKind: string; objectVersion: string; subResource?: string }[] = [];
 
       type Review = {
@@ -218,6 +219,19 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
           const review = JSON.parse(body) as Review;
           const rq = review.request;
           const hook = new URL(req.url!, 'https://x').pathname.slice(1);
+          if (hook === 'mutate') {
+            mutated.push(`${gvr(rq.resource)} ${gvr(rq.requestResource)} ${rq.object?.apiVersion ?? ''}`);
+            const patch = [
+              { op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } },
+              { op: 'add', path: '/spec/note', value: 'set by the webhook' },
+            ];
+            json(res, 200, {
+              apiVersion: review.apiVersion,
+              kind: 'AdmissionReview',
+              response: { uid: rq.uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') },
+            });
+            return;
+          }
           seen.push({
             hook,
             resource: gvr(rq.resource),
@@ -250,6 +264,13 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
           webhooks: [hook('equivalent', 'Equivalent'), hook('exact', 'Exact'), hook('status', 'Equivalent', ['widgets/status'])],
         };
         expectStatus(await s.request('POST', `/apis/${ADMISSION}/v1/validatingwebhookconfigurations`, s.admin, config), 201, 'webhook configuration');
+        const mutating = {
+          apiVersion: `${ADMISSION}/v1`,
+          kind: 'MutatingWebhookConfiguration',
+          metadata: { name: 'widgets' },
+          webhooks: [{ ...hook('mutate', 'Equivalent'), rules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] }] }],
+        };
+        expectStatus(await s.request('POST', `/apis/${ADMISSION}/v1/mutatingwebhookconfigurations`, s.admin, mutating), 201, 'mutating configuration');
         const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'hooked', labels: { hooked: 'yes' } } };
         expectStatus(await s.request('POST', '/api/v1/namespaces', s.admin, ns), 201, 'namespace');
         // The configuration is read through an informer: wait until a create reaches it.
@@ -258,7 +279,7 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
             seen.length = 0;
             const name = `probe-${Date.now()}`;
             expectStatus(await s.request('POST', widgets('hooked'), s.admin, widget(name, 'hooked')), 201, 'probe');
-            return seen.length > 0 ? true : undefined;
+            return seen.length > 0 && mutated.length > 0 ? true : undefined;
           },
           'the webhooks to be called',
           10_000,
@@ -310,10 +331,22 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
         assert.equal((await s.request('GET', `${widgets('hooked')}/refused`, s.admin)).status, 404);
       });
 
+      it('a mutating webhook patches a v2 create in its v1 form; the patch is kept and served in v2', async () => {
+        mutated.length = 0;
+        const created = await s.request('POST', widgets('hooked', 'v2'), s.admin, widget('m', 'hooked', {}, 'v2'));
+        expectStatus(created, 201, 'create');
+        assert.deepEqual(mutated, ['example.com/v1/widgets example.com/v2/widgets example.com/v1']);
+        assert.equal(created.json.apiVersion, 'example.com/v2');
+        assert.deepEqual((created.json.metadata as { labels: unknown }).labels, { mutated: 'yes' });
+        assert.deepEqual(created.json.spec, { replicas: 1, note: 'set by the webhook' });
+      });
+
       it('a namespace outside the selector is not sent', async () => {
         seen.length = 0;
+        mutated.length = 0;
         expectStatus(await s.request('POST', widgets('dev'), s.admin, widget('refused', 'dev')), 201, 'unhooked');
         assert.deepEqual(seen, []);
+        assert.deepEqual(mutated, []);
       });
     });
 
