@@ -1,0 +1,53 @@
+// The running part the token controllers share: a rate-limited work queue drained by workers,
+// the informer handlers to remove on stop, and the clock schedules to cancel, with `idle()`
+// true when nothing is queued or being synced.
+import { ExponentialBackoff, runWorkers, WorkQueue } from '../../client/workqueue.js';
+import type { RunningController } from '../types.js';
+
+export class QueueController implements RunningController {
+  readonly queue = new WorkQueue<string>(new ExponentialBackoff<string>(5, 1_000_000));
+  private readonly removers: (() => void)[] = [];
+  private readonly schedules = new Map<string, () => void>();
+  private inFlight = 0;
+  private workers: Promise<void> | undefined;
+
+  /** Runs `sync` for every queued key on `workers` loops; a key whose sync throws is retried after its back-off. */
+  run(sync: (key: string) => Promise<void>, workers: number, onError: (err: unknown) => void): void {
+    this.workers = runWorkers(
+      this.queue,
+      async (key) => {
+        this.inFlight++;
+        try {
+          await sync(key);
+        } finally {
+          this.inFlight--;
+        }
+      },
+      { workers, onError: (_key, err) => onError(err) },
+    );
+  }
+
+  /** Keeps an informer handler's remover for `stop`. */
+  onStop(remove: () => void): void {
+    this.removers.push(remove);
+  }
+
+  /** Replaces the key's pending wake-up by one `cancel` undoes (at most one per key). */
+  setSchedule(key: string, cancel: (() => void) | undefined): void {
+    this.schedules.get(key)?.();
+    if (cancel) this.schedules.set(key, cancel);
+    else this.schedules.delete(key);
+  }
+
+  idle(): boolean {
+    return this.queue.len() === 0 && this.inFlight === 0;
+  }
+
+  async stop(): Promise<void> {
+    for (const remove of this.removers.splice(0)) remove();
+    for (const cancel of this.schedules.values()) cancel();
+    this.schedules.clear();
+    this.queue.shutDown();
+    await this.workers;
+  }
+}
