@@ -5,8 +5,10 @@ import { describe, it } from 'node:test';
 import { flattenedVerify } from 'jose';
 import { parse } from 'yaml';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { parseRFC3339, signingToken, tokenExpiration, tokenIdFromSecretName } from './bootstrap-token.js';
-import { clusterInfoKubeconfig } from './cluster-info.js';
+import { setFlavor } from '../../naming/index.js';
+import { bootstrapTokenNamespace, bootstrapTokenSecretType, parseRFC3339, signingToken, tokenExpiration, tokenIdFromSecretName } from './bootstrap-token.js';
+import { clusterInfoKubeconfig, clusterInfoNamespace } from './cluster-info.js';
+import { serviceAccountTokenType } from './serviceaccount-token.js';
 import { detachedSignature } from './jws.js';
 import { signedClusterInfoData } from './bootstrapsigner.js';
 
@@ -90,5 +92,17 @@ describe('cluster-info', () => {
     assert.equal(next['jws-kubeconfig-abcdef'], await detachedSignature('k', 'abcdef', '0123456789abcdef'));
     assert.equal(await signedClusterInfoData(next, tokens), undefined);
     assert.equal(await signedClusterInfoData({ other: 'x' }, tokens), undefined);
+  });
+});
+
+describe('names in both flavors', () => {
+  it('spells types and namespaces through the naming module', () => {
+    assert.deepEqual([bootstrapTokenSecretType(), bootstrapTokenNamespace(), clusterInfoNamespace(), serviceAccountTokenType()], ['bootstrap.orch.io/token', 'orch-system', 'orch-public', 'orch.io/service-account-token']);
+    setFlavor('kubernetes');
+    try {
+      assert.deepEqual([bootstrapTokenSecretType(), bootstrapTokenNamespace(), clusterInfoNamespace(), serviceAccountTokenType()], ['bootstrap.kubernetes.io/token', 'kube-system', 'kube-public', 'kubernetes.io/service-account-token']);
+    } finally {
+      setFlavor('orch');
+    }
   });
 });
