@@ -58,10 +58,7 @@ class BootstrapSigner extends QueueController {
 
   private async sync(): Promise<void> {
     // Both caches must be complete: a partial list of tokens would drop good signatures.
-    if (!this.secrets.hasSynced() || !this.configMaps.hasSynced()) {
-      await Promise.all([this.secrets.waitForSync(), this.configMaps.waitForSync()]);
-      if (this.queue.isShuttingDown()) return;
-    }
+    if (!(await this.synced(this.secrets, this.configMaps))) return;
     const now = this.ctx.clock.now();
     const tokens = new Map<string, string>();
     let nextExpiry = Infinity;

@@ -1,6 +1,7 @@
 // The running part the token controllers share: a rate-limited work queue drained by workers,
 // the informer handlers to remove on stop, and the clock schedules to cancel, with `idle()`
 // true when nothing is queued or being synced.
+import type { Informer } from '../../client/informer.js';
 import { ExponentialBackoff, runWorkers, WorkQueue } from '../../client/workqueue.js';
 import type { RunningController } from '../types.js';
 
@@ -10,6 +11,8 @@ export class QueueController implements RunningController {
   private readonly schedules = new Map<string, () => void>();
   private inFlight = 0;
   private workers: Promise<void> | undefined;
+  private stopping: () => void = () => {};
+  private readonly stopped = new Promise<void>((resolve) => (this.stopping = resolve));
 
   /** Runs `sync` for every queued key on `workers` loops; a key whose sync throws is retried after its back-off. */
   run(sync: (key: string) => Promise<void>, workers: number, onError: (err: unknown) => void): void {
@@ -39,6 +42,16 @@ export class QueueController implements RunningController {
     else this.schedules.delete(key);
   }
 
+  /**
+   * Resolves true once every informer has its first list, false when the controller stops
+   * first (a sync that waits never holds up `stop`).
+   */
+  async synced(...informers: Informer[]): Promise<boolean> {
+    if (informers.every((i) => i.hasSynced())) return true;
+    await Promise.race([Promise.all(informers.map((i) => i.waitForSync())), this.stopped]);
+    return !this.queue.isShuttingDown() && informers.every((i) => i.hasSynced());
+  }
+
   idle(): boolean {
     return this.queue.len() === 0 && this.inFlight === 0;
   }
@@ -48,6 +61,7 @@ export class QueueController implements RunningController {
     for (const cancel of this.schedules.values()) cancel();
     this.schedules.clear();
     this.queue.shutDown();
+    this.stopping();
     await this.workers;
   }
 }

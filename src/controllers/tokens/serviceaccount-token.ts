@@ -81,10 +81,8 @@ class ServiceAccountTokensController extends QueueController {
   }
 
   private async sync(key: string): Promise<void> {
-    if (!this.accounts.hasSynced() || !this.secrets.hasSynced()) {
-      await Promise.all([this.accounts.waitForSync(), this.secrets.waitForSync()]);
-      if (this.queue.isShuttingDown()) return;
-    }
+    // Judged on complete caches only: a partial list would call live accounts gone.
+    if (!(await this.synced(this.accounts, this.secrets))) return;
     if (key.startsWith('sa/')) {
       const [namespace, name, uid] = JSON.parse(key.slice(3)) as [string, string, string];
       return this.syncAccount(namespace, name, uid);
