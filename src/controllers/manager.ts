@@ -289,7 +289,6 @@ export class ControllerManager {
         try {
           const controller = await d.start(this.context(d.name, informers));
           term.running.push({ name: d.name, controller });
-          this.log(`started "${d.name}"`);
         } catch (err) {
           this.recordError(d.name, err);
           this.log(`error starting "${d.name}": ${message(err)}`);
