@@ -1,7 +1,39 @@
 // The flags the server itself owns, named as kube-apiserver names them. The entry point
 // merges them with the flags of the auth and admission modules.
-import type { FlagDefinition } from '../apimachinery/flags.js';
+import type { FlagDefinition, ParsedFlags } from '../apimachinery/flags.js';
+import {
+  DISABLED_BY_DEFAULT_CONTROLLERS,
+  KNOWN_CONTROLLERS,
+  validateControllers,
+  type ControllerOptions,
+  type ManagerLeaderElection,
+} from '../controllers/index.js';
 import { serviceFlagDefinitions } from '../registry/services/index.js';
+
+/** kube-controller-manager's flags, shared by the server (in-process controllers) and orch-controller-manager. */
+export const controllerFlagDefinitions: FlagDefinition[] = [
+  {
+    name: 'controllers',
+    type: 'stringList',
+    default: ['*'],
+    usage:
+      "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. " +
+      `All controllers: ${KNOWN_CONTROLLERS.join(', ')}. Disabled-by-default controllers: ${DISABLED_BY_DEFAULT_CONTROLLERS.join(', ')}.`,
+  },
+  { name: 'concurrent-gc-syncs', type: 'int', default: 20, usage: 'The number of garbage collector workers that are allowed to sync concurrently.' },
+  { name: 'concurrent-job-syncs', type: 'int', default: 5, usage: 'The number of job objects that are allowed to sync concurrently. Larger number = more responsive jobs, but more CPU (and network) load' },
+  { name: 'concurrent-cron-job-syncs', type: 'int', default: 5, usage: 'The number of cron job objects that are allowed to sync concurrently. Larger number = more responsive jobs, but more CPU (and network) load' },
+  { name: 'concurrent-ttl-after-finished-syncs', type: 'int', default: 5, usage: 'The number of TTL-after-finished controller workers that are allowed to sync concurrently.' },
+  { name: 'cluster-signing-duration', type: 'duration', default: 365 * 24 * 3_600_000, usage: 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.' },
+  { name: 'cluster-signing-cert-file', type: 'string', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates (the cluster CA when unset).' },
+  { name: 'cluster-signing-key-file', type: 'string', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.' },
+  { name: 'leader-elect', type: 'boolean', default: true, usage: 'Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability.' },
+  { name: 'leader-elect-lease-duration', type: 'duration', default: 15_000, usage: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.' },
+  { name: 'leader-elect-renew-deadline', type: 'duration', default: 10_000, usage: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.' },
+  { name: 'leader-elect-retry-period', type: 'duration', default: 2_000, usage: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.' },
+  { name: 'leader-elect-resource-name', type: 'string', default: 'kube-controller-manager', usage: 'The name of resource object that is used for locking during leader election.' },
+  { name: 'leader-elect-resource-namespace', type: 'string', usage: 'The namespace of resource object that is used for locking during leader election (the system namespace when unset).' },
+];
 
 export const serverFlagDefinitions: FlagDefinition[] = [
   { name: 'help', type: 'boolean', default: false, usage: 'Print the flags and exit.' },
@@ -35,4 +67,47 @@ export const serverFlagDefinitions: FlagDefinition[] = [
   },
   { name: 'watch-history-window', type: 'duration', default: 300_000, usage: 'How long watch history (and continue tokens) stay usable.' },
   ...serviceFlagDefinitions,
+  ...controllerFlagDefinitions,
 ];
+
+export interface ControllerManagerFlags {
+  controllers: string[];
+  options: ControllerOptions;
+  leaderElection: ManagerLeaderElection | false;
+}
+
+function positive(flags: ParsedFlags, name: string, fallback: number): number {
+  const v = flags.number(name) ?? fallback;
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name}: must be greater than zero, not ${v}`);
+  return v;
+}
+
+/** The controller manager's settings from its flags (bad values throw, naming the flag). */
+export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFlags {
+  const certFile = flags.string('cluster-signing-cert-file');
+  const keyFile = flags.string('cluster-signing-key-file');
+  if (!certFile !== !keyFile) throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
+  const options: ControllerOptions = {
+    concurrentGCSyncs: positive(flags, 'concurrent-gc-syncs', 20),
+    concurrentJobSyncs: positive(flags, 'concurrent-job-syncs', 5),
+    concurrentCronJobSyncs: positive(flags, 'concurrent-cron-job-syncs', 5),
+    concurrentTTLSyncs: positive(flags, 'concurrent-ttl-after-finished-syncs', 5),
+    clusterSigningDurationSeconds: Math.floor(positive(flags, 'cluster-signing-duration', 365 * 24 * 3_600_000) / 1000),
+    ...(certFile && keyFile ? { clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile } : {}),
+  };
+  const controllers = flags.has('controllers') ? flags.list('controllers') : ['*'];
+  const unknown = validateControllers(controllers, [...KNOWN_CONTROLLERS, ...DISABLED_BY_DEFAULT_CONTROLLERS]);
+  if (unknown.length > 0) throw new Error(`--controllers: ${unknown.join(', ')}`);
+  const namespace = flags.string('leader-elect-resource-namespace');
+  const leaderElection: ManagerLeaderElection | false =
+    flags.boolean('leader-elect') === false
+      ? false
+      : {
+          name: flags.string('leader-elect-resource-name') ?? 'kube-controller-manager',
+          ...(namespace ? { namespace } : {}),
+          leaseDurationMs: positive(flags, 'leader-elect-lease-duration', 15_000),
+          renewDeadlineMs: positive(flags, 'leader-elect-renew-deadline', 10_000),
+          retryPeriodMs: positive(flags, 'leader-elect-retry-period', 2_000),
+        };
+  return { controllers, options, leaderElection };
+}

@@ -11,7 +11,7 @@ import { conversionWebhookTransport } from '../admission/webhook/index.js';
 import { buildAuth, type AuthModule } from '../auth/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
-import { ensureSystemNamespaces, startControllers } from '../controllers/index.js';
+import { ensureSystemNamespaces, startControllers, type RunningControllers } from '../controllers/index.js';
 import { binarySerializer } from '../codec/binary.js';
 import { storageCodecFromFlags } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
@@ -30,6 +30,7 @@ import { versionInfo } from '../server/version.js';
 import { createStorage, startCompactor, type CreateStorageOptions, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
 import { ensurePki } from './pki.js';
+import { controllerManagerFlags } from './flags.js';
 
 export const PRODUCT_VERSION = '0.1.0';
 
@@ -84,6 +85,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (compat !== 'orch' && compat !== 'kubernetes') throw new Error(`--compat: must be orch or kubernetes, not "${compat}"`);
   setFlavor(compat as Flavor);
 
+  // Bad controller flags (an unknown --controllers name) refuse the start before anything is done.
+  const controllerSettings = controllerManagerFlags(flags);
   const dataDir = resolve(flags.string('data-dir') ?? './.orch');
   await prepareDataDir(dataDir, compat as Flavor);
   const bindAddress = flags.string('bind-address') ?? '127.0.0.1';
@@ -190,7 +193,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     server.health.add(['livez'], withGracePeriod(h, () => startedAt + grace));
   }
 
-  let controllers: { stop(): Promise<void> } | undefined;
+  let controllers: RunningControllers | undefined;
   const componentStatuses = definitions.find((d) => d.group === '' && d.resource === 'componentstatuses');
   if (componentStatuses) {
     table.add(
@@ -251,6 +254,10 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         serviceAccounts: true,
         rootCAFile: pki.caCert,
         systemPriorityClasses: true,
+        controllers: controllerSettings.controllers,
+        options: controllerSettings.options,
+        leaderElection: controllerSettings.leaderElection,
+        log: (line) => log(`controller-manager: ${line}`),
         onError: (name, err) => log(`controller ${name}: ${err instanceof Error ? err.message : String(err)}`),
       });
       ctrl.complete();

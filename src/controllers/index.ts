@@ -10,6 +10,10 @@ import type { RunningController } from './types.js';
 import { ensureSystemPriorityClasses } from './priority-classes.js';
 import { startRootCAPublisher } from './root-ca-publisher.js';
 import { startServiceAccountController } from './serviceaccounts.js';
+import { DiscoveredResourceTable, discoverFromTable } from './discovery.js';
+import { ControllerManager, type ManagerLeaderElection } from './manager.js';
+import type { Clock } from '../apimachinery/clock.js';
+import type { ControllerContext, ControllerDescriptor, ControllerOptions } from './types.js';
 
 export {
   NamespaceController,
@@ -25,6 +29,75 @@ export { defaultServiceAccount, startServiceAccountController } from './servicea
 export { descriptionAnnotation, repairRootCA, rootCAConfigMap, startRootCAPublisher } from './root-ca-publisher.js';
 export { ensureSystemPriorityClasses, systemPriorityClasses } from './priority-classes.js';
 export { startCRDControllers } from './crd/index.js';
+export {
+  ControllerManager,
+  DEFAULT_LEASE_NAME,
+  DISABLED_BY_DEFAULT_CONTROLLERS,
+  isControllerEnabled,
+  KNOWN_CONTROLLERS,
+  leaderIdentity,
+  selectControllers,
+  validateControllers,
+  type ControllerManagerOptions,
+  type ManagerLeaderElection,
+} from './manager.js';
+export { DiscoveredResourceTable, discoverFromServer, discoverFromTable, type DiscoveryTransport } from './discovery.js';
+export { LeaderElector, leasesResource, validateLeaderElection, type LeaderElectionConfig, type LeaseSpec } from './leader-election.js';
+
+export interface BuiltinControllersOptions {
+  /** The served resources (in the server); outside it the namespace controller follows discovery. */
+  table?: ResourceTable;
+  /** The cluster CA (PEM) the root CA publisher puts in every namespace; no publisher without it. */
+  rootCA?: () => string | undefined;
+}
+
+/** How often a namespace controller outside the server re-reads discovery. */
+const REDISCOVERY_MS = 30_000;
+
+async function namespaceTable(ctx: ControllerContext, table: ResourceTable | undefined): Promise<{ table: ResourceTable; stop(): void }> {
+  if (table) return { table, stop() {} };
+  const discovered = new DiscoveredResourceTable();
+  discovered.refresh(await ctx.discover());
+  let cancel = (): void => {};
+  const again = (): void => {
+    cancel = ctx.clock.schedule(REDISCOVERY_MS, () => {
+      ctx.discover().then((r) => discovered.refresh(r), ctx.onError).finally(again);
+    });
+  };
+  again();
+  return { table: discovered, stop: () => cancel() };
+}
+
+/** The descriptors of the controllers this package holds, in kube-controller-manager's names. */
+export function builtinControllers(opts: BuiltinControllersOptions = {}): ControllerDescriptor[] {
+  return [
+    {
+      name: 'namespace',
+      async start(ctx) {
+        const t = await namespaceTable(ctx, opts.table);
+        const controller = startNamespaceController({ client: ctx.client, table: t.table, informers: ctx.informers, onError: ctx.onError });
+        return {
+          async stop() {
+            t.stop();
+            await controller.stop();
+          },
+        };
+      },
+    },
+    {
+      name: 'serviceaccount',
+      start: (ctx) => startServiceAccountController({ client: ctx.client, informers: ctx.informers, onError: ctx.onError }),
+    },
+    {
+      name: 'root-ca-cert-publisher',
+      start(ctx) {
+        const caPem = opts.rootCA?.();
+        if (!caPem) return { async stop() {} };
+        return startRootCAPublisher(caPem, { client: ctx.client, informers: ctx.informers, onError: ctx.onError });
+      },
+    },
+  ];
+}
 
 interface ControllersOptions {
   /** A privileged client (the server passes a LoopbackClient). */
@@ -35,51 +108,79 @@ interface ControllersOptions {
   informers?: SharedInformerFactory;
   /** Called with errors the controllers recover from (logged by the caller). */
   onError?: (controller: string, err: unknown) => void;
+  log?: (line: string) => void;
   /** Run the service account controller (a `default` ServiceAccount in every namespace). */
   serviceAccounts?: boolean;
   /** The cluster CA (PEM file) the root CA publisher puts in every namespace; no publisher without it. */
   rootCAFile?: string;
   /** Create the system priority classes (system-node-critical, system-cluster-critical) when missing. */
   systemPriorityClasses?: boolean;
+  /** More descriptors beside the built-in ones. */
+  descriptors?: readonly ControllerDescriptor[];
+  /** `--controllers` (default `*`). */
+  controllers?: readonly string[];
+  options?: Partial<ControllerOptions>;
+  clock?: Clock;
+  /** Leader election on the Lease; off unless given (one server alone needs none). */
+  leaderElection?: ManagerLeaderElection | false;
 }
 
-/** Starts the built-in controllers, namespace controller first. */
-export function startControllers(opts: ControllersOptions): RunningController {
-  const informers =
+export interface RunningControllers extends RunningController {
+  manager: ControllerManager;
+  idle(): boolean;
+}
+
+/**
+ * Starts the server's controllers: the API server's own (definitions of custom resources,
+ * system priority classes) at once, and the controller manager's as `--controllers` selects
+ * them (when this server holds the Lease, with leader election).
+ */
+export function startControllers(opts: ControllersOptions): RunningControllers {
+  const builtin = builtinControllers({
+    table: opts.table,
+    rootCA: () => (opts.rootCAFile ? readFileSync(opts.rootCAFile, 'utf8') : undefined),
+  }).filter((d) => {
+    // Each runs only where its resource is served (a trimmed table may lack it).
+    const served = (resource: string): boolean => opts.table.lookup({ group: '', version: 'v1' }, resource) !== undefined;
+    if (d.name === 'serviceaccount') return opts.serviceAccounts === true && served('serviceaccounts');
+    if (d.name === 'root-ca-cert-publisher') return served('configmaps');
+    return true;
+  });
+  // Refuses unknown `--controllers` names before anything starts.
+  const manager = new ControllerManager({
+    client: opts.client,
+    descriptors: [...builtin, ...(opts.descriptors ?? [])],
+    controllers: opts.controllers ?? ['*'],
+    ...(opts.options ? { options: opts.options } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.informers ? { informers: opts.informers } : {}),
+    discover: async () => discoverFromTable(opts.table),
+    leaderElection: opts.leaderElection ?? false,
+    ...(opts.log ? { log: opts.log } : {}),
+    ...(opts.onError ? { onError: opts.onError } : {}),
+  });
+  const crdInformers =
     opts.informers ?? new SharedInformerFactory(opts.client, { resyncMs: 5 * 60_000, onError: (err) => opts.onError?.('informer', err) });
-  const running: RunningController[] = [];
-  running.push(
-    startNamespaceController({
-      client: opts.client,
-      table: opts.table,
-      informers,
-      onError: (err) => opts.onError?.('namespace', err),
-    }),
-  );
-  // Each runs only where its resource is served (a trimmed table may lack it).
-  const served = (resource: string): boolean => opts.table.lookup({ group: '', version: 'v1' }, resource) !== undefined;
+  let crdControllers: RunningController | undefined;
   // The definitions' controllers belong to the API server: they run whenever definitions are served.
   const crds = crdResource();
   if (opts.table.lookup({ group: crds.group, version: crds.version }, crds.resource)) {
-    running.push(startCRDControllers({ client: opts.client, informers, onError: opts.onError }));
+    crdControllers = startCRDControllers({ client: opts.client, informers: crdInformers, onError: opts.onError });
   }
-  if (opts.serviceAccounts && served('serviceaccounts')) {
-    running.push(startServiceAccountController({ client: opts.client, informers, onError: (err) => opts.onError?.('serviceaccount', err) }));
-  }
-  if (opts.rootCAFile && served('configmaps')) {
-    const caPem = readFileSync(opts.rootCAFile, 'utf8');
-    running.push(startRootCAPublisher(caPem, { client: opts.client, informers, onError: (err) => opts.onError?.('root-ca-cert-publisher', err) }));
-  }
+  crdInformers.start();
   // The system priority classes, once per start (they are kept, not reconciled).
   const bootstrap = opts.systemPriorityClasses
     ? ensureSystemPriorityClasses(opts.client).catch((err: unknown) => opts.onError?.('priority-classes', err))
     : Promise.resolve();
-  informers.start();
+  manager.start();
   return {
+    manager,
+    idle: () => manager.idle(),
     async stop() {
       await bootstrap;
-      for (const controller of running.reverse()) await controller.stop();
-      if (!opts.informers) await informers.stop();
+      await manager.stop();
+      await crdControllers?.stop();
+      if (!opts.informers) await crdInformers.stop();
     },
   };
 }

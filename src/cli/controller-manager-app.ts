@@ -1,0 +1,84 @@
+// orch-controller-manager's work, apart from the process entry point so tests can run it:
+// the controllers of the manager, out of process, over HTTPS from a kubeconfig, with
+// discovery from the server's endpoints and leader election on by default.
+import { readFileSync } from 'node:fs';
+import type { Clock } from '../apimachinery/clock.js';
+import type { FlagDefinition, ParsedFlags } from '../apimachinery/flags.js';
+import { HttpClient } from '../client/http.js';
+import { readKubeconfig } from '../client/kubeconfig.js';
+import { builtinControllers, ControllerManager, discoverFromServer, type ControllerDescriptor, type DiscoveryTransport } from '../controllers/index.js';
+import { setFlavor, type Flavor } from '../naming/index.js';
+import { controllerFlagDefinitions, controllerManagerFlags } from './flags.js';
+
+export const controllerManagerFlagDefinitions: FlagDefinition[] = [
+  { name: 'help', type: 'boolean', default: false, usage: 'Print the flags and exit.' },
+  { name: 'version', type: 'boolean', default: false, usage: 'Print the version and exit.' },
+  { name: 'kubeconfig', type: 'string', usage: 'Path to kubeconfig file with authorization and master location information.' },
+  {
+    name: 'compat',
+    type: 'string',
+    usage: "Naming flavor of the server: orch or kubernetes. Unset, it is read from the server's discovery.",
+  },
+  {
+    name: 'root-ca-file',
+    type: 'string',
+    usage: "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle (the kubeconfig's CA when unset).",
+  },
+  ...controllerFlagDefinitions,
+];
+
+export interface ControllerManagerRunOptions {
+  log?: (line: string) => void;
+  clock?: Clock;
+  /** The controllers to choose from (the built-in ones by default). */
+  descriptors?: readonly ControllerDescriptor[];
+}
+
+export interface RunningControllerManager {
+  manager: ControllerManager;
+  stop(): Promise<void>;
+}
+
+/** The flavor a server speaks, from the groups its discovery lists. */
+export async function detectFlavor(t: DiscoveryTransport): Promise<Flavor> {
+  const res = await t.request('GET', '/apis');
+  if (res.statusCode !== 200) throw new Error(`discovery: GET /apis: status ${res.statusCode}`);
+  const list = JSON.parse(res.body.toString('utf8')) as { groups?: { name?: string }[] };
+  return (list.groups ?? []).some((g) => g.name?.endsWith('.k8s.io')) ? 'kubernetes' : 'orch';
+}
+
+export async function startControllerManager(flags: ParsedFlags, opts: ControllerManagerRunOptions = {}): Promise<RunningControllerManager> {
+  const settings = controllerManagerFlags(flags);
+  const kubeconfig = flags.string('kubeconfig');
+  if (!kubeconfig) throw new Error('--kubeconfig is required: the controller manager runs against an API server');
+  const config = readKubeconfig(kubeconfig);
+  const client = new HttpClient(config, { userAgent: 'orch-controller-manager' });
+  try {
+    const compat = flags.string('compat');
+    if (compat !== undefined && compat !== 'orch' && compat !== 'kubernetes') throw new Error(`--compat: must be orch or kubernetes, not "${compat}"`);
+    setFlavor(compat ?? (await detectFlavor(client)));
+    const rootCAFile = flags.string('root-ca-file');
+    const rootCA = rootCAFile ? readFileSync(rootCAFile, 'utf8') : config.caPem;
+    const manager = new ControllerManager({
+      client,
+      descriptors: opts.descriptors ?? builtinControllers({ rootCA: () => rootCA }),
+      controllers: settings.controllers,
+      options: settings.options,
+      leaderElection: settings.leaderElection,
+      discover: () => discoverFromServer(client),
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+    });
+    manager.start();
+    return {
+      manager,
+      async stop() {
+        await manager.stop();
+        client.close();
+      },
+    };
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+}

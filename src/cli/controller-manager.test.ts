@@ -1,0 +1,121 @@
+// The controller manager out of process: over HTTPS from a kubeconfig against a test server,
+// with discovery from its endpoints; the real binary with a built-in controller; refusals.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, test } from 'node:test';
+import { parseFlags } from '../apimachinery/flags.js';
+import type { KubeObject } from '../apimachinery/types.js';
+import { renderKubeconfig } from '../client/kubeconfig.js';
+import type { ControllerDescriptor } from '../controllers/index.js';
+import { startTestServer, type TestServer } from '../testing/api-server.js';
+import { eventually } from '../testing/wait.js';
+import { controllerManagerFlagDefinitions, startControllerManager } from './controller-manager-app.js';
+
+const entry = fileURLToPath(new URL('./controller-manager.js', import.meta.url));
+const CM = { group: '', version: 'v1', resource: 'configmaps' };
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function kubeconfigFor(server: TestServer): string {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-kcm-test-'));
+  dirs.push(dir);
+  const file = join(dir, 'kubeconfig');
+  writeFileSync(
+    file,
+    renderKubeconfig({
+      server: `https://127.0.0.1:${server.port}`,
+      caPem: server.caPem,
+      clientCertPem: server.admin.cert,
+      clientKeyPem: server.admin.key,
+      user: 'admin',
+      cluster: 'test',
+    }),
+  );
+  return file;
+}
+
+/** Answers each ConfigMap `ping` with a `pong` saying what discovery found. */
+const pinger: ControllerDescriptor = {
+  name: 'ttl',
+  async start(ctx) {
+    const resources = await ctx.discover();
+    const informer = ctx.informers.informerFor(CM);
+    const remove = informer.addEventHandler({
+      onAdd: (obj: KubeObject) => {
+        if (obj.metadata?.name !== 'ping') return;
+        const found = resources.filter((r) => r.resource === 'configmaps' || r.resource === 'namespaces').map((r) => `${r.resource}:${r.namespaced}`);
+        ctx.client
+          .create(CM, obj.metadata.namespace ?? '', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pong' }, data: { found: found.sort().join(',') } })
+          .catch(ctx.onError);
+      },
+    });
+    return {
+      async stop() {
+        remove();
+      },
+      idle: () => true,
+    };
+  },
+};
+
+test('a descriptor runs out of process over the kubeconfig, with discovery from the server', async () => {
+  const server = await startTestServer();
+  const flags = parseFlags(['--kubeconfig', kubeconfigFor(server), '--leader-elect=false', '--controllers=ttl'], controllerManagerFlagDefinitions);
+  const running = await startControllerManager(flags, { descriptors: [pinger, { ...pinger, name: 'cronjob' }] });
+  try {
+    assert.deepEqual(running.manager.selectedControllers(), ['ttl']);
+    await running.manager.waitForStart();
+    assert.deepEqual(running.manager.runningControllers(), ['ttl']);
+    const res = await server.request('POST', '/api/v1/namespaces/team/configmaps', { body: { metadata: { name: 'ping' } } });
+    assert.equal(res.status, 201, res.body);
+    const pong = await eventually(async () => {
+      const r = await server.request('GET', '/api/v1/namespaces/team/configmaps/pong');
+      return r.status === 200 ? r.json() : undefined;
+    }, 'the pong ConfigMap');
+    assert.deepEqual(pong.data, { found: 'configmaps:true,namespaces:false' });
+    assert.ok(running.manager.idle());
+  } finally {
+    await running.stop();
+    await server.close();
+  }
+});
+
+function run(args: string[]): { exit: Promise<number | null>; stderr: () => string; kill(): void } {
+  const child = spawn(process.execPath, [entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  return { exit: new Promise((resolve) => child.on('exit', (code) => resolve(code))), stderr: () => err, kill: () => child.kill('SIGTERM') };
+}
+
+test('orch-controller-manager refuses unknown controllers and a missing kubeconfig', async () => {
+  const bogus = run(['--controllers=*,bogus']);
+  assert.equal(await bogus.exit, 1);
+  assert.match(bogus.stderr(), /--controllers: "bogus" is not in the list of known controllers/);
+  const none = run([]);
+  assert.equal(await none.exit, 1);
+  assert.match(none.stderr(), /--kubeconfig is required/);
+});
+
+test('orch-controller-manager runs a built-in controller against the server and stops on SIGTERM', async () => {
+  const server = await startTestServer();
+  const proc = run(['--kubeconfig', kubeconfigFor(server), '--leader-elect=false', '--controllers=root-ca-cert-publisher']);
+  try {
+    assert.equal((await server.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'team' } } })).status, 201);
+    const cm = await eventually(async () => {
+      const r = await server.request('GET', '/api/v1/namespaces/team/configmaps/orch-root-ca.crt');
+      return r.status === 200 ? r.json() : undefined;
+    }, `the root CA ConfigMap (stderr: ${proc.stderr()})`);
+    assert.deepEqual(cm.data, { 'ca.crt': server.caPem });
+    proc.kill();
+    assert.equal(await proc.exit, 0, proc.stderr());
+  } finally {
+    proc.kill();
+    await server.close();
+  }
+});

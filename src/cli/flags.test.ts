@@ -1,0 +1,58 @@
+// kube-controller-manager's flags as the server and orch-controller-manager parse them.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseFlags } from '../apimachinery/flags.js';
+import { controllerFlagDefinitions, controllerManagerFlags, serverFlagDefinitions } from './flags.js';
+
+const parse = (argv: string[]): ReturnType<typeof controllerManagerFlags> => controllerManagerFlags(parseFlags(argv, controllerFlagDefinitions));
+
+test('defaults: every on-by-default controller, leader election with 15s/10s/2s, the manager lease', () => {
+  const s = parse([]);
+  assert.deepEqual(s.controllers, ['*']);
+  assert.deepEqual(s.options, {
+    concurrentGCSyncs: 20,
+    concurrentJobSyncs: 5,
+    concurrentCronJobSyncs: 5,
+    concurrentTTLSyncs: 5,
+    clusterSigningDurationSeconds: 365 * 24 * 3600,
+  });
+  assert.deepEqual(s.leaderElection, { name: 'kube-controller-manager', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
+  assert.ok(serverFlagDefinitions.some((d) => d.name === 'leader-elect'), 'the server takes the same flags');
+});
+
+test('the flags set the options, the selection and the election', () => {
+  const s = parse([
+    '--controllers=*,-namespace,bootstrapsigner',
+    '--concurrent-gc-syncs=3',
+    '--concurrent-job-syncs',
+    '7',
+    '--concurrent-cron-job-syncs=2',
+    '--concurrent-ttl-after-finished-syncs=9',
+    '--cluster-signing-duration=2h',
+    '--cluster-signing-cert-file=/ca.crt',
+    '--cluster-signing-key-file=/ca.key',
+    '--leader-elect-lease-duration=30s',
+    '--leader-elect-renew-deadline=20s',
+    '--leader-elect-retry-period=1s',
+    '--leader-elect-resource-name=mine',
+    '--leader-elect-resource-namespace=ops',
+  ]);
+  assert.deepEqual(s.controllers, ['*', '-namespace', 'bootstrapsigner']);
+  assert.deepEqual(s.options, {
+    concurrentGCSyncs: 3,
+    concurrentJobSyncs: 7,
+    concurrentCronJobSyncs: 2,
+    concurrentTTLSyncs: 9,
+    clusterSigningDurationSeconds: 7200,
+    clusterSigningCertFile: '/ca.crt',
+    clusterSigningKeyFile: '/ca.key',
+  });
+  assert.deepEqual(s.leaderElection, { name: 'mine', namespace: 'ops', leaseDurationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: 1_000 });
+  assert.equal(parse(['--leader-elect=false']).leaderElection, false);
+});
+
+test('bad values are refused, naming the flag', () => {
+  assert.throws(() => parse(['--controllers=*,bogus']), { message: '--controllers: "bogus" is not in the list of known controllers' });
+  assert.throws(() => parse(['--concurrent-gc-syncs=0']), /--concurrent-gc-syncs: must be greater than zero/);
+  assert.throws(() => parse(['--cluster-signing-cert-file=/ca.crt']), /must be given together/);
+});
