@@ -43,6 +43,8 @@ export interface KindSpec {
   gracefulDeletePeriod?: Strategy['gracefulDeletePeriod'];
   /** A completed delete answers with the deleted object (default: a Success Status). */
   returnDeletedObject?: boolean;
+  /** What a delete without a policy does to dependents (see Strategy.defaultGarbageCollectionPolicy). */
+  defaultGarbageCollectionPolicy?: Strategy['defaultGarbageCollectionPolicy'];
   /** The server keeps `metadata.generation` (default false; see Strategy.tracksGeneration). */
   tracksGeneration?: boolean;
   /** Deletion goes through the namespace lifecycle (the Namespace kind only). */
@@ -117,6 +119,7 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
   if (spec.scale) strategy.scale = spec.scale;
   if (spec.gracefulDeletePeriod) strategy.gracefulDeletePeriod = spec.gracefulDeletePeriod;
   if (spec.returnDeletedObject) strategy.returnDeletedObject = true;
+  if (spec.defaultGarbageCollectionPolicy) strategy.defaultGarbageCollectionPolicy = spec.defaultGarbageCollectionPolicy;
   if (spec.tracksGeneration) strategy.tracksGeneration = true;
   if (spec.namespaceLifecycle) strategy.namespaceLifecycle = true;
   return strategy;

@@ -42,11 +42,58 @@ function hasFinalizers(obj: KubeObject): boolean {
   return (obj.metadata?.finalizers ?? []).length > 0;
 }
 
-/** Deletion without a grace period: finalizers alone decide. */
-function planImmediate(current: KubeObject, now: Date): DeletePlan {
-  if (!hasFinalizers(current)) return { kind: 'remove' };
-  if (current.metadata?.deletionTimestamp) return { kind: 'unchanged' };
-  return { kind: 'update', object: markDeleting(current, now) };
+/** The garbage collector's finalizers (the same words in both flavors, as in Kubernetes). */
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
+type GCPolicy = NonNullable<Strategy['defaultGarbageCollectionPolicy']>;
+
+/**
+ * Whether the collector orphans / deletes in the foreground the dependents of `finalizers`'
+ * object, in Kubernetes' order: the request's options, then the finalizers the object
+ * already has, then the kind's default.
+ */
+function gcChoice(finalizers: string[], opts: DeleteOptions, policy: GCPolicy): { orphan: boolean; foreground: boolean } {
+  if (policy === 'Unsupported') return { orphan: false, foreground: false };
+  if (opts.orphanDependents !== undefined) return { orphan: opts.orphanDependents, foreground: false };
+  if (opts.propagationPolicy) return { orphan: opts.propagationPolicy === 'Orphan', foreground: opts.propagationPolicy === 'Foreground' };
+  for (const f of finalizers) {
+    if (f === ORPHAN_FINALIZER) return { orphan: true, foreground: false };
+    if (f === FOREGROUND_FINALIZER) return { orphan: false, foreground: true };
+  }
+  return { orphan: policy === 'OrphanDependents', foreground: false };
+}
+
+/**
+ * The finalizers a delete leaves on the object for the garbage collector, or undefined when
+ * they stay as they are (compared as sets, as Kubernetes does).
+ */
+export function gcFinalizers(current: KubeObject, opts: DeleteOptions, policy: GCPolicy = 'DeleteDependents'): string[] | undefined {
+  const old = current.metadata?.finalizers ?? [];
+  const choice = gcChoice(old, opts, policy);
+  const next = old.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+  if (choice.orphan) next.push(ORPHAN_FINALIZER);
+  if (choice.foreground) next.push(FOREGROUND_FINALIZER);
+  const a = new Set(old);
+  const b = new Set(next);
+  if (a.size === b.size && [...a].every((f) => b.has(f))) return undefined;
+  return next;
+}
+
+function withFinalizers(obj: KubeObject, finalizers: string[] | undefined): KubeObject {
+  if (!finalizers) return obj;
+  const next = structuredClone(obj);
+  if (finalizers.length > 0) metaOf(next).finalizers = finalizers;
+  else delete metaOf(next).finalizers;
+  return next;
+}
+
+/** Deletion without a grace period: finalizers alone decide (the collector's ones as the options ask). */
+function planImmediate(current: KubeObject, now: Date, finalizers: string[] | undefined): DeletePlan {
+  const next = withFinalizers(current, finalizers);
+  if (!hasFinalizers(next)) return { kind: 'remove' };
+  if (current.metadata?.deletionTimestamp && !finalizers) return { kind: 'unchanged' };
+  return { kind: 'update', object: markDeleting(next, now) };
 }
 
 /** The object, marked as being deleted, goes once the grace period and the finalizers allow. */
@@ -55,18 +102,25 @@ function planGraceful(next: KubeObject, period: number): DeletePlan {
   return { kind: 'updateThenRemove', object: next };
 }
 
-export function planDelete(strategy: Pick<Strategy, 'gracefulDeletePeriod'>, current: KubeObject, opts: DeleteOptions, now: Date): DeletePlan {
+export function planDelete(
+  strategy: Pick<Strategy, 'gracefulDeletePeriod' | 'defaultGarbageCollectionPolicy'>,
+  current: KubeObject,
+  opts: DeleteOptions,
+  now: Date,
+): DeletePlan {
   const hook = strategy.gracefulDeletePeriod;
-  if (!hook) return planImmediate(current, now);
+  const finalizers = gcFinalizers(current, opts, strategy.defaultGarbageCollectionPolicy);
+  if (!hook) return planImmediate(current, now, finalizers);
   const grace = normalizedGracePeriod(opts.gracePeriodSeconds);
   const m = current.metadata ?? {};
 
   if (m.deletionTimestamp) {
     const pending = normalizedGracePeriod(m.deletionGracePeriodSeconds ?? undefined);
     // A deletion marked without a grace period (or an interrupted one) finishes now.
-    if (pending === undefined || pending === 0) return planImmediate(current, now);
+    if (pending === undefined || pending === 0) return planImmediate(current, now, finalizers);
     // Only a shorter grace period changes a pending deletion.
     if (grace === undefined || grace >= pending) return { kind: 'unchanged' };
+    // A pending graceful deletion keeps its finalizers: only the grace period shortens.
     const next = structuredClone(current);
     const nm = metaOf(next);
     const start = Date.parse(m.deletionTimestamp) - pending * 1000;
@@ -76,7 +130,7 @@ export function planDelete(strategy: Pick<Strategy, 'gracefulDeletePeriod'>, cur
   }
 
   const period = hook(current, { ...opts, gracePeriodSeconds: grace });
-  const next = structuredClone(current);
+  const next = withFinalizers(structuredClone(current), finalizers);
   const nm = metaOf(next);
   nm.deletionTimestamp = rfc3339(new Date(now.getTime() + period * 1000));
   nm.deletionGracePeriodSeconds = period;

@@ -746,8 +746,7 @@ export class GenericStore implements RESTStore {
       const current = this.decode(item);
       this.checkPreconditions(current, name, opts);
       if (opts.validate) await opts.validate(current, current);
-      // There is no garbage collector yet: Orphan and Foreground would add finalizers that
-      // nothing removes, so every propagation policy deletes as Background does.
+      // The propagation policy becomes the garbage collector's finalizers here (planDelete).
       const outcome = await this.deleteOutcome(current, opts);
       try {
         if (outcome.kind === 'unchanged') return { object: await this.answerOf(current, item.modRevision), deleted: false };

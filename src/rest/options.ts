@@ -54,6 +54,8 @@ export interface DeleteOptions {
   dryRun: boolean;
   gracePeriodSeconds?: number;
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  /** The deprecated form of the policy (true: Orphan); never set together with `propagationPolicy`. */
+  orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   validate?: ValidateObjectFunc;
 }

@@ -49,6 +49,12 @@ export interface Strategy {
   /** A completed delete answers with the deleted object instead of a Success Status (pods, services, ...). */
   returnDeletedObject?: boolean;
   /**
+   * What a delete without a propagation policy does to dependents (Kubernetes'
+   * DefaultGarbageCollectionPolicy): `DeleteDependents` when unset; `OrphanDependents` for
+   * kinds that keep the old default; `Unsupported` for kinds the collector never finalizes.
+   */
+  defaultGarbageCollectionPolicy?: 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
+  /**
    * Deletion goes through the namespace lifecycle: a first delete only marks the namespace
    * Terminating, and the `finalize` subresource clears `spec.finalizers` before removal.
    */

@@ -92,6 +92,8 @@ function jobDuration(o: KubeObject, now: Date): string {
 }
 
 const jobs: KindSpec = {
+  // batch/v1 keeps the pre-collector default: a Job's pods stay unless a policy is given.
+  defaultGarbageCollectionPolicy: 'OrphanDependents',
   tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');

@@ -49,6 +49,8 @@ function rcValidate(o: KubeObject): FieldError[] {
 }
 
 export const replicationControllers: KindSpec = {
+  // The core v1 default predates the collector: pods are orphaned unless a policy is given.
+  defaultGarbageCollectionPolicy: 'OrphanDependents',
   tracksGeneration: true,
   defaults: rcDefaults,
   prepareForCreate(o) {

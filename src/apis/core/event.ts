@@ -123,6 +123,7 @@ function cells(raw: KubeObject, now: Date): unknown[] {
 }
 
 export const events: KindSpec = {
+  defaultGarbageCollectionPolicy: 'Unsupported',
   allowCreateOnUpdate: true,
   validate: (o) => legacyValidate(o, 'reportingComponent'),
   fields: {
@@ -157,6 +158,7 @@ export const events: KindSpec = {
 
 /** The same kind written through events.<domain>/v1: stricter on create, immutable but for the series. */
 export const eventsV1: KindSpec = {
+  defaultGarbageCollectionPolicy: 'Unsupported',
   ...events,
   validate: strictValidate,
   validateUpdate: (o, old) => STRICT_IMMUTABLE.flatMap(([field, name]) => immutable(o[field], old[field], name)),

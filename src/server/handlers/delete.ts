@@ -32,8 +32,8 @@ export async function serveDelete(deps: HandlerDeps, routed: Routed): Promise<vo
   const choice = negotiate(r, deps.serializers, store, 'object');
   const opts = parseDeleteOptions(r.query, await readOptionalJson(r, deps.serializers, deps.maxBodyBytes));
   const name = r.info.name;
-  const { orphanDependents, ...storeOpts } = opts;
-  const result = await deleteResource(deps.admission, ctx, writeTargetOf(routed, name, opts.dryRun), storeOpts);
+  const { orphanDependents } = opts;
+  const result = await deleteResource(deps.admission, ctx, writeTargetOf(routed, name, opts.dryRun), opts);
   const def = store.definition;
   const code = !result.deleted && orphanDependents === false ? 202 : 200;
   if (result.deleted && !def.strategy?.returnDeletedObject) {
@@ -56,7 +56,6 @@ export async function serveDeleteCollection(deps: HandlerDeps, routed: Routed): 
   const choice = negotiate(r, deps.serializers, store, 'list');
   const listOpts = parseListOptions(r.query, false);
   const opts = parseDeleteOptions(r.query, await readOptionalJson(r, deps.serializers, deps.maxBodyBytes));
-  const { orphanDependents: _o, ...storeOpts } = opts;
-  const list = await deleteResources(deps.admission, ctx, writeTargetOf(routed, '', opts.dryRun), storeOpts, listOpts);
+  const list = await deleteResources(deps.admission, ctx, writeTargetOf(routed, '', opts.dryRun), opts, listOpts);
   respond(r, deps.serializers, store, choice, 200, list, deps.now?.() ?? new Date());
 }
