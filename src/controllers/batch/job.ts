@@ -306,7 +306,9 @@ export class JobController implements RunningController {
       }
     }
     const record = this.backoff.get(uid) ?? { failures: 0, lastFailure: 0 };
-    if (newFailures > 0) this.backoff.set(uid, { failures: record.failures + newFailures, lastFailure: now.getTime() });
+    // Pods removed by a suspension are no reason to pace the pods of the resumed Job.
+    if (suspended) this.backoff.delete(uid);
+    else if (newFailures > 0) this.backoff.set(uid, { failures: record.failures + newFailures, lastFailure: now.getTime() });
     else if (newlyFinished.length > 0) this.backoff.delete(uid);
 
     const active = pods.filter((p) => !podFinished(p) && !expected.deleted.has(p.metadata?.uid ?? ''));
