@@ -27,9 +27,10 @@ export async function startBatch(...descriptors: ControllerDescriptor[]): Promis
   const defs = builtinResourceDefinitions({ runtimeConfig: '' }).filter(
     (d) => (d.group === '' && d.version === 'v1' && ['namespaces', 'pods'].includes(d.resource)) || (d.group === 'batch' && d.version === 'v1'),
   );
-  const { table, close } = memoryTable(defs);
-  const client = new LoopbackClient(table, { username: 'admin', groups: ['system:masters'] });
+  // The stores stamp creation times with the same clock the controllers read.
   const clock = new FakeClock(Date.UTC(2024, 0, 1, 0, 0, 30));
+  const { table, close } = memoryTable(defs, { now: () => clock.now() });
+  const client = new LoopbackClient(table, { username: 'admin', groups: ['system:masters'] });
   const recorder = new FakeEventRecorder();
   const errors: unknown[] = [];
   const informers = new SharedInformerFactory(client);
