@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { FakeClock } from '../../apimachinery/clock.js';
 import type { KubeObject } from '../../apimachinery/types.js';
+import { FakeEventRecorder } from '../../client/events.js';
+import { Informer } from '../../client/informer.js';
+import { FakeClient } from '../../testing/fake-client.js';
 import { eventually } from '../../testing/wait.js';
 import { CRONJOBS, JOBS } from './common.js';
-import { cronJobControllerDescriptor, jobFromTemplate } from './cronjob.js';
+import { CronJobController, cronJobControllerDescriptor, jobFromTemplate } from './cronjob.js';
 import { reasons, startBatch, statusOf, type BatchHarness } from './harness.test.js';
 
 const MINUTE = 60_000;
@@ -228,4 +232,27 @@ test('suspend: no Job while suspended', async () => {
   } finally {
     await h.close();
   }
+});
+
+test('a time zone or schedule the controller cannot read: a Warning Event and no Job', async () => {
+  // The API refuses both; a controller manager whose zone database lacks a zone still meets one.
+  const client = new FakeClient();
+  const recorder = new FakeEventRecorder();
+  const clock = new FakeClock(T0);
+  const informer = (r: typeof JOBS): Informer => new Informer(client, r);
+  const controller = new CronJobController({ client, cronJobs: informer(CRONJOBS), jobs: informer(JOBS), clock, recorder, onError: (e) => assert.fail(String(e)) });
+  await client.create(CRONJOBS, 'default', { ...cronJob('mars', { timeZone: 'Mars/Olympus' }), metadata: { name: 'mars', namespace: 'default', uid: 'u1' } });
+  await client.create(CRONJOBS, 'default', { ...cronJob('bad', { schedule: '*/0 * * * *' }), metadata: { name: 'bad', namespace: 'default', uid: 'u2' } });
+  clock.step(10 * MINUTE);
+  await controller.sync('default/mars');
+  await controller.sync('default/bad');
+  assert.deepEqual(
+    recorder.events.map((e) => [e.type, e.reason, e.note]),
+    [
+      ['Warning', 'UnknownTimeZone', 'invalid timeZone: "Mars/Olympus": unknown time zone Mars/Olympus'],
+      ['Warning', 'UnparseableSchedule', 'unparseable schedule: "*/0 * * * *" : step of range should be a positive number: */0'],
+    ],
+  );
+  assert.deepEqual((await client.list(JOBS, 'default')).items, []);
+  assert.equal(clock.waiting(), 0, 'nothing to wake up for until the CronJob changes');
 });
