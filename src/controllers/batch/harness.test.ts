@@ -1,0 +1,83 @@
+// Fixtures of the batch controllers' tests: the real registry over memory storage serving
+// namespaces, pods, Jobs and CronJobs, shared informers, a FakeClock and a FakeEventRecorder.
+import { builtinResourceDefinitions } from '../../apis/definitions.js';
+import { FakeClock } from '../../apimachinery/clock.js';
+import type { KubeObject } from '../../apimachinery/types.js';
+import { FakeEventRecorder } from '../../client/events.js';
+import { SharedInformerFactory } from '../../client/informer-factory.js';
+import { LoopbackClient } from '../../server/loopback.js';
+import { memoryTable } from '../../testing/memory-table.js';
+import { eventually } from '../../testing/wait.js';
+import { DEFAULT_CONTROLLER_OPTIONS, type ControllerContext, type ControllerDescriptor, type RunningController } from '../types.js';
+
+export interface BatchHarness {
+  client: LoopbackClient;
+  clock: FakeClock;
+  recorder: FakeEventRecorder;
+  errors: unknown[];
+  running: RunningController[];
+  /** Waits until every controller has nothing queued or in flight, twice in a row. */
+  settle(): Promise<void>;
+  /** Moves the clock and lets the controllers act on it. */
+  step(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startBatch(...descriptors: ControllerDescriptor[]): Promise<BatchHarness> {
+  const defs = builtinResourceDefinitions({ runtimeConfig: '' }).filter(
+    (d) => (d.group === '' && d.version === 'v1' && ['namespaces', 'pods'].includes(d.resource)) || (d.group === 'batch' && d.version === 'v1'),
+  );
+  // The stores stamp creation times with the same clock the controllers read.
+  const clock = new FakeClock(Date.UTC(2024, 0, 1, 0, 0, 30));
+  const { table, close } = memoryTable(defs, { now: () => clock.now() });
+  const client = new LoopbackClient(table, { username: 'admin', groups: ['system:masters'] });
+  const recorder = new FakeEventRecorder();
+  const errors: unknown[] = [];
+  const informers = new SharedInformerFactory(client);
+  const ctx: ControllerContext = {
+    client,
+    informers,
+    clock,
+    eventRecorder: () => recorder,
+    discover: () => Promise.resolve([]),
+    options: DEFAULT_CONTROLLER_OPTIONS,
+    onError: (e) => errors.push(e),
+  };
+  const running: RunningController[] = [];
+  for (const d of descriptors) running.push(await d.start(ctx));
+  informers.start();
+  await informers.waitForSync();
+  const settle = async (): Promise<void> => {
+    let quiet = 0;
+    await eventually(async () => {
+      await new Promise((r) => setTimeout(r, 10));
+      quiet = running.every((r) => r.idle?.() ?? true) ? quiet + 1 : 0;
+      return quiet >= 3 ? true : undefined;
+    }, 'the controllers to settle');
+  };
+  return {
+    client,
+    clock,
+    recorder,
+    errors,
+    running,
+    settle,
+    async step(ms) {
+      clock.step(ms);
+      await settle();
+    },
+    async close() {
+      for (const r of running) await r.stop();
+      await informers.stop();
+      await close();
+    },
+  };
+}
+
+export function reasons(recorder: FakeEventRecorder): string[] {
+  return recorder.events.map((e) => e.reason);
+}
+
+export function statusOf<T>(o: KubeObject): T {
+  return (o.status ?? {}) as T;
+}
