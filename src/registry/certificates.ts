@@ -3,7 +3,7 @@
 // conditions and nothing else. Who may approve is the CertificateApproval admission
 // plugin's question, asked as every subresource write asks admission.
 import type { KubeObject } from '../apimachinery/types.js';
-import { prepareCSRApproval, setCSRRequester } from '../apis/certificates/index.js';
+import { prepareCSRApproval, setCSRRequester, stampCSRConditions } from '../apis/certificates/index.js';
 import { group } from '../naming/index.js';
 import type { CreateOptions, GetOptions, RequestContext, ResourceDefinition, UpdatedObjectInfo, UpdateOptions, UpdateResult } from '../rest/index.js';
 import { GenericStore } from './store.js';
@@ -42,7 +42,9 @@ export class CertificateSigningRequestStore extends GenericStore {
   }
 
   protected override prepareForUpdate(obj: KubeObject, old: KubeObject, subresource?: string): void {
-    if (subresource === APPROVAL) prepareCSRApproval(obj, old, this.now());
-    else super.prepareForUpdate(obj, old, subresource);
+    if (subresource === APPROVAL) return prepareCSRApproval(obj, old, this.now());
+    // Condition times come from the Store's clock, as every other time it sets.
+    if (subresource === 'status') stampCSRConditions(obj, old, this.now());
+    super.prepareForUpdate(obj, old, subresource);
   }
 }

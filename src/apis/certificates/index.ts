@@ -132,6 +132,11 @@ function mergeConditions(to: unknown, from: unknown, types: string[]): JsonObjec
   return [...kept, ...objs(from).filter((c) => types.includes(String(c.type))).map((c) => clone(c))];
 }
 
+/** Fills the update and transition times a write left out (the transition kept while the status stays). */
+export function stampCSRConditions(o: KubeObject, old: KubeObject | undefined, now: Date): void {
+  stampConditions(o, old, rfc3339(now));
+}
+
 function stampConditions(o: KubeObject, old: KubeObject | undefined, now: string): void {
   for (const c of objs(at(o, 'status.conditions'))) {
     const before = objs(at(old, 'status.conditions')).find((x) => x.type === c.type);
