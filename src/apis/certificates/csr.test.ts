@@ -48,6 +48,19 @@ describe('certificate signing requests', () => {
     ]);
   });
 
+  it('need a request signed by its own key', async () => {
+    const rsa = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' } as const;
+    const rsaKeys = (await webcrypto.subtle.generateKey(rsa, true, ['sign', 'verify'])) as { privateKey: webcrypto.CryptoKey; publicKey: webcrypto.CryptoKey };
+    const rsaRequest = b64((await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=bob', keys: rsaKeys, signingAlgorithm: rsa })).toString('pem'));
+    assert.deepEqual(s.validate({ ...csr(), spec: { ...(csr().spec as object), request: rsaRequest } }), []);
+
+    // The request of the fixture with the last byte of its signature changed.
+    const der = Buffer.from(Buffer.from(request, 'base64').toString('latin1').replace(/-----[^-]+-----|\s+/g, ''), 'base64');
+    der[der.length - 1] ^= 0x01;
+    const tampered = b64(`-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`);
+    assert.deepEqual(rendered(s.validate({ ...csr(), spec: { ...(csr().spec as object), request: tampered } })), [`spec.request: Invalid value: "${tampered}": x509: ECDSA verification failure`]);
+  });
+
   it('record the requester', () => {
     const o = csr();
     setCSRRequester(o, { username: 'alice', uid: 'u1', groups: ['devs', 'system:authenticated'] });

@@ -8,7 +8,7 @@ import { ageColumn, column, humanDuration, nameColumn, since } from '../table.js
 import { arr, at, child, clone, meta, num, obj, objs, str, type JsonObject } from '../util.js';
 import { setOwn } from '../../apimachinery/own.js';
 import { rfc3339 } from '../../apimachinery/time.js';
-import { decodeBytesField, isDerSequences, pemBlocks, signerName } from './signers.js';
+import { decodeBytesField, isDerSequences, pemBlocks, requestSignatureProblem, signerName } from './signers.js';
 
 const KEY_USAGES = [
   'signing',
@@ -72,7 +72,7 @@ function requestProblem(request: string): string | undefined {
   const block = pemBlocks(decodeBytesField(request))[0];
   if (!block || block.type !== 'CERTIFICATE REQUEST') return 'PEM block type must be CERTIFICATE REQUEST';
   if (!isDerSequences(block.der)) return 'asn1: syntax error: data truncated';
-  return undefined;
+  return requestSignatureProblem(block.der);
 }
 
 /** Why `certificate` (base64 of PEM) is not a chain of PEM CERTIFICATE blocks, or undefined. */
