@@ -21,6 +21,12 @@ async function requestPem(subject: string): Promise<string> {
   return Buffer.from(csr.toString('pem')).toString('base64');
 }
 
+async function selfSignedPem(): Promise<string> {
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as { privateKey: webcrypto.CryptoKey; publicKey: webcrypto.CryptoKey };
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({ name: 'CN=issued', keys, signingAlgorithm: alg });
+  return cert.toString('pem');
+}
+
 function forbidden(message: string): (e: unknown) => boolean {
   return (e: unknown) => {
     assert.ok(e instanceof ApiError, String(e));
@@ -74,9 +80,11 @@ test('CertificateSubjectRestriction, CertificateApproval and CertificateSigning'
     );
     assert.deepEqual(asked.splice(0), ['bob approve example.com/custom', 'bob approve example.com/*']);
     await f.chain.validate(approval({ username: 'carol', groups: [] }));
-    const ok = await f.plain.update(CSR, '', approved(csr), 'status');
+    const ok = await f.plain.update(CSR, '', approved(csr), 'approval');
 
-    const issued = (o: KubeObject): KubeObject => ({ ...o, status: { ...(o.status as object), certificate: Buffer.from('cert').toString('base64') } });
+    // The registry checks the certificate's form before admission asks about signing.
+    const pem = await selfSignedPem();
+    const issued = (o: KubeObject): KubeObject => ({ ...o, status: { ...(o.status as object), certificate: Buffer.from(pem).toString('base64') } });
     await assert.rejects(
       as({ username: 'bob', groups: [] }).update(CSR, '', issued(ok), 'status'),
       (e: unknown) => e instanceof ApiError && e.code === 403 && e.message.endsWith('user not permitted to sign requests with signerName "example.com/custom"'),

@@ -8,6 +8,7 @@ import { createCacher } from '../storage/index.js';
 import type { ObjectCodec } from '../codec/storage.js';
 import { resourcePrefix } from './keys.js';
 import { NamespaceStore } from './namespaces.js';
+import { CertificateSigningRequestStore, isCertificateSigningRequests } from './certificates.js';
 import { GenericStore } from './store.js';
 import type { RESTStore, ResourceDefinition, ResourceTable } from '../rest/index.js';
 
@@ -86,7 +87,9 @@ export function buildResourceTable(defs: ResourceDefinition[], storage: Storage,
       cachers.set(prefix, cacher);
     }
     const storeOpts = { storage, cacher, codec: opts.codec, waitTimeoutMs: opts.waitTimeoutMs, maxObjectSizeBytes: opts.maxObjectSizeBytes, now: opts.now };
-    stores.push(def.strategy.namespaceLifecycle ? new NamespaceStore(def, storeOpts) : new GenericStore(def, storeOpts));
+    if (def.strategy.namespaceLifecycle) stores.push(new NamespaceStore(def, storeOpts));
+    else if (isCertificateSigningRequests(def)) stores.push(new CertificateSigningRequestStore(def, storeOpts));
+    else stores.push(new GenericStore(def, storeOpts));
   }
   return new DefaultResourceTable(stores, [...cachers.values()]);
 }
