@@ -23,6 +23,7 @@ const gc = new GarbageCollector({
   clock: realClock,
   eventRecorder: () => new FakeEventRecorder(),
   discover: () => Promise.resolve([{ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, verbs }]),
+  log: () => {},
   options: { ...DEFAULT_CONTROLLER_OPTIONS },
   onError: (e) => console.error(e),
 });

@@ -12,6 +12,7 @@ import { buildAuth, type AuthModule } from '../auth/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import { ensureSystemNamespaces, startControllers, type RunningControllers } from '../controllers/index.js';
+import { ensureClusterInfo } from '../controllers/tokens/index.js';
 import { binarySerializer } from '../codec/binary.js';
 import { storageCodecFromFlags } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
@@ -98,7 +99,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const keyFile = flags.string('tls-private-key-file') ?? pki.servingKey;
   const clientCaFile = flags.string('client-ca-file') ?? pki.caCert;
 
-  const storage: Storage = await createStorage(storageOptions(flags, dataDir));
+  const storageOpts = storageOptions(flags, dataDir);
+  const storage: Storage = await createStorage(storageOpts);
   const windowMs = flags.number('watch-history-window') ?? 300_000;
   const definitions = builtinResourceDefinitions({ runtimeConfig: flags.string('runtime-config') ?? '' });
   const storageCodec = storageCodecFromFlags(flags);
@@ -245,6 +247,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await customResources.start();
       await ensureSystemNamespaces(controllerClient);
       await ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound });
+      // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
+      await ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8'));
       namespaces.complete();
       await auth.start();
       rbac.complete();
@@ -255,8 +259,12 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         rootCAFile: pki.caCert,
         systemPriorityClasses: true,
         controllers: controllerSettings.controllers,
-        options: controllerSettings.options,
-        leaderElection: controllerSettings.leaderElection,
+        // The signer uses the cluster CA unless its own key pair is given, as kube-controller-manager set up by kubeadm.
+        options: { clusterSigningCertFile: pki.caCert, clusterSigningKeyFile: pki.caKey, ...controllerSettings.options },
+        // Only an etcd store can be shared by several servers; sqlite's lock and memory already
+        // make this server the only one, and a lease left by a killed process would hold the
+        // controllers back for its whole duration.
+        leaderElection: storageOpts.backend === 'etcd' ? controllerSettings.leaderElection : false,
         log: (line) => log(`controller-manager: ${line}`),
         onError: (name, err) => log(`controller ${name}: ${err instanceof Error ? err.message : String(err)}`),
       });

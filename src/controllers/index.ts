@@ -14,6 +14,10 @@ import { DiscoveredResourceTable, discoverFromTable } from './discovery.js';
 import { ControllerManager, type ManagerLeaderElection } from './manager.js';
 import type { Clock } from '../apimachinery/clock.js';
 import type { ControllerContext, ControllerDescriptor, ControllerOptions } from './types.js';
+import { garbageCollectorController } from './garbagecollector/index.js';
+import { tokenControllers } from './tokens/index.js';
+import { batchControllers } from './batch/index.js';
+import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
 
 export {
   NamespaceController,
@@ -73,6 +77,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
   return [
     {
       name: 'namespace',
+      requires: [{ group: '', resource: 'namespaces' }],
       async start(ctx) {
         const t = await namespaceTable(ctx, opts.table);
         const controller = startNamespaceController({ client: ctx.client, table: t.table, informers: ctx.informers, onError: ctx.onError });
@@ -86,10 +91,18 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     },
     {
       name: 'serviceaccount',
+      requires: [{ group: '', resource: 'serviceaccounts' }, { group: '', resource: 'namespaces' }],
       start: (ctx) => startServiceAccountController({ client: ctx.client, informers: ctx.informers, onError: ctx.onError }),
     },
+    garbageCollectorController,
+    ...batchControllers,
+    csrApprovingController,
+    csrSigningController,
+    csrCleanerController,
+    ...tokenControllers,
     {
       name: 'root-ca-cert-publisher',
+      requires: [{ group: '', resource: 'configmaps' }, { group: '', resource: 'namespaces' }],
       start(ctx) {
         const caPem = opts.rootCA?.();
         if (!caPem) return { async stop() {} };

@@ -44,6 +44,10 @@ test('--controllers refuses unknown names with kube-controller-manager\'s messag
   assert.deepEqual(names(['*', '-garbagecollector', 'tokencleaner']), ['namespace', 'tokencleaner']);
   assert.deepEqual(names(['my-own']), ['my-own'], "a registered descriptor's name is known");
   assert.throws(() => selectControllers(all, ['*', 'bogus']), { message: '--controllers: "bogus" is not in the list of known controllers' });
+  assert.deepEqual(names(['*', '-deployment']), ['namespace', 'garbagecollector'], 'a controller this server lacks may be turned off');
+  assert.throws(() => selectControllers(all, ['*', 'deployment']), {
+    message: '--controllers: "deployment" is a kube-controller-manager controller this server does not run',
+  });
 });
 
 /** Lets promise chains (the store's answers) run between clock steps. */

@@ -105,6 +105,14 @@ export function isControllerEnabled(name: string, disabledByDefault: ReadonlySet
 export function selectControllers(descriptors: readonly ControllerDescriptor[], controllers: readonly string[] = ['*']): ControllerDescriptor[] {
   const known = [...new Set([...KNOWN_CONTROLLERS, ...DISABLED_BY_DEFAULT_CONTROLLERS, ...descriptors.map((d) => d.name)])];
   const errors = validateControllers(controllers, known);
+  // A controller kube-controller-manager has but this server does not run may be turned off
+  // (`-deployment`, so copied flags keep working) but not asked for by name: it would do nothing.
+  const runnable = new Set(descriptors.map((d) => d.name));
+  for (const entry of controllers) {
+    if (entry !== '*' && !entry.startsWith('-') && known.includes(entry) && !runnable.has(entry)) {
+      errors.push(`${JSON.stringify(entry)} is a kube-controller-manager controller this server does not run`);
+    }
+  }
   if (errors.length > 0) throw new Error(`--controllers: ${errors.join(', ')}`);
   const off = new Set([...DISABLED_BY_DEFAULT_CONTROLLERS, ...descriptors.filter((d) => d.disabledByDefault).map((d) => d.name)]);
   return descriptors.filter((d) => isControllerEnabled(d.name, off, controllers));
@@ -270,6 +278,7 @@ export class ControllerManager {
       discover: () => this.opts.discover(),
       options: this.options,
       onError: (err) => this.recordError(name, err),
+      log: (line) => this.log(`${name}: ${line}`),
     };
   }
 
@@ -284,8 +293,14 @@ export class ControllerManager {
     this.term = term;
     term.starting = (async () => {
       await this.ending;
+      const served = this.selected.some((d) => d.requires?.length) ? await this.servedResources() : new Set<string>();
       for (const d of this.selected) {
         if (this.term !== term) break;
+        const missing = (d.requires ?? []).filter((r) => !served.has(`${r.group}/${r.resource}`));
+        if (missing.length > 0) {
+          this.log(`skipping "${d.name}": ${missing.map((r) => (r.group ? `${r.resource}.${r.group}` : r.resource)).join(', ')} not served`);
+          continue;
+        }
         try {
           const controller = await d.start(this.context(d.name, informers));
           term.running.push({ name: d.name, controller });
@@ -297,6 +312,15 @@ export class ControllerManager {
       informers.start();
       term.done = true;
     })();
+  }
+
+  private async servedResources(): Promise<Set<string>> {
+    try {
+      return new Set((await this.opts.discover()).map((r) => `${r.group}/${r.resource}`));
+    } catch (err) {
+      this.recordError('discovery', err);
+      return new Set();
+    }
   }
 
   private endTerm(): void {

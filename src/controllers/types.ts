@@ -59,6 +59,8 @@ export interface ControllerContext {
   options: ControllerOptions;
   /** Errors the controller recovered from (logged and counted by the manager). */
   onError(err: unknown): void;
+  /** A line for the server's log, about the controller itself (why it skips, what it uses). */
+  log(line: string): void;
 }
 
 export interface ControllerDescriptor {
@@ -66,5 +68,10 @@ export interface ControllerDescriptor {
   name: string;
   /** Off unless named in `--controllers` (`bootstrapsigner`, `tokencleaner`). */
   disabledByDefault?: boolean;
+  /**
+   * Resources (served group, any version) the controller works on: where one is not served,
+   * the manager skips the controller with a log line, as kube-controller-manager does.
+   */
+  requires?: { group: string; resource: string }[];
   start(ctx: ControllerContext): RunningController | Promise<RunningController>;
 }

@@ -51,6 +51,7 @@ describe('certificates through kubectl (kubernetes flavor)', { skip }, () => {
       clock: realClock,
       eventRecorder: () => new FakeEventRecorder(),
       discover: async () => [],
+      log: () => {},
       options: { ...DEFAULT_CONTROLLER_OPTIONS, clusterSigningCertFile: join(server.dataDir, 'pki', 'ca.crt'), clusterSigningKeyFile: join(server.dataDir, 'pki', 'ca.key') },
       onError: (err) => errors.push(err),
     });

@@ -320,6 +320,7 @@ export class CronJobController implements RunningController {
 
 export const cronJobControllerDescriptor: ControllerDescriptor = {
   name: 'cronjob',
+  requires: [{ group: 'batch', resource: 'cronjobs' }, { group: 'batch', resource: 'jobs' }],
   start(ctx) {
     const controller = new CronJobController({
       client: ctx.client,

@@ -40,6 +40,7 @@ export async function startBatch(...descriptors: ControllerDescriptor[]): Promis
     clock,
     eventRecorder: () => recorder,
     discover: () => Promise.resolve([]),
+    log: () => {},
     options: DEFAULT_CONTROLLER_OPTIONS,
     onError: (e) => errors.push(e),
   };

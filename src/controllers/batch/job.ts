@@ -428,6 +428,7 @@ export class JobController implements RunningController {
 
 export const jobControllerDescriptor: ControllerDescriptor = {
   name: 'job',
+  requires: [{ group: 'batch', resource: 'jobs' }, { group: '', resource: 'pods' }],
   start(ctx) {
     const controller = new JobController({
       client: ctx.client,

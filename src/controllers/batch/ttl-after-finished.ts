@@ -87,6 +87,7 @@ export class TTLAfterFinishedController implements RunningController {
 
 export const ttlAfterFinishedControllerDescriptor: ControllerDescriptor = {
   name: 'ttl-after-finished',
+  requires: [{ group: 'batch', resource: 'jobs' }],
   start(ctx) {
     const controller = new TTLAfterFinishedController({ client: ctx.client, jobs: ctx.informers.informerFor(JOBS), clock: ctx.clock, onError: ctx.onError });
     controller.start(ctx.options.concurrentTTLSyncs);

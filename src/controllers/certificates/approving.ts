@@ -72,5 +72,6 @@ export async function approveIfNodeClient(client: ApiClient, csr: KubeObject): P
 
 export const csrApprovingController: ControllerDescriptor = {
   name: 'csrapproving',
+  requires: [{ group: group('certificates'), resource: 'certificatesigningrequests' }],
   start: (ctx) => startCSRController(ctx, (csr) => approveIfNodeClient(ctx.client, csr)),
 };

@@ -7,6 +7,7 @@ import { x509 } from '../../auth/x509-lib.js';
 import { pemBlocks } from '../../apis/certificates/signers.js';
 import type { ControllerDescriptor } from '../types.js';
 import { csrParts, csrResource } from './common.js';
+import { group } from '../../naming/index.js';
 
 const HOUR = 3600_000;
 export const POLLING_INTERVAL_MS = HOUR;
@@ -49,6 +50,7 @@ export function cleanupReason(csr: KubeObject, now: Date): string | undefined {
 
 export const csrCleanerController: ControllerDescriptor = {
   name: 'csrcleaner',
+  requires: [{ group: group('certificates'), resource: 'certificatesigningrequests' }],
   start(ctx) {
     const informer = ctx.informers.informerFor(csrResource());
     informer.start();

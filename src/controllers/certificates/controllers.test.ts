@@ -85,6 +85,7 @@ async function harness(allow: (review: Record<string, unknown>) => boolean = () 
     clock,
     eventRecorder: () => new FakeEventRecorder(),
     discover: async () => [],
+    log: () => {},
     options: { ...DEFAULT_CONTROLLER_OPTIONS, clusterSigningCertFile: join(dir, 'ca.crt'), clusterSigningKeyFile: join(dir, 'ca.key') },
     onError: (err) => errors.push(err),
   };

@@ -11,6 +11,7 @@ import { x509 } from '../../auth/x509-lib.js';
 import { builtinSigner, type BuiltinSigner } from '../../apis/certificates/signers.js';
 import type { ControllerDescriptor } from '../types.js';
 import { csrParts, csrResource, hasCondition, parseRequest, startCSRController, type ParsedRequest } from './common.js';
+import { group } from '../../naming/index.js';
 
 const NODE_USAGES = ['digital signature', 'key encipherment'];
 /** Kubernetes also accepts the set without key encipherment (keys that cannot encipher). */
@@ -219,11 +220,12 @@ export async function signIfApproved(opts: SignerOptions, csr: KubeObject): Prom
 
 export const csrSigningController: ControllerDescriptor = {
   name: 'csrsigning',
+  requires: [{ group: group('certificates'), resource: 'certificatesigningrequests' }],
   async start(ctx) {
     const { clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile } = ctx.options;
     if (!certFile || !keyFile) {
       // Without a signing key there is nothing to sign with, as kube-controller-manager skips the controller.
-      ctx.onError(new Error('csrsigning: no --cluster-signing-cert-file/--cluster-signing-key-file; not signing'));
+      ctx.log('skipping: no --cluster-signing-cert-file and --cluster-signing-key-file were given');
       return { stop: async () => {}, idle: () => true };
     }
     const ca = await loadSigningCA(certFile, keyFile);

@@ -33,6 +33,7 @@ async function setup() {
     clock,
     eventRecorder: () => events,
     discover: () => Promise.resolve(served),
+    log: () => {},
     options: { ...DEFAULT_CONTROLLER_OPTIONS },
     onError: (e) => errors.push(e),
   };

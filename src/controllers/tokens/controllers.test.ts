@@ -50,6 +50,7 @@ async function fixture(wrap: (client: ApiClient) => ApiClient = (c) => c): Promi
     clock,
     eventRecorder: () => new FakeEventRecorder(),
     discover: () => Promise.resolve([]),
+    log: () => {},
     options: DEFAULT_CONTROLLER_OPTIONS,
     onError: (err) => errors.push(err),
   };

@@ -14,6 +14,7 @@ export { startServiceAccountTokens } from './serviceaccount-token.js';
 /** Signs cluster-info with bootstrap tokens; off unless named in `--controllers`. */
 export const bootstrapSignerController: ControllerDescriptor = {
   name: 'bootstrapsigner',
+  requires: [{ group: '', resource: 'secrets' }, { group: '', resource: 'configmaps' }],
   disabledByDefault: true,
   start: startBootstrapSigner,
 };
@@ -21,6 +22,7 @@ export const bootstrapSignerController: ControllerDescriptor = {
 /** Deletes expired bootstrap tokens; off unless named in `--controllers`. */
 export const tokenCleanerController: ControllerDescriptor = {
   name: 'tokencleaner',
+  requires: [{ group: '', resource: 'secrets' }],
   disabledByDefault: true,
   start: startTokenCleaner,
 };
@@ -28,6 +30,7 @@ export const tokenCleanerController: ControllerDescriptor = {
 /** Deletes legacy token Secrets of deleted service accounts. */
 export const serviceAccountTokenController: ControllerDescriptor = {
   name: 'serviceaccount-token',
+  requires: [{ group: '', resource: 'secrets' }, { group: '', resource: 'serviceaccounts' }],
   start: (ctx) => startServiceAccountTokens(ctx),
 };
 
