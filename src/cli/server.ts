@@ -5,13 +5,15 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ParsedFlags } from '../apimachinery/flags.js';
+import { realClock, type Clock } from '../apimachinery/clock.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import { buildAdmissionChain } from '../admission/index.js';
 import { conversionWebhookTransport } from '../admission/webhook/index.js';
 import { buildAuth, type AuthModule } from '../auth/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
-import { ensureSystemNamespaces, startControllers } from '../controllers/index.js';
+import type { ApiClient } from '../client/types.js';
+import { ensureSystemNamespaces, startControllers, type RunningController } from '../controllers/index.js';
 import { binarySerializer } from '../codec/binary.js';
 import { storageCodecFromFlags } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
@@ -20,7 +22,7 @@ import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResource
 import { installPodBinding } from '../registry/binding.js';
 import { CustomResourceRegistrar } from '../registry/customresource/index.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
-import type { RESTStore } from '../rest/index.js';
+import type { RESTStore, ResourceTable } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
 import { LoopbackClient } from '../server/loopback.js';
@@ -29,7 +31,7 @@ import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, startCompactor, type CreateStorageOptions, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
-import { ensurePki } from './pki.js';
+import { ensurePki, type PkiPaths } from './pki.js';
 
 export const PRODUCT_VERSION = '0.1.0';
 
@@ -41,8 +43,21 @@ export interface RunningServer {
   port: number;
   /** `https://host:port` */
   url: string;
+  /** Where the admin kubeconfig was written ('' when `writeKubeconfig` is false). */
   kubeconfigPath: string;
+  /** The admin kubeconfig itself. */
+  kubeconfig: string;
   dataDir: string;
+  /** The PKI files in use (the data directory's, or the ones `pkiDir` named). */
+  pki: PkiPaths;
+  /** A privileged in-process client whose writes run admission, as remote clients' do. */
+  client: ApiClient;
+  /** The served resources (custom resources appear here once their definition is established). */
+  table: ResourceTable;
+  /** The controllers' clock. */
+  clock: Clock;
+  /** True when the controllers have started and have nothing queued or in flight. */
+  controllersIdle(): boolean;
   /** Resolves when the start-up hooks (system namespaces, RBAC policy, controllers) are done. */
   started: Promise<void>;
   stop(): Promise<void>;
@@ -50,6 +65,15 @@ export interface RunningServer {
 
 export interface StartOptions {
   log?: (line: string) => void;
+  /**
+   * A directory whose `pki/` (the layout `ensurePki` makes) is used instead of the data
+   * directory's own: servers started in one process can share one CA and keys.
+   */
+  pkiDir?: string;
+  /** Write `admin.kubeconfig` into the data directory (default true). */
+  writeKubeconfig?: boolean;
+  /** The controllers' clock (the wall clock when absent). */
+  clock?: Clock;
 }
 
 function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
@@ -85,9 +109,14 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   setFlavor(compat as Flavor);
 
   const dataDir = resolve(flags.string('data-dir') ?? './.orch');
-  await prepareDataDir(dataDir, compat as Flavor);
+  const backend = flags.string('storage-backend') ?? 'sqlite';
+  const writeKubeconfig = opts.writeKubeconfig ?? true;
+  // A memory server with PKI from elsewhere and no kubeconfig file keeps nothing on disk.
+  if (backend !== 'memory' || !opts.pkiDir || writeKubeconfig) await prepareDataDir(dataDir, compat as Flavor);
   const bindAddress = flags.string('bind-address') ?? '127.0.0.1';
-  const pki = await ensurePki(dataDir, bindAddress);
+  const pki = await ensurePki(opts.pkiDir ?? dataDir, bindAddress);
+  // Read by the controller manager's context.
+  const clock: Clock = opts.clock ?? realClock;
   if (flags.has('tls-cert-file') !== flags.has('tls-private-key-file')) {
     throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
   }
@@ -190,7 +219,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     server.health.add(['livez'], withGracePeriod(h, () => startedAt + grace));
   }
 
-  let controllers: { stop(): Promise<void> } | undefined;
+  let controllers: RunningController | undefined;
   const componentStatuses = definitions.find((d) => d.group === '' && d.resource === 'componentstatuses');
   if (componentStatuses) {
     table.add(
@@ -216,19 +245,16 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const bound = await server.listen(port, bindAddress);
   externalAddress = `https://${hostForClients.includes(':') ? `[${hostForClients}]` : hostForClients}:${bound}`;
 
-  const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
-  await writeFile(
-    kubeconfigPath,
-    renderKubeconfig({
-      server: externalAddress,
-      caPem: readFileSync(pki.caCert, 'utf8'),
-      clientCertPem: readFileSync(pki.adminCert, 'utf8'),
-      clientKeyPem: readFileSync(pki.adminKey, 'utf8'),
-      user: 'admin',
-      cluster: shortWord() === 'kube' ? 'kubernetes' : 'orch',
-    }),
-    { mode: 0o600 },
-  );
+  const kubeconfig = renderKubeconfig({
+    server: externalAddress,
+    caPem: readFileSync(pki.caCert, 'utf8'),
+    clientCertPem: readFileSync(pki.adminCert, 'utf8'),
+    clientKeyPem: readFileSync(pki.adminKey, 'utf8'),
+    user: 'admin',
+    cluster: shortWord() === 'kube' ? 'kubernetes' : 'orch',
+  });
+  const kubeconfigPath = writeKubeconfig ? join(dataDir, 'admin.kubeconfig') : '';
+  if (writeKubeconfig) await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
 
   const compactor = startCompactor(storage, {
     intervalMs: flags.number('etcd-compaction-interval') ?? 60_000,
@@ -277,5 +303,19 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await storage.close();
     })());
 
-  return { server, port: bound, url: externalAddress, kubeconfigPath, dataDir, started, stop };
+  return {
+    server,
+    port: bound,
+    url: externalAddress,
+    kubeconfigPath,
+    kubeconfig,
+    dataDir,
+    pki,
+    client: controllerClient,
+    table,
+    clock,
+    controllersIdle: () => controllers !== undefined && (controllers.idle?.() ?? true),
+    started,
+    stop,
+  };
 }
