@@ -6,6 +6,7 @@
 /** src/ folders, top to bottom. Keep in step with the layer table in docs/DESIGN.md. */
 const LAYERS = [
   'testing',
+  'lib',
   'cli',
   'server',
   'controllers',

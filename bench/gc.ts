@@ -24,6 +24,7 @@ const gc = new GarbageCollector({
   eventRecorder: () => new FakeEventRecorder(),
   discover: () => Promise.resolve([{ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, verbs }]),
   log: () => {},
+  onResourcesChanged: () => () => {},
   options: { ...DEFAULT_CONTROLLER_OPTIONS },
   onError: (e) => console.error(e),
 });

@@ -2,15 +2,10 @@
 // orch-apiserver: parses the flags, starts the server, prints the one start line, and
 // stops cleanly on SIGTERM or SIGINT (exit code 0).
 import { relative } from 'node:path';
-import { FlagError, parseFlags, usage, type FlagDefinition } from '../apimachinery/flags.js';
-import { admissionFlagDefinitions } from '../admission/flags.js';
-import { authFlagDefinitions } from '../auth/index.js';
-import { protobufFlagDefinitions } from '../codec/protobuf/index.js';
-import { serverFlagDefinitions } from './flags.js';
+import { FlagError, parseFlags, usage } from '../apimachinery/flags.js';
+import { allFlagDefinitions } from './flags.js';
 import { PRODUCT_VERSION, startServer } from './server.js';
 import { versionInfo } from '../server/version.js';
-
-export const allFlagDefinitions: FlagDefinition[] = [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions, ...protobufFlagDefinitions];
 
 function displayPath(p: string): string {
   const rel = relative(process.cwd(), p);

@@ -9,6 +9,9 @@ import {
   type ManagerLeaderElection,
 } from '../controllers/index.js';
 import { serviceFlagDefinitions } from '../registry/services/index.js';
+import { admissionFlagDefinitions } from '../admission/flags.js';
+import { authFlagDefinitions } from '../auth/flags.js';
+import { protobufFlagDefinitions } from '../codec/protobuf/index.js';
 
 /** kube-controller-manager's flags, shared by the server (in-process controllers) and orch-controller-manager. */
 export const controllerFlagDefinitions: FlagDefinition[] = [
@@ -111,3 +114,6 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
         };
   return { controllers, options, leaderElection };
 }
+
+/** Every flag `orch-apiserver` takes: the server's, authentication's, admission's and the codec's. */
+export const allFlagDefinitions: FlagDefinition[] = [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions, ...protobufFlagDefinitions];

@@ -19,7 +19,7 @@ type KeyPair = { publicKey: webcrypto.CryptoKey; privateKey: webcrypto.CryptoKey
 const ecdsa = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const DAY = 86_400_000;
 
-interface PkiPaths {
+export interface PkiPaths {
   dir: string;
   caCert: string;
   caKey: string;

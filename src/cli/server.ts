@@ -5,12 +5,14 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ParsedFlags } from '../apimachinery/flags.js';
+import { realClock, type Clock } from '../apimachinery/clock.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import { buildAdmissionChain } from '../admission/index.js';
 import { conversionWebhookTransport } from '../admission/webhook/index.js';
 import { buildAuth, type AuthModule } from '../auth/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
+import type { ApiClient } from '../client/types.js';
 import { ensureSystemNamespaces, startControllers, type RunningControllers } from '../controllers/index.js';
 import { ensureClusterInfo } from '../controllers/tokens/index.js';
 import { binarySerializer } from '../codec/binary.js';
@@ -21,7 +23,7 @@ import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResource
 import { installPodBinding } from '../registry/binding.js';
 import { CustomResourceRegistrar } from '../registry/customresource/index.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
-import type { RESTStore } from '../rest/index.js';
+import type { RESTStore, ResourceTable } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
 import { LoopbackClient } from '../server/loopback.js';
@@ -30,7 +32,7 @@ import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, startCompactor, type CreateStorageOptions, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
-import { ensurePki } from './pki.js';
+import { ensurePki, type PkiPaths } from './pki.js';
 import { controllerManagerFlags } from './flags.js';
 
 export const PRODUCT_VERSION = '0.1.0';
@@ -43,8 +45,21 @@ export interface RunningServer {
   port: number;
   /** `https://host:port` */
   url: string;
+  /** Where the admin kubeconfig was written ('' when `writeKubeconfig` is false). */
   kubeconfigPath: string;
+  /** The admin kubeconfig itself. */
+  kubeconfig: string;
   dataDir: string;
+  /** The PKI files in use (the data directory's, or the ones `pkiDir` named). */
+  pki: PkiPaths;
+  /** A privileged in-process client whose writes run admission, as remote clients' do. */
+  client: ApiClient;
+  /** The served resources (custom resources appear here once their definition is established). */
+  table: ResourceTable;
+  /** The controllers' clock. */
+  clock: Clock;
+  /** True when the controllers have started and have nothing queued or in flight. */
+  controllersIdle(): boolean;
   /** Resolves when the start-up hooks (system namespaces, RBAC policy, controllers) are done. */
   started: Promise<void>;
   stop(): Promise<void>;
@@ -52,6 +67,15 @@ export interface RunningServer {
 
 export interface StartOptions {
   log?: (line: string) => void;
+  /**
+   * A directory whose `pki/` (the layout `ensurePki` makes) is used instead of the data
+   * directory's own: servers started in one process can share one CA and keys.
+   */
+  pkiDir?: string;
+  /** Write `admin.kubeconfig` into the data directory (default true). */
+  writeKubeconfig?: boolean;
+  /** The controllers' clock (the wall clock when absent). */
+  clock?: Clock;
 }
 
 function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
@@ -89,9 +113,14 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   // Bad controller flags (an unknown --controllers name) refuse the start before anything is done.
   const controllerSettings = controllerManagerFlags(flags);
   const dataDir = resolve(flags.string('data-dir') ?? './.orch');
-  await prepareDataDir(dataDir, compat as Flavor);
+  const backend = flags.string('storage-backend') ?? 'sqlite';
+  const writeKubeconfig = opts.writeKubeconfig ?? true;
+  // A memory server with PKI from elsewhere and no kubeconfig file keeps nothing on disk.
+  if (backend !== 'memory' || !opts.pkiDir || writeKubeconfig) await prepareDataDir(dataDir, compat as Flavor);
   const bindAddress = flags.string('bind-address') ?? '127.0.0.1';
-  const pki = await ensurePki(dataDir, bindAddress);
+  const pki = await ensurePki(opts.pkiDir ?? dataDir, bindAddress);
+  // Read by the controller manager's context.
+  const clock: Clock = opts.clock ?? realClock;
   if (flags.has('tls-cert-file') !== flags.has('tls-private-key-file')) {
     throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
   }
@@ -221,19 +250,16 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const bound = await server.listen(port, bindAddress);
   externalAddress = `https://${hostForClients.includes(':') ? `[${hostForClients}]` : hostForClients}:${bound}`;
 
-  const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
-  await writeFile(
-    kubeconfigPath,
-    renderKubeconfig({
-      server: externalAddress,
-      caPem: readFileSync(pki.caCert, 'utf8'),
-      clientCertPem: readFileSync(pki.adminCert, 'utf8'),
-      clientKeyPem: readFileSync(pki.adminKey, 'utf8'),
-      user: 'admin',
-      cluster: shortWord() === 'kube' ? 'kubernetes' : 'orch',
-    }),
-    { mode: 0o600 },
-  );
+  const kubeconfig = renderKubeconfig({
+    server: externalAddress,
+    caPem: readFileSync(pki.caCert, 'utf8'),
+    clientCertPem: readFileSync(pki.adminCert, 'utf8'),
+    clientKeyPem: readFileSync(pki.adminKey, 'utf8'),
+    user: 'admin',
+    cluster: shortWord() === 'kube' ? 'kubernetes' : 'orch',
+  });
+  const kubeconfigPath = writeKubeconfig ? join(dataDir, 'admin.kubeconfig') : '';
+  if (writeKubeconfig) await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
 
   const compactor = startCompactor(storage, {
     intervalMs: flags.number('etcd-compaction-interval') ?? 60_000,
@@ -264,6 +290,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         // Only an etcd store can be shared by several servers; sqlite's lock and memory already
         // make this server the only one, and a lease left by a killed process would hold the
         // controllers back for its whole duration.
+        clock,
         leaderElection: storageOpts.backend === 'etcd' ? controllerSettings.leaderElection : false,
         log: (line) => log(`controller-manager: ${line}`),
         onError: (name, err) => log(`controller ${name}: ${err instanceof Error ? err.message : String(err)}`),
@@ -292,5 +319,19 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await storage.close();
     })());
 
-  return { server, port: bound, url: externalAddress, kubeconfigPath, dataDir, started, stop };
+  return {
+    server,
+    port: bound,
+    url: externalAddress,
+    kubeconfigPath,
+    kubeconfig,
+    dataDir,
+    pki,
+    client: controllerClient,
+    table,
+    clock,
+    controllersIdle: () => controllers !== undefined && (controllers.idle?.() ?? true),
+    started,
+    stop,
+  };
 }

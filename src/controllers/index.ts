@@ -152,13 +152,7 @@ export function startControllers(opts: ControllersOptions): RunningControllers {
   const builtin = builtinControllers({
     table: opts.table,
     rootCA: () => (opts.rootCAFile ? readFileSync(opts.rootCAFile, 'utf8') : undefined),
-  }).filter((d) => {
-    // Each runs only where its resource is served (a trimmed table may lack it).
-    const served = (resource: string): boolean => opts.table.lookup({ group: '', version: 'v1' }, resource) !== undefined;
-    if (d.name === 'serviceaccount') return opts.serviceAccounts === true && served('serviceaccounts');
-    if (d.name === 'root-ca-cert-publisher') return served('configmaps');
-    return true;
-  });
+  }).filter((d) => d.name !== 'serviceaccount' || opts.serviceAccounts === true); // the server asks for it; tests may not
   // Refuses unknown `--controllers` names before anything starts.
   const manager = new ControllerManager({
     client: opts.client,
@@ -168,6 +162,7 @@ export function startControllers(opts: ControllersOptions): RunningControllers {
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.informers ? { informers: opts.informers } : {}),
     discover: async () => discoverFromTable(opts.table),
+    onResourcesChanged: (listener) => opts.table.onChange(listener),
     leaderElection: opts.leaderElection ?? false,
     ...(opts.log ? { log: opts.log } : {}),
     ...(opts.onError ? { onError: opts.onError } : {}),

@@ -143,6 +143,8 @@ export interface ControllerManagerOptions {
   options?: Partial<ControllerOptions>;
   clock?: Clock;
   discover(): Promise<DiscoveredResource[]>;
+  /** Tells of changes to the served resources, where they can be seen (the resource table). */
+  onResourcesChanged?(listener: () => void): () => void;
   /** Leader election on a Lease (kube-controller-manager's default), or false to run at once. */
   leaderElection?: ManagerLeaderElection | false;
   /**
@@ -276,6 +278,7 @@ export class ControllerManager {
       clock: this.clock,
       eventRecorder: (component) => this.events.newRecorder(component),
       discover: () => this.opts.discover(),
+      onResourcesChanged: (listener) => this.opts.onResourcesChanged?.(listener) ?? (() => {}),
       options: this.options,
       onError: (err) => this.recordError(name, err),
       log: (line) => this.log(`${name}: ${line}`),

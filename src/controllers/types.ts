@@ -56,6 +56,11 @@ export interface ControllerContext {
   eventRecorder(component: string): EventRecorder;
   /** The resources served now (it changes at run time: custom resources). */
   discover(): Promise<DiscoveredResource[]>;
+  /**
+   * Calls `listener` when the served resources change, where the manager can tell (in the
+   * server process); returns an unsubscribe function. Out of process, controllers poll.
+   */
+  onResourcesChanged(listener: () => void): () => void;
   options: ControllerOptions;
   /** Errors the controller recovered from (logged and counted by the manager). */
   onError(err: unknown): void;

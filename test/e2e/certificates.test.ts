@@ -52,6 +52,7 @@ describe('certificates through kubectl (kubernetes flavor)', { skip }, () => {
       eventRecorder: () => new FakeEventRecorder(),
       discover: async () => [],
       log: () => {},
+      onResourcesChanged: () => () => {},
       options: { ...DEFAULT_CONTROLLER_OPTIONS, clusterSigningCertFile: join(server.dataDir, 'pki', 'ca.crt'), clusterSigningKeyFile: join(server.dataDir, 'pki', 'ca.key') },
       onError: (err) => errors.push(err),
     });

@@ -94,7 +94,7 @@ export function buildAdmissionReview(version: ReviewVersion, r: ReviewRequestInp
   return { kind: 'AdmissionReview', apiVersion: `${group('admission')}/${version}`, request };
 }
 
-interface AdmissionResponse {
+export interface AdmissionResponse {
   allowed: boolean;
   /** The decoded JSON patch text (mutating webhooks only). */
   patch?: string;

@@ -41,6 +41,7 @@ export async function startBatch(...descriptors: ControllerDescriptor[]): Promis
     eventRecorder: () => recorder,
     discover: () => Promise.resolve([]),
     log: () => {},
+    onResourcesChanged: () => () => {},
     options: DEFAULT_CONTROLLER_OPTIONS,
     onError: (e) => errors.push(e),
   };

@@ -86,6 +86,7 @@ async function harness(allow: (review: Record<string, unknown>) => boolean = () 
     eventRecorder: () => new FakeEventRecorder(),
     discover: async () => [],
     log: () => {},
+    onResourcesChanged: () => () => {},
     options: { ...DEFAULT_CONTROLLER_OPTIONS, clusterSigningCertFile: join(dir, 'ca.crt'), clusterSigningKeyFile: join(dir, 'ca.key') },
     onError: (err) => errors.push(err),
   };

@@ -34,6 +34,7 @@ async function setup() {
     eventRecorder: () => events,
     discover: () => Promise.resolve(served),
     log: () => {},
+    onResourcesChanged: () => () => {},
     options: { ...DEFAULT_CONTROLLER_OPTIONS },
     onError: (e) => errors.push(e),
   };

@@ -62,6 +62,10 @@ export class GarbageCollector implements RunningController {
   private inFlight = 0;
   private workers: Promise<void>[] = [];
   private cancelResync: (() => void) | undefined;
+  private unsubscribe: (() => void) | undefined;
+  /** A look at discovery runs now; another is wanted once it ends. */
+  private resyncing: Promise<void> | undefined;
+  private resyncAgain = false;
   private stopped = false;
   private readonly client: ApiClient;
   private readonly recorder: EventRecorder;
@@ -74,6 +78,8 @@ export class GarbageCollector implements RunningController {
   }
 
   async start(): Promise<void> {
+    // A new custom resource is watched as soon as it is served, not at the next periodic look.
+    this.unsubscribe = this.ctx.onResourcesChanged(() => void this.resyncSoon());
     await this.resync();
     const workers = Math.max(1, this.ctx.options.concurrentGCSyncs);
     const onError = (_key: string, err: unknown): void => this.ctx.onError(err);
@@ -85,6 +91,7 @@ export class GarbageCollector implements RunningController {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
     this.cancelResync?.();
     for (const remove of this.monitors.values()) remove();
     this.monitors.clear();
@@ -95,6 +102,21 @@ export class GarbageCollector implements RunningController {
 
   idle(): boolean {
     return this.inFlight === 0 && this.deleteQueue.len() === 0 && this.orphanQueue.len() === 0;
+  }
+
+  private async resyncSoon(): Promise<void> {
+    if (this.resyncing) {
+      this.resyncAgain = true;
+      return;
+    }
+    this.cancelResync?.();
+    this.resyncing = this.resync();
+    await this.resyncing;
+    this.resyncing = undefined;
+    if (this.resyncAgain) {
+      this.resyncAgain = false;
+      await this.resyncSoon();
+    }
   }
 
   /** Monitors every deletable resource served now; schedules the next look. */

@@ -51,6 +51,7 @@ async function fixture(wrap: (client: ApiClient) => ApiClient = (c) => c): Promi
     eventRecorder: () => new FakeEventRecorder(),
     discover: () => Promise.resolve([]),
     log: () => {},
+    onResourcesChanged: () => () => {},
     options: DEFAULT_CONTROLLER_OPTIONS,
     onError: (err) => errors.push(err),
   };

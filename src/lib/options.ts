@@ -1,0 +1,167 @@
+// The options of `startApiServer`, checked before anything starts, and their translation to
+// the server's flags. Plain JavaScript callers can pass anything: every key and value is
+// checked, and a bad one fails naming the option.
+import type { Clock } from '../apimachinery/clock.js';
+import type { Flavor } from '../naming/index.js';
+
+export type StorageBackend = 'memory' | 'sqlite' | 'etcd';
+
+export interface EtcdOptions {
+  /** The members' client URLs (`--etcd-servers`). */
+  servers: string[];
+  /** Put before every key (`--etcd-prefix`); a fresh one per server when absent, so servers sharing an etcd do not meet. */
+  prefix?: string;
+  /** PEM files for `https` members (`--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`). */
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+}
+
+export interface ApiServerOptions {
+  /** `memory` (default): nothing on disk. `sqlite`: a database in `dataDir`. `etcd`: the `etcd` members. */
+  storage?: StorageBackend;
+  /** `sqlite`: the directory of the database (a fresh one, removed on `stop()`, when absent). */
+  dataDir?: string;
+  etcd?: EtcdOptions;
+  /**
+   * The naming flavor: `kubernetes` (default; stock group names such as `rbac.authorization.k8s.io`)
+   * or `orch`. The flavor is process-wide: servers of both flavors cannot run at once in one process.
+   */
+  flavor?: Flavor;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** The address to listen on (default `127.0.0.1`). */
+  host?: string;
+  /** CustomResourceDefinition files or directories of them (YAML or JSON, several documents a file); installed and awaited until Established. */
+  crds?: string[];
+  /** How long each definition may take to become Established (default 10 000 ms). */
+  crdTimeoutMs?: number;
+  /** Objects to create once the definitions are established, in order: objects, or files and directories of YAML. */
+  objects?: Array<Record<string, unknown> | string>;
+  /** kube-controller-manager's `--controllers`: `*`, a name, or `-name` to turn one off. */
+  controllers?: string[];
+  /** Admission plugins to turn on or off beside the defaults (`--enable-admission-plugins`, `--disable-admission-plugins`). */
+  admissionPlugins?: { enable?: string[]; disable?: string[] };
+  /** The controllers' clock: pass a `FakeClock` to drive schedules (CronJobs, TTLs) from the test. */
+  clock?: Clock;
+  /** Share one CA and keys between the servers of this process (`shared`, default, fast) or make new ones (`fresh`). */
+  pki?: 'shared' | 'fresh';
+  /** Further kube-apiserver flags, e.g. `['--runtime-config=batch/v1=false']`. */
+  flags?: string[];
+  /** Receives the server's log lines (none are printed by default). */
+  log?: (line: string) => void;
+}
+
+const KNOWN: ReadonlySet<string> = new Set([
+  'storage',
+  'dataDir',
+  'etcd',
+  'flavor',
+  'port',
+  'host',
+  'crds',
+  'crdTimeoutMs',
+  'objects',
+  'controllers',
+  'admissionPlugins',
+  'clock',
+  'pki',
+  'flags',
+  'log',
+]);
+
+export class OptionError extends Error {
+  constructor(message: string) {
+    super(`startApiServer: ${message}`);
+    this.name = 'OptionError';
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function stringList(name: string, v: unknown): void {
+  if (v === undefined) return;
+  if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) throw new OptionError(`option "${name}" must be an array of strings`);
+}
+
+function oneOf(name: string, v: unknown, allowed: readonly string[]): void {
+  if (v !== undefined && !allowed.includes(v as string)) throw new OptionError(`option "${name}" must be one of ${allowed.map((a) => `"${a}"`).join(', ')}, not ${JSON.stringify(v)}`);
+}
+
+/** Throws an OptionError naming the first unknown or ill-typed option. */
+export function checkOptions(opts: unknown): asserts opts is ApiServerOptions {
+  if (opts === undefined) return;
+  if (!isRecord(opts)) throw new OptionError('the options must be an object');
+  for (const key of Object.keys(opts)) {
+    if (!KNOWN.has(key)) throw new OptionError(`unknown option "${key}" (known: ${[...KNOWN].join(', ')})`);
+  }
+  oneOf('storage', opts.storage, ['memory', 'sqlite', 'etcd']);
+  oneOf('flavor', opts.flavor, ['kubernetes', 'orch']);
+  oneOf('pki', opts.pki, ['shared', 'fresh']);
+  if (opts.dataDir !== undefined && typeof opts.dataDir !== 'string') throw new OptionError('option "dataDir" must be a string');
+  if (opts.host !== undefined && typeof opts.host !== 'string') throw new OptionError('option "host" must be a string');
+  if (opts.port !== undefined && !(Number.isInteger(opts.port) && (opts.port as number) >= 0 && (opts.port as number) <= 65535)) {
+    throw new OptionError(`option "port" must be a port number (0 picks a free one), not ${JSON.stringify(opts.port)}`);
+  }
+  if (opts.crdTimeoutMs !== undefined && !(typeof opts.crdTimeoutMs === 'number' && opts.crdTimeoutMs > 0)) {
+    throw new OptionError('option "crdTimeoutMs" must be a positive number of milliseconds');
+  }
+  stringList('crds', opts.crds);
+  stringList('controllers', opts.controllers);
+  stringList('flags', opts.flags);
+  if (opts.objects !== undefined && (!Array.isArray(opts.objects) || opts.objects.some((o) => typeof o !== 'string' && !isRecord(o)))) {
+    throw new OptionError('option "objects" must be an array of objects or file paths');
+  }
+  if (opts.admissionPlugins !== undefined) {
+    if (!isRecord(opts.admissionPlugins)) throw new OptionError('option "admissionPlugins" must be an object with "enable" and "disable" lists');
+    for (const key of Object.keys(opts.admissionPlugins)) {
+      if (key !== 'enable' && key !== 'disable') throw new OptionError(`unknown option "admissionPlugins.${key}" (known: enable, disable)`);
+    }
+    stringList('admissionPlugins.enable', opts.admissionPlugins.enable);
+    stringList('admissionPlugins.disable', opts.admissionPlugins.disable);
+  }
+  if (opts.clock !== undefined) {
+    const c = opts.clock as Partial<Clock> | null;
+    if (typeof c?.now !== 'function' || typeof c.schedule !== 'function') throw new OptionError('option "clock" must be a Clock (now() and schedule(ms, fn)), e.g. a FakeClock');
+  }
+  if (opts.log !== undefined && typeof opts.log !== 'function') throw new OptionError('option "log" must be a function');
+  const storage = opts.storage ?? 'memory';
+  if (opts.etcd !== undefined) {
+    if (storage !== 'etcd') throw new OptionError('option "etcd" needs storage: "etcd"');
+    if (!isRecord(opts.etcd)) throw new OptionError('option "etcd" must be an object');
+    for (const key of Object.keys(opts.etcd)) {
+      if (!['servers', 'prefix', 'caFile', 'certFile', 'keyFile'].includes(key)) throw new OptionError(`unknown option "etcd.${key}" (known: servers, prefix, caFile, certFile, keyFile)`);
+    }
+    stringList('etcd.servers', opts.etcd.servers);
+  }
+  if (storage === 'etcd' && (!isRecord(opts.etcd) || !Array.isArray(opts.etcd.servers) || opts.etcd.servers.length === 0)) {
+    throw new OptionError('storage "etcd" needs option "etcd.servers"');
+  }
+  if (opts.dataDir !== undefined && storage !== 'sqlite') throw new OptionError('option "dataDir" is for storage: "sqlite"');
+}
+
+/** The flags the options stand for; `dataDir` is where the data directory lives. */
+export function optionFlags(opts: ApiServerOptions, dataDir: string, uniqueSuffix: string): string[] {
+  const storage = opts.storage ?? 'memory';
+  const out = [
+    `--data-dir=${dataDir}`,
+    `--storage-backend=${storage}`,
+    `--secure-port=${opts.port ?? 0}`,
+    `--bind-address=${opts.host ?? '127.0.0.1'}`,
+    `--compat=${opts.flavor ?? 'kubernetes'}`,
+  ];
+  if (storage === 'etcd' && opts.etcd) {
+    out.push(`--etcd-servers=${opts.etcd.servers.join(',')}`, `--etcd-prefix=${opts.etcd.prefix ?? `/orch-test-${uniqueSuffix}`}`);
+    if (opts.etcd.caFile) out.push(`--etcd-cafile=${opts.etcd.caFile}`);
+    if (opts.etcd.certFile) out.push(`--etcd-certfile=${opts.etcd.certFile}`);
+    if (opts.etcd.keyFile) out.push(`--etcd-keyfile=${opts.etcd.keyFile}`);
+  }
+  const enable = opts.admissionPlugins?.enable ?? [];
+  const disable = opts.admissionPlugins?.disable ?? [];
+  if (enable.length > 0) out.push(`--enable-admission-plugins=${enable.join(',')}`);
+  if (disable.length > 0) out.push(`--disable-admission-plugins=${disable.join(',')}`);
+  if (opts.controllers) out.push(`--controllers=${opts.controllers.join(',')}`);
+  return [...out, ...(opts.flags ?? [])];
+}
