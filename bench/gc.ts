@@ -3,12 +3,10 @@
 // same run, over the real registry on memory storage and the in-process client.
 //   node dist/bench/gc.js [<dependents>]   (10,000 by default)
 import { realClock } from '../src/apimachinery/clock.js';
-import { FakeEventRecorder } from '../src/client/events.js';
-import { SharedInformerFactory } from '../src/client/informer-factory.js';
 import { GarbageCollector } from '../src/controllers/garbagecollector/controller.js';
-import { DEFAULT_CONTROLLER_OPTIONS } from '../src/controllers/types.js';
 import { LoopbackClient } from '../src/server/loopback.js';
 import { coreDefinitions, memoryTable } from '../src/testing/memory-table.js';
+import { testControllerContext } from '../src/testing/controllers.js';
 
 const n = Number(process.argv[2] ?? '10000');
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
@@ -16,18 +14,13 @@ const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
 const mt = memoryTable(coreDefinitions('namespaces', 'configmaps'));
 const client = new LoopbackClient(mt.table, { username: 'admin', groups: ['system:masters'] });
-const informers = new SharedInformerFactory(client);
-const gc = new GarbageCollector({
-  client,
-  informers,
+const ctx = testControllerContext(client, {
   clock: realClock,
-  eventRecorder: () => new FakeEventRecorder(),
   discover: () => Promise.resolve([{ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, verbs }]),
-  log: () => {},
-  onResourcesChanged: () => () => {},
-  options: { ...DEFAULT_CONTROLLER_OPTIONS },
   onError: (e) => console.error(e),
 });
+const informers = ctx.informers;
+const gc = new GarbageCollector(ctx);
 await gc.start();
 informers.start();
 await informers.waitForSync();

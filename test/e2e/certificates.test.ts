@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { realClock } from '../../src/apimachinery/clock.js';
 import { x509 } from '../../src/auth/x509-lib.js';
-import { FakeEventRecorder } from '../../src/client/events.js';
 import { SharedInformerFactory } from '../../src/client/informer-factory.js';
 import { csrSigningController } from '../../src/controllers/certificates/index.js';
 import { DEFAULT_CONTROLLER_OPTIONS, type RunningController } from '../../src/controllers/types.js';
 import { setFlavor } from '../../src/naming/index.js';
 import { eventually, Kubectl, kubectlPath, serverUnavailable, startTestServer, type TestServer } from './harness.js';
+import { testControllerContext } from '../../src/testing/controllers.js';
 
 const binary = kubectlPath();
 const skip = serverUnavailable() ?? (binary ? undefined : 'kubectl is not on PATH');
@@ -43,19 +43,12 @@ describe('certificates through kubectl (kubernetes flavor)', { skip }, () => {
     server = await startTestServer({ flavor: 'kubernetes' });
     kubectl = new Kubectl(binary!, server.kubeconfigPath);
     // The signing controller runs beside the server, signing with the server's CA as it does by default.
-    informers = new SharedInformerFactory(server.client);
-    const errors: unknown[] = [];
-    signer = await csrSigningController.start({
-      client: server.client,
-      informers,
+    const ctx = testControllerContext(server.client, {
       clock: realClock,
-      eventRecorder: () => new FakeEventRecorder(),
-      discover: async () => [],
-      log: () => {},
-      onResourcesChanged: () => () => {},
       options: { ...DEFAULT_CONTROLLER_OPTIONS, clusterSigningCertFile: join(server.dataDir, 'pki', 'ca.crt'), clusterSigningKeyFile: join(server.dataDir, 'pki', 'ca.key') },
-      onError: (err) => errors.push(err),
     });
+    informers = ctx.informers;
+    signer = await csrSigningController.start(ctx);
     informers.start();
   });
 

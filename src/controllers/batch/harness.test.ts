@@ -4,11 +4,11 @@ import { builtinResourceDefinitions } from '../../apis/definitions.js';
 import { FakeClock } from '../../apimachinery/clock.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { FakeEventRecorder } from '../../client/events.js';
-import { SharedInformerFactory } from '../../client/informer-factory.js';
 import { LoopbackClient } from '../../server/loopback.js';
 import { memoryTable } from '../../testing/memory-table.js';
 import { eventually } from '../../testing/wait.js';
-import { DEFAULT_CONTROLLER_OPTIONS, type ControllerContext, type ControllerDescriptor, type RunningController } from '../types.js';
+import type { ControllerDescriptor, RunningController } from '../types.js';
+import { testControllerContext } from '../../testing/controllers.js';
 
 export interface BatchHarness {
   client: LoopbackClient;
@@ -31,20 +31,8 @@ export async function startBatch(...descriptors: ControllerDescriptor[]): Promis
   const clock = new FakeClock(Date.UTC(2024, 0, 1, 0, 0, 30));
   const { table, close } = memoryTable(defs, { now: () => clock.now() });
   const client = new LoopbackClient(table, { username: 'admin', groups: ['system:masters'] });
-  const recorder = new FakeEventRecorder();
-  const errors: unknown[] = [];
-  const informers = new SharedInformerFactory(client);
-  const ctx: ControllerContext = {
-    client,
-    informers,
-    clock,
-    eventRecorder: () => recorder,
-    discover: () => Promise.resolve([]),
-    log: () => {},
-    onResourcesChanged: () => () => {},
-    options: DEFAULT_CONTROLLER_OPTIONS,
-    onError: (e) => errors.push(e),
-  };
+  const ctx = testControllerContext(client, { clock });
+  const { informers, errors, events: recorder } = ctx;
   const running: RunningController[] = [];
   for (const d of descriptors) running.push(await d.start(ctx));
   informers.start();

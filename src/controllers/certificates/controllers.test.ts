@@ -10,17 +10,16 @@ import { describe, it } from 'node:test';
 import { FakeClock } from '../../apimachinery/clock.js';
 import type { KubeObject, UserInfo } from '../../apimachinery/types.js';
 import { x509 } from '../../auth/x509-lib.js';
-import { FakeEventRecorder } from '../../client/events.js';
-import { SharedInformerFactory } from '../../client/informer-factory.js';
 import type { ApiClient } from '../../client/types.js';
 import { LoopbackClient } from '../../server/loopback.js';
 import { fixture, type Fixture } from '../../testing/admission.js';
 import { eventually } from '../../testing/wait.js';
-import { DEFAULT_CONTROLLER_OPTIONS, type ControllerContext, type ControllerDescriptor, type RunningController } from '../types.js';
+import { DEFAULT_CONTROLLER_OPTIONS, type ControllerDescriptor, type RunningController } from '../types.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from './index.js';
 import { csrResource } from './common.js';
 import { certificateDurationSeconds, validityPeriod } from './signing.js';
 import { cleanupReason } from './cleaner.js';
+import { testControllerContext } from '../../testing/controllers.js';
 
 const CSR = csrResource();
 const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -66,7 +65,6 @@ async function harness(allow: (review: Record<string, unknown>) => boolean = () 
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', caKeys.privateKey)).toString('base64');
   await writeFile(join(dir, 'ca.crt'), ca.toString('pem'));
   await writeFile(join(dir, 'ca.key'), `-----BEGIN PRIVATE KEY-----\n${pkcs8}\n-----END PRIVATE KEY-----\n`);
-  const errors: unknown[] = [];
   const reviews: Record<string, unknown>[] = [];
   // SubjectAccessReviews are served by the auth layer; here they answer as `allow` says.
   const client: ApiClient = Object.assign(Object.create(f.plain) as ApiClient, {
@@ -77,19 +75,12 @@ async function harness(allow: (review: Record<string, unknown>) => boolean = () 
       return { ...obj, status: { allowed: allow(spec) } };
     },
   });
-  const informers = new SharedInformerFactory(client);
   const running: RunningController[] = [];
-  const ctx: ControllerContext = {
-    client,
-    informers,
+  const ctx = testControllerContext(client, {
     clock,
-    eventRecorder: () => new FakeEventRecorder(),
-    discover: async () => [],
-    log: () => {},
-    onResourcesChanged: () => () => {},
     options: { ...DEFAULT_CONTROLLER_OPTIONS, clusterSigningCertFile: join(dir, 'ca.crt'), clusterSigningKeyFile: join(dir, 'ca.key') },
-    onError: (err) => errors.push(err),
-  };
+  });
+  const { informers, errors } = ctx;
   return {
     f,
     clock,

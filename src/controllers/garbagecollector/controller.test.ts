@@ -3,13 +3,12 @@ import { test } from 'node:test';
 import { FakeClock } from '../../apimachinery/clock.js';
 import { isApiError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { FakeEventRecorder } from '../../client/events.js';
-import { SharedInformerFactory } from '../../client/informer-factory.js';
 import { LoopbackClient } from '../../server/loopback.js';
 import { coreDefinitions, memoryTable } from '../../testing/memory-table.js';
 import { eventually } from '../../testing/wait.js';
-import { DEFAULT_CONTROLLER_OPTIONS, type ControllerContext, type DiscoveredResource } from '../types.js';
+import type { DiscoveredResource } from '../types.js';
 import { GarbageCollector } from './controller.js';
+import { testControllerContext } from '../../testing/controllers.js';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps' };
 const NS = { group: '', version: 'v1', resource: 'namespaces' };
@@ -23,21 +22,9 @@ const served: DiscoveredResource[] = [
 async function setup() {
   const mt = memoryTable(coreDefinitions('namespaces', 'configmaps'));
   const client = new LoopbackClient(mt.table, admin);
-  const informers = new SharedInformerFactory(client);
   const clock = new FakeClock();
-  const events = new FakeEventRecorder();
-  const errors: unknown[] = [];
-  const ctx: ControllerContext = {
-    client,
-    informers,
-    clock,
-    eventRecorder: () => events,
-    discover: () => Promise.resolve(served),
-    log: () => {},
-    onResourcesChanged: () => () => {},
-    options: { ...DEFAULT_CONTROLLER_OPTIONS },
-    onError: (e) => errors.push(e),
-  };
+  const ctx = testControllerContext(client, { clock, discover: () => Promise.resolve(served) });
+  const { informers, events, errors } = ctx;
   const gc = new GarbageCollector(ctx);
   await gc.start();
   informers.start();

@@ -8,16 +8,15 @@ import { FakeClock } from '../../apimachinery/clock.js';
 import { ApiError, isApiError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { ServiceAccountTokens } from '../../auth/authn/serviceaccount.js';
-import { FakeEventRecorder } from '../../client/events.js';
-import { SharedInformerFactory } from '../../client/informer-factory.js';
 import type { ApiClient } from '../../client/types.js';
 import type { DeleteOptions } from '../../rest/index.js';
 import { LoopbackClient } from '../../server/loopback.js';
 import { coreDefinitions, memoryTable } from '../../testing/memory-table.js';
 import { eventually } from '../../testing/wait.js';
-import { DEFAULT_CONTROLLER_OPTIONS, type ControllerContext, type RunningController } from '../types.js';
+import type { ControllerContext, RunningController } from '../types.js';
 import { clusterInfoKubeconfig, ensureClusterInfo } from './cluster-info.js';
 import { bootstrapSignerController, serviceAccountTokenController, tokenCleanerController } from './index.js';
+import { testControllerContext } from '../../testing/controllers.js';
 
 const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
 const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
@@ -41,20 +40,9 @@ async function fixture(wrap: (client: ApiClient) => ApiClient = (c) => c): Promi
   const client = new LoopbackClient(memory.table, { username: 'admin', groups: ['system:masters'] });
   for (const name of ['orch-system', 'orch-public', 'team']) await client.create(NAMESPACES, '', { metadata: { name } });
   const wrapped = wrap(client);
-  const informers = new SharedInformerFactory(wrapped);
   const clock = new FakeClock(Date.UTC(2024, 0, 1));
-  const errors: unknown[] = [];
-  const ctx: ControllerContext = {
-    client: wrapped,
-    informers,
-    clock,
-    eventRecorder: () => new FakeEventRecorder(),
-    discover: () => Promise.resolve([]),
-    log: () => {},
-    onResourcesChanged: () => () => {},
-    options: DEFAULT_CONTROLLER_OPTIONS,
-    onError: (err) => errors.push(err),
-  };
+  const ctx = testControllerContext(wrapped, { clock });
+  const { errors, informers } = ctx;
   return {
     client,
     clock,
