@@ -16,3 +16,15 @@ test('work queue metrics carry the queue name, as Kubernetes names them', async 
   assert.match(text, /^workqueue_retries_total\{name="garbage_collector_attempt_to_delete"\} 1$/m);
   assert.match(text, /^workqueue_depth\{name="garbage_collector_attempt_to_delete"\} 3$/m);
 });
+
+test('queues of one name add up their depths', async () => {
+  const a = workQueueMetrics('shared_depth_queue');
+  const b = workQueueMetrics('shared_depth_queue');
+  a.depth(2);
+  b.depth(3);
+  a.depth(1);
+  const text = await register.metrics();
+  assert.match(text, /^workqueue_depth\{name="shared_depth_queue"\} 4$/m);
+  b.depth(0);
+  assert.match(await register.metrics(), /^workqueue_depth\{name="shared_depth_queue"\} 1$/m);
+});

@@ -23,11 +23,16 @@ function registered(): NonNullable<typeof metrics> {
   return metrics;
 }
 
+/** Hooks for one queue; the depth of queues sharing a name is their sum (each reports its own change). */
 export function workQueueMetrics(name: string): WorkQueueMetrics {
   const m = registered();
+  let last = 0;
   return {
     add: () => m.adds.inc({ name }),
     retry: () => m.retries.inc({ name }),
-    depth: (n) => m.depth.set({ name }, n),
+    depth: (n) => {
+      if (n !== last) m.depth.inc({ name }, n - last);
+      last = n;
+    },
   };
 }

@@ -68,3 +68,30 @@ test('workers retry failed keys with back-off until they succeed', async () => {
   assert.deepEqual(errors, ['flaky: fail 1', 'flaky: fail 2']);
   assert.equal(q.numRequeues('flaky'), 0);
 });
+
+test('a queue with metrics reports adds, retries and the depth of waiting keys', async () => {
+  const seen = { adds: 0, retries: 0, depths: [] as number[] };
+  const q = new WorkQueue<string>(new ExponentialBackoff<string>(1, 1), {
+    metrics: { add: () => seen.adds++, retry: () => seen.retries++, depth: (n) => seen.depths.push(n) },
+  });
+  q.add('a');
+  q.add('a'); // already waiting: neither an add nor a depth change
+  q.add('b');
+  assert.equal(seen.adds, 2);
+  assert.deepEqual(seen.depths, [1, 2]);
+  assert.equal(await q.get(), 'a');
+  assert.deepEqual(seen.depths.at(-1), 1);
+  q.add('a'); // re-added while processing: waits, and counts in the depth
+  assert.deepEqual(seen.depths.at(-1), 2);
+  q.addRateLimited('b');
+  assert.equal(seen.retries, 1);
+  q.done('a');
+  assert.equal(await q.get(), 'b');
+  assert.equal(await q.get(), 'a');
+  assert.deepEqual(seen.depths.at(-1), 0);
+  q.shutDown();
+  q.add('c');
+  q.addRateLimited('c');
+  assert.equal(seen.adds, 3);
+  assert.equal(seen.retries, 1);
+});

@@ -1,6 +1,7 @@
 // A rate-limited work queue in the manner of client-go's: a key is queued at most once at a
 // time, a key being processed is not handed to a second worker (a re-add waits until it is
 // done), and failed keys come back after an exponential back-off.
+import type { WorkQueueMetrics } from './workqueue-metrics.js';
 
 export interface RateLimiter<K> {
   /** Delay before the key's next retry (counts the retry). */
@@ -42,14 +43,28 @@ export class WorkQueue<K = string> {
   private readonly waiters: ((key: K | undefined) => void)[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private shuttingDown = false;
+  private readonly metrics: WorkQueueMetrics | undefined;
 
-  constructor(private readonly limiter: RateLimiter<K> = new ExponentialBackoff<K>()) {}
+  /** `metrics` hears of adds, retries and the depth, as client-go's named queues report them. */
+  constructor(
+    private readonly limiter: RateLimiter<K> = new ExponentialBackoff<K>(),
+    opts: { metrics?: WorkQueueMetrics } = {},
+  ) {
+    this.metrics = opts.metrics;
+  }
 
   add(key: K): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.add(key);
+    this.metrics?.add();
+    this.reportDepth();
     if (this.processing.has(key)) return;
     this.enqueue(key);
+  }
+
+  /** Depth counts keys waiting, including a re-add held back while its key is processed (as client-go's does). */
+  private reportDepth(): void {
+    this.metrics?.depth(this.dirty.size);
   }
 
   private enqueue(key: K): void {
@@ -57,13 +72,15 @@ export class WorkQueue<K = string> {
     if (waiter) {
       this.dirty.delete(key);
       this.processing.add(key);
+      this.reportDepth();
       waiter(key);
     } else this.queue.push(key);
   }
 
-  /** Adds the key after `delayMs`. */
+  /** Adds the key after `delayMs` (a retry in the metrics, as client-go counts every delayed add). */
   addAfter(key: K, delayMs: number): void {
     if (this.shuttingDown) return;
+    this.metrics?.retry();
     if (delayMs <= 0) return this.add(key);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
@@ -92,6 +109,7 @@ export class WorkQueue<K = string> {
     if (key !== undefined) {
       this.dirty.delete(key);
       this.processing.add(key);
+      this.reportDepth();
       return Promise.resolve(key);
     }
     if (this.shuttingDown) return Promise.resolve(undefined);
@@ -114,6 +132,7 @@ export class WorkQueue<K = string> {
     this.timers.clear();
     this.queue.length = 0;
     this.dirty.clear();
+    this.reportDepth();
     for (const w of this.waiters.splice(0)) w(undefined);
   }
 

@@ -9,10 +9,13 @@ import type { SharedInformerFactory } from '../client/informer-factory.js';
 import type { RunningController } from './types.js';
 import { NAMESPACES } from './namespace/controller.js';
 import { ExponentialBackoff, runWorkers, WorkQueue } from '../client/workqueue.js';
+import { workQueueMetrics } from '../client/workqueue-metrics.js';
 
 export interface PerNamespaceObjectSpec {
   /** For errors and logs. */
   controller: string;
+  /** The work queue's name in the metrics, as kube-controller-manager names it. */
+  queueName: string;
   resource: GroupVersionResource;
   name: string;
   /** The object to create in `namespace`. */
@@ -35,7 +38,7 @@ function active(ns: KubeObject | undefined): boolean {
 }
 
 export class PerNamespaceObjectController implements RunningController {
-  private readonly queue = new WorkQueue<string>(new ExponentialBackoff<string>(5, 60_000));
+  private readonly queue: WorkQueue<string>;
   private readonly namespaces: Informer;
   private readonly objects: Informer;
   private readonly removers: (() => void)[] = [];
@@ -45,6 +48,7 @@ export class PerNamespaceObjectController implements RunningController {
     private readonly spec: PerNamespaceObjectSpec,
     private readonly opts: PerNamespaceOptions,
   ) {
+    this.queue = new WorkQueue<string>(new ExponentialBackoff<string>(5, 60_000), { metrics: workQueueMetrics(spec.queueName) });
     this.namespaces = opts.informers.informerFor(NAMESPACES);
     this.objects = opts.informers.informerFor(spec.resource, { fieldSelector: `metadata.name=${spec.name}` });
     const enqueueNamespace = (ns: KubeObject): void => {

@@ -47,6 +47,7 @@ export function startRootCAPublisher(caPem: string, opts: PerNamespaceOptions): 
   return new PerNamespaceObjectController(
     {
       controller: 'root-ca-cert-publisher',
+      queueName: 'root_ca_cert_publisher',
       resource: CONFIG_MAPS,
       name: rootCAConfigMapName(),
       desired: () => rootCAConfigMap(caPem),

@@ -12,7 +12,7 @@ export function defaultServiceAccount(): KubeObject {
 
 export function startServiceAccountController(opts: PerNamespaceOptions): PerNamespaceObjectController {
   return new PerNamespaceObjectController(
-    { controller: 'serviceaccount', resource: SERVICE_ACCOUNTS, name: DEFAULT_SERVICE_ACCOUNT_NAME, desired: defaultServiceAccount },
+    { controller: 'serviceaccount', queueName: 'serviceaccount', resource: SERVICE_ACCOUNTS, name: DEFAULT_SERVICE_ACCOUNT_NAME, desired: defaultServiceAccount },
     opts,
   );
 }

@@ -4,6 +4,7 @@ import { isApiError } from '../../apimachinery/errors.js';
 import type { Clock } from '../../apimachinery/clock.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import { ExponentialBackoff, runWorkers, WorkQueue } from '../../client/workqueue.js';
+import { workQueueMetrics } from '../../client/workqueue-metrics.js';
 import type { RunningController } from '../types.js';
 
 export const JOBS: GroupVersionResource = { group: 'batch', version: 'v1', resource: 'jobs' };
@@ -53,7 +54,7 @@ export function isAlreadyExists(err: unknown): boolean {
  * time of `clock` (one pending per key: a new one replaces the old).
  */
 export class KeyedLoop implements RunningController {
-  readonly queue = new WorkQueue<string>(new ExponentialBackoff<string>(5, 60_000));
+  readonly queue: WorkQueue<string>;
   private readonly wakeups = new Map<string, () => void>();
   private inFlight = 0;
   private workers: Promise<void> | undefined;
@@ -63,7 +64,11 @@ export class KeyedLoop implements RunningController {
     private readonly clock: Clock,
     private readonly sync: (key: string) => Promise<void>,
     private readonly onError: (err: unknown) => void,
-  ) {}
+    /** The work queue's name in the metrics, as kube-controller-manager names it. */
+    queueName: string,
+  ) {
+    this.queue = new WorkQueue<string>(new ExponentialBackoff<string>(5, 60_000), { metrics: workQueueMetrics(queueName) });
+  }
 
   /** Runs `fn` on stop (informer handler removal). */
   onStop(fn: () => void): void {

@@ -100,7 +100,7 @@ export class CronJobController implements RunningController {
   private readonly loop: KeyedLoop;
 
   constructor(private readonly opts: CronJobControllerOptions) {
-    this.loop = new KeyedLoop(opts.clock, (key) => this.sync(key), opts.onError);
+    this.loop = new KeyedLoop(opts.clock, (key) => this.sync(key), opts.onError, 'cronjob');
     const enqueue = (cj: KubeObject): void => this.loop.add(keyOf(cj));
     this.loop.onStop(opts.cronJobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n) }));
     // A Job's change concerns its controlling CronJob.

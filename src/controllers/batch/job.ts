@@ -186,7 +186,7 @@ export class JobController implements RunningController {
   }
 
   constructor(private readonly opts: JobControllerOptions) {
-    this.loop = new KeyedLoop(opts.clock, (key) => this.sync(key), opts.onError);
+    this.loop = new KeyedLoop(opts.clock, (key) => this.sync(key), opts.onError, 'job');
     const enqueue = (job: KubeObject): void => this.loop.add(keyOf(job));
     this.loop.onStop(opts.jobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: enqueue }));
     const podChanged = (pod: KubeObject): void => {

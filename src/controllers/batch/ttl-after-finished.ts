@@ -33,7 +33,7 @@ export class TTLAfterFinishedController implements RunningController {
   private readonly loop: KeyedLoop;
 
   constructor(private readonly opts: TTLAfterFinishedOptions) {
-    this.loop = new KeyedLoop(opts.clock, (key) => this.sync(key), opts.onError);
+    this.loop = new KeyedLoop(opts.clock, (key) => this.sync(key), opts.onError, 'ttl_jobs_to_delete');
     const enqueue = (job: KubeObject): void => {
       if (!job.metadata?.deletionTimestamp && jobFinished(job) && typeof (job.spec as { ttlSecondsAfterFinished?: unknown } | undefined)?.ttlSecondsAfterFinished === 'number') {
         this.loop.add(keyOf(job));

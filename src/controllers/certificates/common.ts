@@ -4,6 +4,7 @@
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import { keyOf } from '../../client/informer.js';
 import { ExponentialBackoff, runWorkers, WorkQueue } from '../../client/workqueue.js';
+import { workQueueMetrics } from '../../client/workqueue-metrics.js';
 import { x509 } from '../../auth/x509-lib.js';
 import { group } from '../../naming/index.js';
 import type { ControllerContext, RunningController } from '../types.js';
@@ -83,7 +84,8 @@ export function parseRequest(requestBase64: string): ParsedRequest {
  */
 export function startCSRController(ctx: ControllerContext, handle: (csr: KubeObject) => Promise<void>, backoff = { baseMs: 200, maxMs: 1000 * 1000 }): RunningController {
   const informer = ctx.informers.informerFor(csrResource());
-  const queue = new WorkQueue<string>(new ExponentialBackoff<string>(backoff.baseMs, backoff.maxMs));
+  // Every CSR controller's queue is named `certificate`, as Kubernetes' certificate controller names it.
+  const queue = new WorkQueue<string>(new ExponentialBackoff<string>(backoff.baseMs, backoff.maxMs), { metrics: workQueueMetrics('certificate') });
   let inFlight = 0;
   const enqueue = (o: KubeObject): void => queue.add(keyOf(o));
   const removeHandler = informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, o) => enqueue(o) });

@@ -6,6 +6,7 @@ import { Informer, type ResourceEventHandler } from '../../client/informer.js';
 import type { SharedInformerFactory } from '../../client/informer-factory.js';
 import type { ApiClient } from '../../client/types.js';
 import { ExponentialBackoff, runWorkers, WorkQueue } from '../../client/workqueue.js';
+import { workQueueMetrics } from '../../client/workqueue-metrics.js';
 
 export interface CRDControllerOptions {
   client: ApiClient;
@@ -26,8 +27,10 @@ export abstract class CRDController {
   protected constructor(
     protected readonly opts: CRDControllerOptions,
     readonly name: string,
+    /** The work queue's name in the metrics, as apiextensions-apiserver names it. */
+    queueName: string,
   ) {
-    this.queue = new WorkQueue(new ExponentialBackoff<string>(opts.backoff?.baseMs ?? 5, opts.backoff?.maxMs ?? 60_000));
+    this.queue = new WorkQueue(new ExponentialBackoff<string>(opts.backoff?.baseMs ?? 5, opts.backoff?.maxMs ?? 60_000), { metrics: workQueueMetrics(queueName) });
     this.ownsInformer = !opts.informers;
     this.informer = opts.informers?.informerFor(crdResource()) ?? new Informer(opts.client, crdResource(), { resyncMs: 5 * 60_000, onError: opts.onError });
   }

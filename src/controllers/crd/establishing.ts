@@ -6,7 +6,7 @@ import { CRDController, type CRDControllerOptions } from './controller.js';
 
 export class EstablishingController extends CRDController {
   constructor(opts: CRDControllerOptions) {
-    super(opts, 'establishing');
+    super(opts, 'establishing', 'crdEstablishing');
     this.handle({ onAdd: (crd) => this.enqueue(crd), onUpdate: (_old, crd) => this.enqueue(crd) });
   }
 

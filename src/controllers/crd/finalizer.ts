@@ -107,7 +107,7 @@ function ignorable(err: unknown): boolean {
 
 export class FinalizerController extends CRDController {
   constructor(private readonly options: FinalizerControllerOptions) {
-    super(options, 'finalizer');
+    super(options, 'finalizer', 'crd_finalizer');
     const enqueue = (crd: KubeObject): void => {
       if (crd.metadata?.deletionTimestamp && hasFinalizer(crd, customResourceCleanupFinalizer())) this.enqueue(crd);
     };

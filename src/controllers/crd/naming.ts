@@ -105,7 +105,7 @@ export class NamingController extends CRDController {
   private readonly written = new Map<string, KubeObject>();
 
   constructor(opts: CRDControllerOptions) {
-    super(opts, 'naming');
+    super(opts, 'naming', 'crd_naming_condition_controller');
     this.handle({
       onAdd: (crd) => this.enqueue(crd),
       onUpdate: (_old, crd) => this.enqueue(crd),

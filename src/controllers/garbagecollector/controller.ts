@@ -8,6 +8,7 @@ import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.
 import type { EventRecorder } from '../../client/events.js';
 import type { ApiClient } from '../../client/types.js';
 import { ExponentialBackoff, runWorkers, WorkQueue } from '../../client/workqueue.js';
+import { workQueueMetrics } from '../../client/workqueue-metrics.js';
 import { group as namedGroup } from '../../naming/index.js';
 import type { ControllerContext, DiscoveredResource, RunningController } from '../types.js';
 import {
@@ -73,8 +74,8 @@ export class GarbageCollector implements RunningController {
   constructor(private readonly ctx: ControllerContext) {
     this.client = ctx.client;
     this.recorder = ctx.eventRecorder('garbage-collector-controller');
-    this.deleteQueue = new WorkQueue(new ExponentialBackoff<string>(5, 1_000_000));
-    this.orphanQueue = new WorkQueue(new ExponentialBackoff<string>(5, 1_000_000));
+    this.deleteQueue = new WorkQueue(new ExponentialBackoff<string>(5, 1_000_000), { metrics: workQueueMetrics('garbage_collector_attempt_to_delete') });
+    this.orphanQueue = new WorkQueue(new ExponentialBackoff<string>(5, 1_000_000), { metrics: workQueueMetrics('garbage_collector_attempt_to_orphan') });
   }
 
   async start(): Promise<void> {

@@ -10,6 +10,7 @@ import type { ResourceTable } from '../../rest/index.js';
 import { Informer } from '../../client/informer.js';
 import type { SharedInformerFactory } from '../../client/informer-factory.js';
 import { runWorkers, WorkQueue, ExponentialBackoff } from '../../client/workqueue.js';
+import { workQueueMetrics } from '../../client/workqueue-metrics.js';
 import { deleteAllContent, deletionConditions, sameConditions, type NamespaceCondition } from './deleter.js';
 import type { RunningController } from '../types.js';
 
@@ -68,7 +69,7 @@ export class NamespaceController implements RunningController {
   private workers: Promise<void> | undefined;
 
   constructor(private readonly opts: NamespaceControllerOptions) {
-    this.queue = new WorkQueue(new ExponentialBackoff<string>(opts.backoff?.baseMs ?? 5, opts.backoff?.maxMs ?? 60_000));
+    this.queue = new WorkQueue(new ExponentialBackoff<string>(opts.backoff?.baseMs ?? 5, opts.backoff?.maxMs ?? 60_000), { metrics: workQueueMetrics('namespace') });
     this.ownsInformer = !opts.informers;
     this.informer =
       opts.informers?.informerFor(NAMESPACES) ??

@@ -44,7 +44,7 @@ class BootstrapSigner extends QueueController {
   private readonly key = `${clusterInfoNamespace()}/${CLUSTER_INFO}`;
 
   constructor(private readonly ctx: ControllerContext) {
-    super();
+    super('bootstrap_signer_queue');
     this.secrets = ctx.informers.informerFor(SECRETS, { namespace: bootstrapTokenNamespace() });
     this.configMaps = ctx.informers.informerFor(CONFIG_MAPS, { namespace: clusterInfoNamespace(), fieldSelector: `metadata.name=${CLUSTER_INFO}` });
     const poke = (): void => this.queue.add(this.key);

@@ -3,16 +3,22 @@
 // true when nothing is queued or being synced.
 import type { Informer } from '../../client/informer.js';
 import { ExponentialBackoff, runWorkers, WorkQueue } from '../../client/workqueue.js';
+import { workQueueMetrics } from '../../client/workqueue-metrics.js';
 import type { RunningController } from '../types.js';
 
 export class QueueController implements RunningController {
-  readonly queue = new WorkQueue<string>(new ExponentialBackoff<string>(5, 1_000_000));
+  readonly queue: WorkQueue<string>;
   private readonly removers: (() => void)[] = [];
   private readonly schedules = new Map<string, () => void>();
   private inFlight = 0;
   private workers: Promise<void> | undefined;
   private stopping: () => void = () => {};
   private readonly stopped = new Promise<void>((resolve) => (this.stopping = resolve));
+
+  /** `queueName` names the queue in the metrics as kube-controller-manager does. */
+  constructor(queueName: string) {
+    this.queue = new WorkQueue<string>(new ExponentialBackoff<string>(5, 1_000_000), { metrics: workQueueMetrics(queueName) });
+  }
 
   /** Runs `sync` for every queued key on `workers` loops; a key whose sync throws is retried after its back-off. */
   run(sync: (key: string) => Promise<void>, workers: number, onError: (err: unknown) => void): void {

@@ -68,7 +68,8 @@ class ServiceAccountTokensController extends QueueController {
     private readonly ctx: ControllerContext,
     workers: number,
   ) {
-    super();
+    // One queue serves accounts and secrets; named for Kubernetes' secret queue, which does the deleting.
+    super('serviceaccount_tokens_secret');
     this.accounts = ctx.informers.informerFor(SERVICE_ACCOUNTS);
     this.secrets = ctx.informers.informerFor(SECRETS, { fieldSelector: `type=${serviceAccountTokenType()}` });
     // Only a deletion asks anything of an account's tokens (1.27 no longer makes tokens for accounts).

@@ -13,7 +13,7 @@ class TokenCleaner extends QueueController {
   private readonly secrets: Informer;
 
   constructor(private readonly ctx: ControllerContext) {
-    super();
+    super('token_cleaner');
     this.secrets = ctx.informers.informerFor(SECRETS, { namespace: bootstrapTokenNamespace() });
     const enqueue = (secret: KubeObject): void => {
       if (secret['type'] === bootstrapTokenSecretType()) this.queue.add(keyOf(secret));

@@ -1,0 +1,109 @@
+// Black-box, both flavors: `kubectl delete --cascade=background|foreground|orphan` on a
+// Deployment owning ConfigMaps, with the garbage collector running in the server binary.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { eventually, Kubectl, kubectlPath, serverUnavailable, startTestServer, type Flavor, type TestServer } from './harness.js';
+
+const binary = kubectlPath();
+const skip = serverUnavailable() ?? (binary ? undefined : 'kubectl is not on PATH');
+
+for (const flavor of ['kubernetes', 'orch'] as Flavor[]) {
+  describe(`kubectl delete --cascade (${flavor} flavor)`, { skip }, () => {
+    let server: TestServer;
+    let kubectl: Kubectl;
+
+    before(async () => {
+      server = await startTestServer({ flavor });
+      kubectl = new Kubectl(binary!, server.kubeconfigPath);
+    });
+
+    after(async () => {
+      kubectl?.dispose();
+      await server?.stop();
+    });
+
+    async function ok(args: string[], input?: string): Promise<string> {
+      const res = await kubectl.run(args, { input });
+      assert.equal(res.code, 0, `kubectl ${args.join(' ')}: ${res.stderr}`);
+      return res.stdout;
+    }
+
+    /** A Deployment and ConfigMaps it owns, each dependent blocking the owner's deletion or not, with finalizers or not. */
+    async function ownerWithDependents(owner: string, dependents: { name: string; block?: boolean; finalizers?: string[] }[]): Promise<string> {
+      await ok(['create', 'deployment', owner, '--image=busybox']);
+      const uid = await ok(['get', 'deployment', owner, '-o', 'jsonpath={.metadata.uid}']);
+      assert.match(uid, /^[0-9a-f-]{36}$/);
+      const items = dependents.map((d) => ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: d.name,
+          labels: { owner },
+          ...(d.finalizers ? { finalizers: d.finalizers } : {}),
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: owner, uid, ...(d.block ? { blockOwnerDeletion: true } : {}) }],
+        },
+        data: { k: 'v' },
+      }));
+      await ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+      return uid;
+    }
+
+    async function names(kind: string, selector: string): Promise<string[]> {
+      const out = await ok(['get', kind, '-l', selector, '-o', 'name']);
+      return out.split('\n').filter(Boolean).sort();
+    }
+
+    async function exists(kind: string, name: string): Promise<boolean> {
+      const res = await kubectl.run(['get', kind, name, '-o', 'name']);
+      if (res.code === 0) return true;
+      assert.match(res.stderr, /NotFound/);
+      return false;
+    }
+
+    test('background: the owner goes at once, its dependents after it', async () => {
+      await ownerWithDependents('web-bg', [{ name: 'bg-1' }, { name: 'bg-2', block: true }]);
+      const out = await ok(['delete', 'deployment', 'web-bg', '--cascade=background']);
+      assert.match(out, /deployment.apps "web-bg" deleted/);
+      assert.equal(await exists('deployment', 'web-bg'), false);
+      await eventually(async () => (await names('configmaps', 'owner=web-bg')).length === 0 || undefined, 'the dependents collected');
+    });
+
+    test('foreground: the owner waits with deletionTimestamp and foregroundDeletion until blocking dependents are gone', async () => {
+      await ownerWithDependents('web-fg', [
+        { name: 'fg-held', block: true, finalizers: ['example.com/hold'] },
+        { name: 'fg-free', block: true },
+      ]);
+      const out = await ok(['delete', 'deployment', 'web-fg', '--cascade=foreground', '--wait=false']);
+      assert.match(out, /deployment.apps "web-fg" deleted/);
+      // The held dependent is deleted but stays for its finalizer, and so does the owner.
+      await eventually(async () => (await exists('configmap', 'fg-free')) ? undefined : true, 'the unheld dependent collected');
+      await eventually(async () => {
+        const cm = JSON.parse(await ok(['get', 'configmap', 'fg-held', '-o', 'json'])) as { metadata: { deletionTimestamp?: string } };
+        return cm.metadata.deletionTimestamp;
+      }, 'the held dependent marked for deletion');
+      const owner = JSON.parse(await ok(['get', 'deployment', 'web-fg', '-o', 'json'])) as { metadata: { deletionTimestamp?: string; finalizers?: string[] } };
+      assert.ok(owner.metadata.deletionTimestamp, 'the owner carries a deletionTimestamp');
+      assert.deepEqual(owner.metadata.finalizers, ['foregroundDeletion']);
+      // Still there a moment later: the collector does not give up on the blocking dependent.
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(await exists('deployment', 'web-fg'), true);
+      await ok(['patch', 'configmap', 'fg-held', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      await eventually(async () => ((await exists('deployment', 'web-fg')) ? undefined : true), 'the owner gone after its dependents');
+      assert.deepEqual(await names('configmaps', 'owner=web-fg'), []);
+    });
+
+    test('orphan: the owner goes, its dependents stay without the reference', async () => {
+      await ownerWithDependents('web-or', [{ name: 'or-1' }, { name: 'or-2', block: true }]);
+      const out = await ok(['delete', 'deployment', 'web-or', '--cascade=orphan']);
+      assert.match(out, /deployment.apps "web-or" deleted/);
+      assert.equal(await exists('deployment', 'web-or'), false);
+      assert.deepEqual(await names('configmaps', 'owner=web-or'), ['configmap/or-1', 'configmap/or-2']);
+      for (const name of ['or-1', 'or-2']) {
+        assert.equal(await ok(['get', 'configmap', name, '-o', 'jsonpath={.metadata.ownerReferences}']), '', `${name} keeps no reference`);
+      }
+      // And they stay: nothing collects them later.
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(await names('configmaps', 'owner=web-or'), ['configmap/or-1', 'configmap/or-2']);
+    });
+  });
+}
