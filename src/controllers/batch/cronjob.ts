@@ -10,7 +10,8 @@ import type { Informer } from '../../client/informer.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from '../types.js';
-import { controllerRef, controllerUid, CRONJOBS, isAlreadyExists, isNotFound, jobFinished, JOBS, KeyedLoop } from './common.js';
+import { controllerRef, controllerUid, CRONJOBS, isAlreadyExists, isNotFound, jobFinished, JOBS } from './common.js';
+import { KeyedLoop } from '../keyed-loop.js';
 import { isKnownTimeZone, jobNameFor, mostRecentScheduleTime, parseSchedule, type Schedule } from './schedule.js';
 
 interface ObjectRef {
@@ -100,7 +101,7 @@ export class CronJobController implements RunningController {
   private readonly loop: KeyedLoop;
 
   constructor(private readonly opts: CronJobControllerOptions) {
-    this.loop = new KeyedLoop(opts.clock, (key) => this.sync(key), opts.onError, 'cronjob');
+    this.loop = new KeyedLoop(opts.clock, 'cronjob', { maxRetryDelayMs: 60_000 });
     const enqueue = (cj: KubeObject): void => this.loop.add(keyOf(cj));
     this.loop.onStop(opts.cronJobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n) }));
     // A Job's change concerns its controlling CronJob.
@@ -114,7 +115,7 @@ export class CronJobController implements RunningController {
   }
 
   start(workers: number): void {
-    this.loop.start(workers);
+    this.loop.run((key) => this.sync(key), workers, this.opts.onError);
   }
 
   idle(): boolean {

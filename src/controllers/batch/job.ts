@@ -12,7 +12,8 @@ import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import { longDomainKey } from '../../naming/index.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from '../types.js';
-import { conditionsOf, controllerRef, controllerUid, isNotFound, jobFinished, JOBS, KeyedLoop, PODS, type Condition } from './common.js';
+import { conditionsOf, controllerRef, controllerUid, isNotFound, jobFinished, JOBS, PODS, type Condition } from './common.js';
+import { KeyedLoop } from '../keyed-loop.js';
 
 const COMPONENT = 'job-controller';
 /** Pod re-creation after failures waits 10 s, doubling, up to 6 min (Kubernetes' pod failure back-off). */
@@ -186,7 +187,7 @@ export class JobController implements RunningController {
   }
 
   constructor(private readonly opts: JobControllerOptions) {
-    this.loop = new KeyedLoop(opts.clock, (key) => this.sync(key), opts.onError, 'job');
+    this.loop = new KeyedLoop(opts.clock, 'job', { maxRetryDelayMs: 60_000 });
     const enqueue = (job: KubeObject): void => this.loop.add(keyOf(job));
     this.loop.onStop(opts.jobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: enqueue }));
     const podChanged = (pod: KubeObject): void => {
@@ -197,7 +198,7 @@ export class JobController implements RunningController {
   }
 
   start(workers: number): void {
-    this.loop.start(workers);
+    this.loop.run((key) => this.sync(key), workers, this.opts.onError);
   }
 
   idle(): boolean {

@@ -7,7 +7,8 @@ import type { Informer } from '../../client/informer.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from '../types.js';
-import { isNotFound, jobFinished, JOBS, KeyedLoop } from './common.js';
+import { isNotFound, jobFinished, JOBS } from './common.js';
+import { KeyedLoop } from '../keyed-loop.js';
 
 /** When the Job expires, or undefined when it has no TTL, is not finished or is being deleted. Throws without a finish time. */
 export function expiresAt(job: KubeObject): Date | undefined {
@@ -33,7 +34,7 @@ export class TTLAfterFinishedController implements RunningController {
   private readonly loop: KeyedLoop;
 
   constructor(private readonly opts: TTLAfterFinishedOptions) {
-    this.loop = new KeyedLoop(opts.clock, (key) => this.sync(key), opts.onError, 'ttl_jobs_to_delete');
+    this.loop = new KeyedLoop(opts.clock, 'ttl_jobs_to_delete', { maxRetryDelayMs: 60_000 });
     const enqueue = (job: KubeObject): void => {
       if (!job.metadata?.deletionTimestamp && jobFinished(job) && typeof (job.spec as { ttlSecondsAfterFinished?: unknown } | undefined)?.ttlSecondsAfterFinished === 'number') {
         this.loop.add(keyOf(job));
@@ -43,7 +44,7 @@ export class TTLAfterFinishedController implements RunningController {
   }
 
   start(workers: number): void {
-    this.loop.start(workers);
+    this.loop.run((key) => this.sync(key), workers, this.opts.onError);
   }
 
   idle(): boolean {

@@ -9,7 +9,7 @@ import type { ControllerContext, RunningController } from '../types.js';
 import { bootstrapTokenNamespace, bootstrapTokenSecretType, signingToken, tokenExpiration } from './bootstrap-token.js';
 import { CLUSTER_INFO, clusterInfoNamespace, CONFIG_MAPS, JWS_KEY_PREFIX, KUBECONFIG_KEY } from './cluster-info.js';
 import { detachedSignature } from './jws.js';
-import { QueueController } from './queue-controller.js';
+import { KeyedLoop } from '../keyed-loop.js';
 
 export const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
 
@@ -38,13 +38,13 @@ export async function signedClusterInfoData(data: Readonly<Record<string, unknow
   return changed ? next : undefined;
 }
 
-class BootstrapSigner extends QueueController {
+class BootstrapSigner extends KeyedLoop {
   private readonly secrets: Informer;
   private readonly configMaps: Informer;
   private readonly key = `${clusterInfoNamespace()}/${CLUSTER_INFO}`;
 
   constructor(private readonly ctx: ControllerContext) {
-    super('bootstrap_signer_queue');
+    super(ctx.clock, 'bootstrap_signer_queue');
     this.secrets = ctx.informers.informerFor(SECRETS, { namespace: bootstrapTokenNamespace() });
     this.configMaps = ctx.informers.informerFor(CONFIG_MAPS, { namespace: clusterInfoNamespace(), fieldSelector: `metadata.name=${CLUSTER_INFO}` });
     const poke = (): void => this.queue.add(this.key);
@@ -70,7 +70,8 @@ class BootstrapSigner extends QueueController {
       if (remainingMs > 0) nextExpiry = Math.min(nextExpiry, remainingMs);
     }
     // An expired token signs no more: look again when the first one expires.
-    this.setSchedule(this.key, Number.isFinite(nextExpiry) ? this.ctx.clock.schedule(nextExpiry, () => this.queue.add(this.key)) : undefined);
+    if (Number.isFinite(nextExpiry)) this.wakeAfter(this.key, nextExpiry);
+    else this.cancelWake(this.key);
 
     const cm = this.configMaps.get(clusterInfoNamespace(), CLUSTER_INFO);
     if (!cm || !isPlainObject(cm['data'])) return;

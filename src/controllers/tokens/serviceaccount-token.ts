@@ -7,7 +7,7 @@ import { isPlainObject, type KubeObject } from '../../apimachinery/types.js';
 import type { Informer } from '../../client/informer.js';
 import { longDomainKey } from '../../naming/index.js';
 import type { ControllerContext, RunningController } from '../types.js';
-import { QueueController } from './queue-controller.js';
+import { KeyedLoop } from '../keyed-loop.js';
 import { SECRETS } from './bootstrapsigner.js';
 
 export const SERVICE_ACCOUNTS = { group: '', version: 'v1', resource: 'serviceaccounts' };
@@ -60,7 +60,7 @@ function accountKey(account: KubeObject): string {
   return `sa/${JSON.stringify([account.metadata?.namespace ?? '', account.metadata?.name ?? '', account.metadata?.uid ?? ''])}`;
 }
 
-class ServiceAccountTokensController extends QueueController {
+class ServiceAccountTokensController extends KeyedLoop {
   private readonly accounts: Informer;
   private readonly secrets: Informer;
 
@@ -69,7 +69,7 @@ class ServiceAccountTokensController extends QueueController {
     workers: number,
   ) {
     // One queue serves accounts and secrets; named for Kubernetes' secret queue, which does the deleting.
-    super('serviceaccount_tokens_secret');
+    super(ctx.clock, 'serviceaccount_tokens_secret');
     this.accounts = ctx.informers.informerFor(SERVICE_ACCOUNTS);
     this.secrets = ctx.informers.informerFor(SECRETS, { fieldSelector: `type=${serviceAccountTokenType()}` });
     // Only a deletion asks anything of an account's tokens (1.27 no longer makes tokens for accounts).

@@ -6,14 +6,14 @@ import { splitKey, keyOf } from '../../client/informer.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { ControllerContext, RunningController } from '../types.js';
 import { bootstrapTokenNamespace, bootstrapTokenSecretType, tokenExpiration } from './bootstrap-token.js';
-import { QueueController } from './queue-controller.js';
+import { KeyedLoop } from '../keyed-loop.js';
 import { SECRETS } from './bootstrapsigner.js';
 
-class TokenCleaner extends QueueController {
+class TokenCleaner extends KeyedLoop {
   private readonly secrets: Informer;
 
   constructor(private readonly ctx: ControllerContext) {
-    super('token_cleaner');
+    super(ctx.clock, 'token_cleaner');
     this.secrets = ctx.informers.informerFor(SECRETS, { namespace: bootstrapTokenNamespace() });
     const enqueue = (secret: KubeObject): void => {
       if (secret['type'] === bootstrapTokenSecretType()) this.queue.add(keyOf(secret));
@@ -25,15 +25,16 @@ class TokenCleaner extends QueueController {
   private async sync(key: string): Promise<void> {
     const secret = this.secrets.getByKey(key);
     if (!secret || secret['type'] !== bootstrapTokenSecretType()) {
-      this.setSchedule(key, undefined);
+      this.cancelWake(key);
       return;
     }
     const { expired, remainingMs } = tokenExpiration(secret, this.ctx.clock.now());
     if (!expired) {
-      this.setSchedule(key, remainingMs > 0 ? this.ctx.clock.schedule(remainingMs, () => this.queue.add(key)) : undefined);
+      if (remainingMs > 0) this.wakeAfter(key, remainingMs);
+      else this.cancelWake(key);
       return;
     }
-    this.setSchedule(key, undefined);
+    this.cancelWake(key);
     const { namespace, name } = splitKey(key);
     const uid = secret.metadata?.uid;
     try {
