@@ -12,6 +12,7 @@ import { impersonate } from './impersonation.js';
 import { reviewStores } from './reviews/stores.js';
 import { installEscalationChecks, startRBAC } from './rbac/module.js';
 import { RBACCache } from './rbac/cache.js';
+import { abortController } from '../apimachinery/abort.js';
 
 export { authFlagDefinitions } from './flags.js';
 export { forbiddenError, forbiddenMessage } from './authz/union.js';
@@ -92,7 +93,7 @@ export async function buildAuth(flags: ParsedFlags, deps: AuthDeps): Promise<Aut
     },
     async stop() {
       stopEscalationChecks();
-      stopRBAC.abort();
+      abortController(stopRBAC);
       await stopRBACControllers?.();
       await authz.stop();
       await authn.stop();

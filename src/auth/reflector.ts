@@ -3,6 +3,7 @@
 // Auth keeps its own so that its decisions never wait on a storage read per request.
 import type { GroupVersionResource, KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
+import { abortController } from '../apimachinery/abort.js';
 
 type ObjectKey = string;
 
@@ -57,7 +58,7 @@ export class Reflector {
 
   stop(): void {
     this.running = false;
-    this.abort.abort();
+    abortController(this.abort);
   }
 
   private emit(obj: KubeObject, type: 'upsert' | 'delete'): void {

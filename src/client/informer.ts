@@ -6,6 +6,7 @@
 import { ApiError, isApiError, type Status } from '../apimachinery/errors.js';
 import { isPlainObject, type GroupVersionResource, type KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from './types.js';
+import { abortController } from '../apimachinery/abort.js';
 
 export interface ResourceEventHandler {
   onAdd?(obj: KubeObject): void;
@@ -78,7 +79,7 @@ export class Informer {
   }
 
   async stop(): Promise<void> {
-    this.stopController.abort();
+    abortController(this.stopController);
     this.sleepWake?.();
     if (this.resyncTimer) clearInterval(this.resyncTimer);
     for (const w of this.syncWaiters.splice(0)) w();
@@ -221,7 +222,7 @@ export class Informer {
 
   private async watchOnce(): Promise<WatchOutcome> {
     const ac = new AbortController();
-    const onStop = (): void => ac.abort();
+    const onStop = (): void => abortController(ac);
     this.stopController.signal.addEventListener('abort', onStop);
     // Spread watch restarts over time, as client-go does (5 to 10 minutes).
     const timeoutSeconds = this.opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
@@ -271,7 +272,7 @@ export class Informer {
       throw err;
     } finally {
       this.stopController.signal.removeEventListener('abort', onStop);
-      ac.abort();
+      abortController(ac);
     }
     // A stream that ends at once, empty, points at a problem: slow down before resuming.
     if (events === 0 && Date.now() - started < 1000 && !this.stopped) await this.sleep(this.opts.backoff?.initialMs ?? 1000);

@@ -6,6 +6,7 @@ import { internalError, resourceExpired, tooLargeResourceVersion } from '../apim
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import type { CacheEvent, Cacher, Item, StorageEvent } from '../storage/interface.js';
 import { isTooLarge, isTooOld } from './errors.js';
+import { abortController } from '../apimachinery/abort.js';
 
 export interface WatchStreamOptions {
   cacher: Cacher;
@@ -50,7 +51,7 @@ export function watchStream(o: WatchStreamOptions): AsyncIterable<WatchEvent> {
 
 async function* run(o: WatchStreamOptions): AsyncGenerator<WatchEvent> {
   const controller = new AbortController();
-  const abort = () => controller.abort();
+  const abort = () => abortController(controller);
   if (o.signal.aborted) return;
   o.signal.addEventListener('abort', abort, { once: true });
   let timedOut = false;
@@ -58,7 +59,7 @@ async function* run(o: WatchStreamOptions): AsyncGenerator<WatchEvent> {
     o.timeoutSeconds !== undefined && o.timeoutSeconds > 0
       ? setTimeout(() => {
           timedOut = true;
-          controller.abort();
+          abortController(controller);
         }, o.timeoutSeconds * 1000)
       : undefined;
   let last = o.start;
@@ -113,7 +114,7 @@ async function* run(o: WatchStreamOptions): AsyncGenerator<WatchEvent> {
     if (timer) clearTimeout(timer);
     preTimeout?.cancel();
     o.signal.removeEventListener('abort', abort);
-    controller.abort();
+    abortController(controller);
     void events.return?.(undefined).catch(() => undefined);
   }
 }

@@ -31,6 +31,7 @@ import { ApiServerMetrics } from './metrics.js';
 import { serveNonResource, type NonResourceDeps, type OpenApiHandler, type RawAnswer } from './non-resource.js';
 import type { RequestInfo } from './request-info.js';
 import type { VersionInfo } from './version.js';
+import { abortController } from '../apimachinery/abort.js';
 
 export interface ApiServerConfig {
   table: ResourceTable;
@@ -216,7 +217,7 @@ export class ApiServer {
       query: new URLSearchParams(),
       pretty: false,
     };
-    const onClose = (): void => scope.abort.abort();
+    const onClose = (): void => abortController(scope.abort);
     res.on('close', onClose);
     try {
       if (isHttp2(req)) {
@@ -224,7 +225,7 @@ export class ApiServer {
         // follow: a RST_STREAM sent right behind the HEADERS would only be seen once all the
         // work is done. One turn of the event loop lets it arrive first (rapid reset).
         await new Promise<void>((resolve) => setImmediate(resolve));
-        if (streamClosed(req)) scope.abort.abort();
+        if (streamClosed(req)) abortController(scope.abort);
         if (scope.abort.signal.aborted) return;
       }
       await this.chain(scope);
@@ -262,7 +263,7 @@ export class ApiServer {
     const server = this.server;
     const closed = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
     for (const s of this.sessions) s.close();
-    this.shutdownController.abort();
+    abortController(this.shutdownController);
     if (this.active > 0) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, opts.drainTimeoutMs ?? 30_000);

@@ -19,6 +19,7 @@ import {
 import { SortedKeys } from './keys.js';
 import { pageLimit } from './revisions.js';
 import type { ProgressReporting } from './watch-hub.js';
+import { abortController } from '../apimachinery/abort.js';
 
 export interface CacherOptions {
   /** How long events stay in the ring (default 5 minutes). */
@@ -217,7 +218,7 @@ export class WatchCache implements Cacher {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.abort.abort();
+    abortController(this.abort);
     clearInterval(this.bookmarkTimer);
     if (this.pollTimer !== undefined) clearInterval(this.pollTimer);
     for (const w of this.watchers) w.end();

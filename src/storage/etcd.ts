@@ -20,6 +20,7 @@ import {
 } from './interface.js';
 import { watchEtcd } from './etcd-watch.js';
 import type { ProgressReporting } from './watch-hub.js';
+import { abortController } from '../apimachinery/abort.js';
 
 export interface EtcdStorageOptions {
   /** Client URLs of the etcd members, e.g. `http://127.0.0.1:2379` (kube-apiserver's --etcd-servers). */
@@ -182,7 +183,7 @@ export class EtcdStorage implements Storage {
 
   watch(prefix: string, afterRevision: number, signal: AbortSignal): AsyncIterable<StorageEvent> & ProgressReporting {
     const ctl = new AbortController();
-    const onAbort = (): void => ctl.abort();
+    const onAbort = (): void => abortController(ctl);
     const inner = watchEtcd(
       {
         watchClient: this.client.watchClient,
@@ -206,7 +207,7 @@ export class EtcdStorage implements Storage {
         } finally {
           signal.removeEventListener('abort', onAbort);
           storage.watches.delete(ctl);
-          ctl.abort();
+          abortController(ctl);
         }
       },
       progressRevision: () => inner.progressRevision(),
@@ -230,7 +231,7 @@ export class EtcdStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const ctl of this.watches) ctl.abort();
+    for (const ctl of this.watches) abortController(ctl);
     this.watches.clear();
     await this.client.close();
   }

@@ -18,12 +18,12 @@
 import { StorageError, type Storage } from './interface.js';
 import { MemoryStorage } from './memory.js';
 import { SqliteStorage } from './sqlite.js';
-import { EtcdStorage } from './etcd.js';
 
 export * from './interface.js';
 export { MemoryStorage, type MemoryStorageOptions } from './memory.js';
 export { SqliteStorage, defaultDatabaseFile, type SqliteStorageOptions } from './sqlite.js';
-export { EtcdStorage, type EtcdStorageOptions } from './etcd.js';
+// The etcd backend is loaded only when asked for: its gRPC client costs ~200 ms of start-up.
+export type { EtcdStorage, EtcdStorageOptions } from './etcd.js';
 export { WatchCache, createCacher, type CacherOptions } from './cacher.js';
 export { startCompactor, type CompactorOptions } from './compactor.js';
 export type { ProgressReporting } from './watch-hub.js';
@@ -63,7 +63,7 @@ export async function createStorage(opts: CreateStorageOptions): Promise<Storage
       if (opts.etcdServers === undefined || opts.etcdServers.length === 0) {
         throw new StorageError('the etcd storage backend needs at least one etcd server URL (--etcd-servers)');
       }
-      return EtcdStorage.open({
+      return (await import('./etcd.js')).EtcdStorage.open({
         servers: opts.etcdServers,
         ...(opts.etcdPrefix !== undefined ? { keyPrefix: opts.etcdPrefix } : {}),
         ...(opts.etcdTls !== undefined ? { tls: opts.etcdTls } : {}),

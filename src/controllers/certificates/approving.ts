@@ -52,7 +52,7 @@ export async function approveIfNodeClient(client: ApiClient, csr: KubeObject): P
   if (status.certificate || hasCondition(csr, 'Approved') || hasCondition(csr, 'Denied')) return;
   let request: ParsedRequest;
   try {
-    request = parseRequest(spec.request ?? '');
+    request = await parseRequest(spec.request ?? '');
   } catch (err) {
     throw new Error(`unable to parse csr ${JSON.stringify(csr.metadata?.name ?? '')}: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -7,7 +7,7 @@ import { webcrypto } from 'node:crypto';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { rfc3339 } from '../../apimachinery/time.js';
 import type { ApiClient } from '../../client/types.js';
-import { x509 } from '../../auth/x509-lib.js';
+import type { x509 } from '../../auth/x509-lib.js';
 import { builtinSigner, type BuiltinSigner } from '../../apis/certificates/signers.js';
 import type { ControllerDescriptor } from '../types.js';
 import { csrParts, csrResource, hasCondition, parseRequest, startCSRController, type ParsedRequest } from './common.js';
@@ -95,18 +95,27 @@ export function validityPeriod(now: Date, durationS: number, caNotAfter: Date): 
   return { notBefore, notAfter };
 }
 
-const KEY_USAGE_FLAGS: Record<string, number> = {
-  signing: x509.KeyUsageFlags.digitalSignature,
-  'digital signature': x509.KeyUsageFlags.digitalSignature,
-  'content commitment': x509.KeyUsageFlags.nonRepudiation,
-  'key encipherment': x509.KeyUsageFlags.keyEncipherment,
-  'key agreement': x509.KeyUsageFlags.keyAgreement,
-  'data encipherment': x509.KeyUsageFlags.dataEncipherment,
-  'cert sign': x509.KeyUsageFlags.keyCertSign,
-  'crl sign': x509.KeyUsageFlags.cRLSign,
-  'encipher only': x509.KeyUsageFlags.encipherOnly,
-  'decipher only': x509.KeyUsageFlags.decipherOnly,
-};
+type X509 = typeof x509;
+
+/** Loaded on first use: the X.509 library costs ~150 ms of a server's start-up. */
+async function loadX509(): Promise<X509> {
+  return (await import('../../auth/x509-lib.js')).x509;
+}
+
+function keyUsageFlags(x509: X509): Record<string, number> {
+  return {
+    signing: x509.KeyUsageFlags.digitalSignature,
+    'digital signature': x509.KeyUsageFlags.digitalSignature,
+    'content commitment': x509.KeyUsageFlags.nonRepudiation,
+    'key encipherment': x509.KeyUsageFlags.keyEncipherment,
+    'key agreement': x509.KeyUsageFlags.keyAgreement,
+    'data encipherment': x509.KeyUsageFlags.dataEncipherment,
+    'cert sign': x509.KeyUsageFlags.keyCertSign,
+    'crl sign': x509.KeyUsageFlags.cRLSign,
+    'encipher only': x509.KeyUsageFlags.encipherOnly,
+    'decipher only': x509.KeyUsageFlags.decipherOnly,
+  };
+}
 
 const EXTENDED_USAGES: Record<string, string> = {
   any: '2.5.29.37.0',
@@ -138,6 +147,7 @@ function signingAlgorithm(key: webcrypto.CryptoKey): { name: string; hash: strin
 
 /** Loads the signing CA: a PEM certificate and its PKCS#8 private key (ECDSA or RSA). */
 export async function loadSigningCA(certFile: string, keyFile: string): Promise<SigningCA> {
+  const x509 = await loadX509();
   const cert = new x509.X509Certificate(await readFile(certFile, 'utf8'));
   const keyPem = await readFile(keyFile, 'utf8');
   const match = /-----BEGIN PRIVATE KEY-----([\s\S]*?)-----END PRIVATE KEY-----/.exec(keyPem);
@@ -157,7 +167,9 @@ function randomSerial(): string {
 
 /** Issues the certificate `r` asks for (subject, alternative names, key) with `usages`; PEM. */
 export async function issueCertificate(ca: SigningCA, r: ParsedRequest, usages: string[], period: { notBefore: Date; notAfter: Date }): Promise<string> {
-  const flags = usages.reduce((f, u) => f | (KEY_USAGE_FLAGS[u] ?? 0), 0);
+  const x509 = await loadX509();
+  const usageFlags = keyUsageFlags(x509);
+  const flags = usages.reduce((f, u) => f | (usageFlags[u] ?? 0), 0);
   const extended = [...new Set(usages.map((u) => EXTENDED_USAGES[u]).filter((u): u is string => u !== undefined))];
   const extensions: InstanceType<typeof x509.Extension>[] = [
     ...(flags ? [new x509.KeyUsagesExtension(flags, true)] : []),
@@ -201,7 +213,7 @@ export async function signIfApproved(opts: SignerOptions, csr: KubeObject): Prom
   if (!signer) return;
   let request: ParsedRequest;
   try {
-    request = parseRequest(spec.request ?? '');
+    request = await parseRequest(spec.request ?? '');
   } catch (err) {
     throw new Error(`unable to parse csr ${JSON.stringify(csr.metadata?.name ?? '')}: ${err instanceof Error ? err.message : String(err)}`);
   }

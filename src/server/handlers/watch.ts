@@ -12,6 +12,7 @@ import { headerValue, setWarnings, toApiError } from '../http.js';
 import { parseListOptions } from './options.js';
 import type { HandlerDeps, Routed } from './request.js';
 import { tableConvertorOf } from './response.js';
+import { abortController } from '../../apimachinery/abort.js';
 
 /** The longest watch timeout a timer can hold, in whole seconds. */
 export const MAX_WATCH_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
@@ -38,8 +39,8 @@ export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: 
   const timeoutSeconds = Math.min(asked, MAX_WATCH_TIMEOUT_SECONDS);
 
   const ac = new AbortController();
-  const stop = (): void => ac.abort();
-  if (r.signal.aborted || deps.shutdownSignal.aborted) ac.abort();
+  const stop = (): void => abortController(ac);
+  if (r.signal.aborted || deps.shutdownSignal.aborted) abortController(ac);
   r.signal.addEventListener('abort', stop, { once: true });
   deps.shutdownSignal.addEventListener('abort', stop, { once: true });
   const timer = setTimeout(stop, timeoutSeconds * 1000);
@@ -48,7 +49,7 @@ export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: 
     clearTimeout(timer);
     r.signal.removeEventListener('abort', stop);
     deps.shutdownSignal.removeEventListener('abort', stop);
-    ac.abort();
+    abortController(ac);
   };
 
   let events: AsyncIterable<WatchEvent>;
