@@ -18,7 +18,8 @@ const run = (cmd: string, args: string[], cwd: string): string =>
 test('npm pack installs in an empty directory and works as a library and as a bin', { skip, timeout: 600_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), 'orch-pack-'));
   try {
-    // The build is the test runner's; only the declarations are made here (prepack's work).
+    // The build is the test runner's; only the declarations are made here (prepack's second step),
+    // so that no JavaScript file other tests are loading is rewritten under them.
     run('npx', ['tsc', '-p', 'tsconfig.pack.json'], ROOT);
     run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], ROOT);
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
