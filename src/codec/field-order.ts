@@ -10,6 +10,7 @@
 // kube-apiserver, so `apiVersion` comes first there).
 import { isPlainObject } from '../apimachinery/types.js';
 import { jsonFields, servedFieldName, typeIdForKind, type FieldDef, type TypeRef } from '../schema/index.js';
+import { setOwn } from '../apimachinery/own.js';
 
 /** How a field's value is walked. */
 const enum Walk {
@@ -144,10 +145,7 @@ function ordered(obj: Record<string, unknown>, plan: Plan): Record<string, unkno
   const at = (k: string): number => plan.fields[k]?.at ?? plan.size;
   keys.sort((a, b) => at(a) - at(b));
   const out: Record<string, unknown> = {};
-  for (const k of keys) {
-    const v = values?.has(k) ? values.get(k) : obj[k];
-    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-  }
+  for (const k of keys) setOwn(out, k, values?.has(k) ? values.get(k) : obj[k]);
   return out;
 }
 
@@ -193,10 +191,7 @@ function sortedKeys(v: Record<string, unknown>, each?: (item: unknown) => unknow
   }
   if (!changed && !values) return v;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v).sort()) {
-    const item = values?.has(k) ? values.get(k) : v[k];
-    Object.defineProperty(out, k, { value: item, enumerable: true, writable: true, configurable: true });
-  }
+  for (const k of Object.keys(v).sort()) setOwn(out, k, values?.has(k) ? values.get(k) : v[k]);
   return out;
 }
 

@@ -77,14 +77,16 @@ export function pruneResource(obj: Record<string, unknown>, schema: JSONSchemaPr
 
 /** Removes `null`s of fields that are neither nullable nor defaulted, as Kubernetes does after pruning. */
 export function pruneNonNullableNulls(x: unknown, s: JSONSchemaProps | undefined): void {
+  // Below a value without a schema (metadata, preserved fields) nothing is removed.
+  if (!s) return;
   if (isMap(x)) {
     for (const k of Object.keys(x)) {
-      const sub = s ? (memberSchema(s, k) ?? undefined) : undefined;
+      const sub = memberSchema(s, k) ?? undefined;
       if (x[k] === null && sub && sub.nullable !== true && sub.default === undefined) delete x[k];
       else pruneNonNullableNulls(x[k], sub);
     }
   } else if (Array.isArray(x)) {
-    const items = s ? asSchema(s.items) : undefined;
+    const items = asSchema(s.items);
     for (const v of x) pruneNonNullableNulls(v, items);
   }
 }
