@@ -8,6 +8,8 @@ import { workQueueMetrics } from '../client/workqueue-metrics.js';
 import type { RunningController } from './types.js';
 
 export interface KeyedLoopOptions {
+  /** The first back-off of a failing key (ms, doubling per failure); 5 ms as client-go's default. */
+  baseRetryDelayMs?: number;
   /** The longest back-off of a failing key (ms); client-go's default controller rate limiter caps at 1000 s. */
   maxRetryDelayMs?: number;
 }
@@ -27,7 +29,7 @@ export class KeyedLoop implements RunningController {
     queueName: string,
     opts: KeyedLoopOptions = {},
   ) {
-    this.queue = new WorkQueue<string>(new ExponentialBackoff<string>(5, opts.maxRetryDelayMs ?? 1_000_000), { metrics: workQueueMetrics(queueName) });
+    this.queue = new WorkQueue<string>(new ExponentialBackoff<string>(opts.baseRetryDelayMs ?? 5, opts.maxRetryDelayMs ?? 1_000_000), { metrics: workQueueMetrics(queueName) });
   }
 
   /** Runs `sync` for every queued key on `workers` loops; a key whose sync throws is retried after its back-off. */

@@ -3,10 +3,9 @@
 // key at a time, failures retried with back-off) and reading the PKCS#10 request.
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import { keyOf } from '../../client/informer.js';
-import { ExponentialBackoff, runWorkers, WorkQueue } from '../../client/workqueue.js';
-import { workQueueMetrics } from '../../client/workqueue-metrics.js';
 import type { x509 } from '../../auth/x509-lib.js';
 import { group } from '../../naming/index.js';
+import { KeyedLoop } from '../keyed-loop.js';
 import type { ControllerContext, RunningController } from '../types.js';
 
 export function csrResource(): GroupVersionResource {
@@ -84,34 +83,21 @@ export async function parseRequest(requestBase64: string): Promise<ParsedRequest
  * The certificate controller loop over CSRs: `handle` sees a copy of each request that has
  * no certificate yet; a throw retries the key with back-off.
  */
-export function startCSRController(ctx: ControllerContext, handle: (csr: KubeObject) => Promise<void>, backoff = { baseMs: 200, maxMs: 1000 * 1000 }): RunningController {
+export function startCSRController(ctx: ControllerContext, handle: (csr: KubeObject) => Promise<void>): RunningController {
   const informer = ctx.informers.informerFor(csrResource());
   // Every CSR controller's queue is named `certificate`, as Kubernetes' certificate controller names it.
-  const queue = new WorkQueue<string>(new ExponentialBackoff<string>(backoff.baseMs, backoff.maxMs), { metrics: workQueueMetrics('certificate') });
-  let inFlight = 0;
-  const enqueue = (o: KubeObject): void => queue.add(keyOf(o));
-  const removeHandler = informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, o) => enqueue(o) });
+  const loop = new KeyedLoop(ctx.clock, 'certificate', { baseRetryDelayMs: 200 });
+  const enqueue = (o: KubeObject): void => loop.add(keyOf(o));
+  loop.onStop(informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, o) => enqueue(o) }));
   informer.start();
-  const workers = runWorkers(
-    queue,
+  loop.run(
     async (key) => {
-      inFlight++;
-      try {
-        const csr = informer.getByKey(key);
-        if (!csr || csrParts(csr).status.certificate) return;
-        await handle(structuredClone(csr));
-      } finally {
-        inFlight--;
-      }
+      const csr = informer.getByKey(key);
+      if (!csr || csrParts(csr).status.certificate) return;
+      await handle(structuredClone(csr));
     },
-    { workers: 1, onError: (_key, err) => ctx.onError(err) },
+    1,
+    ctx.onError,
   );
-  return {
-    async stop() {
-      removeHandler();
-      queue.shutDown();
-      await workers;
-    },
-    idle: () => informer.hasSynced() && queue.len() === 0 && inFlight === 0,
-  };
+  return { stop: () => loop.stop(), idle: () => informer.hasSynced() && loop.idle() };
 }
