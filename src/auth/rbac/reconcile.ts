@@ -54,31 +54,43 @@ export function reconcileBinding(existing: KubeObject, wanted: KubeObject): { ob
   return deepEqual(out, existing) ? undefined : { object: out, recreate: false };
 }
 
+const keyOf = (o: KubeObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+/** Every object of `r` by namespace and name: one list instead of a read per default object. */
+async function existingObjects(client: ApiClient, r: GroupVersionResource): Promise<Map<string, KubeObject>> {
+  const list = await client.list(r, '');
+  return new Map(list.items.map((o) => [keyOf(o), o]));
+}
+
+/** The object, or undefined when it does not exist. */
+async function getIfExists(client: ApiClient, r: GroupVersionResource, ns: string, name: string): Promise<KubeObject | undefined> {
+  try {
+    return await client.get(r, ns, name);
+  } catch (e) {
+    if (isApiError(e) && e.code === 404) return undefined;
+    throw e;
+  }
+}
+
 async function ensure(
   client: ApiClient,
   r: GroupVersionResource,
   wanted: KubeObject,
   reconcile: (existing: KubeObject, wanted: KubeObject) => { object: KubeObject; recreate: boolean } | undefined,
+  /** What a list just read, for the first attempt; later attempts (after a conflict) read afresh. */
+  known?: Map<string, KubeObject>,
 ): Promise<void> {
   const ns = wanted.metadata?.namespace ?? '';
   const name = wanted.metadata?.name ?? '';
   for (let attempt = 0; attempt < 5; attempt++) {
-    let existing: KubeObject;
+    const existing = attempt === 0 && known ? known.get(keyOf(wanted)) : await getIfExists(client, r, ns, name);
     try {
-      existing = await client.get(r, ns, name);
-    } catch (e) {
-      if (!isApiError(e) || e.code !== 404) throw e;
-      try {
+      if (!existing) {
         await client.create(r, ns, structuredClone(wanted));
         return;
-      } catch (ce) {
-        if (isApiError(ce) && ce.code === 409) continue;
-        throw ce;
       }
-    }
-    const change = reconcile(existing, wanted);
-    if (!change) return;
-    try {
+      const change = reconcile(existing, wanted);
+      if (!change) return;
       if (change.recreate) {
         await client.delete(r, ns, name);
         await client.create(r, ns, structuredClone(change.object));
@@ -109,11 +121,16 @@ export async function reconcilePolicy(client: ApiClient, policy: DefaultPolicy):
     const o = reconcileRole(e, w);
     return o ? { object: o, recreate: false } : undefined;
   };
-  for (const o of policy.clusterRoles) await ensure(client, rbacResource('clusterroles'), o, roleChange);
-  for (const o of policy.clusterRoleBindings) await ensure(client, rbacResource('clusterrolebindings'), o, reconcileBinding);
+  const known = async (resource: Parameters<typeof rbacResource>[0]): Promise<Map<string, KubeObject>> => existingObjects(client, rbacResource(resource));
+  const clusterRoles = await known('clusterroles');
+  for (const o of policy.clusterRoles) await ensure(client, rbacResource('clusterroles'), o, roleChange, clusterRoles);
+  const clusterRoleBindings = await known('clusterrolebindings');
+  for (const o of policy.clusterRoleBindings) await ensure(client, rbacResource('clusterrolebindings'), o, reconcileBinding, clusterRoleBindings);
   const failed: KubeObject[] = [];
-  for (const o of policy.roles) await ensure(client, rbacResource('roles'), o, roleChange).catch(() => failed.push(o));
-  for (const o of policy.roleBindings) await ensure(client, rbacResource('rolebindings'), o, reconcileBinding).catch(() => failed.push(o));
+  const roles = await known('roles');
+  for (const o of policy.roles) await ensure(client, rbacResource('roles'), o, roleChange, roles).catch(() => failed.push(o));
+  const roleBindings = await known('rolebindings');
+  for (const o of policy.roleBindings) await ensure(client, rbacResource('rolebindings'), o, reconcileBinding, roleBindings).catch(() => failed.push(o));
   return failed;
 }
 
