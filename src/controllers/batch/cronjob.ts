@@ -9,7 +9,7 @@ import type { EventRecorder } from '../../client/events.js';
 import type { Informer } from '../../client/informer.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
-import type { ControllerContext, ControllerDescriptor, RunningController } from '../types.js';
+import type { ControllerContext, ControllerDescriptor } from '../types.js';
 import { controllerRef, controllerUid, CRONJOBS, isAlreadyExists, isNotFound, jobFinished, JOBS } from './common.js';
 import { KeyedLoop } from '../keyed-loop.js';
 import { isKnownTimeZone, jobNameFor, mostRecentScheduleTime, parseSchedule, type Schedule } from './schedule.js';
@@ -97,33 +97,24 @@ export interface CronJobControllerOptions {
   onError: (err: unknown) => void;
 }
 
-export class CronJobController implements RunningController {
-  private readonly loop: KeyedLoop;
+export class CronJobController extends KeyedLoop {
 
   constructor(private readonly opts: CronJobControllerOptions) {
-    this.loop = new KeyedLoop(opts.clock, 'cronjob', { maxRetryDelayMs: 60_000 });
-    const enqueue = (cj: KubeObject): void => this.loop.add(keyOf(cj));
-    this.loop.onStop(opts.cronJobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n) }));
+    super(opts.clock, 'cronjob', { maxRetryDelayMs: 60_000 });
+    const enqueue = (cj: KubeObject): void => this.add(keyOf(cj));
+    this.onStop(opts.cronJobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n) }));
     // A Job's change concerns its controlling CronJob.
     const jobChanged = (job: KubeObject): void => {
       const uid = controllerUid(job, 'CronJob');
       if (!uid) return;
       const owner = job.metadata?.ownerReferences?.find((r) => r.uid === uid);
-      if (owner && job.metadata?.namespace) this.loop.add(`${job.metadata.namespace}/${owner.name}`);
+      if (owner && job.metadata?.namespace) this.add(`${job.metadata.namespace}/${owner.name}`);
     };
-    this.loop.onStop(opts.jobs.addEventHandler({ onAdd: jobChanged, onUpdate: (_o, n) => jobChanged(n), onDelete: jobChanged }));
+    this.onStop(opts.jobs.addEventHandler({ onAdd: jobChanged, onUpdate: (_o, n) => jobChanged(n), onDelete: jobChanged }));
   }
 
   start(workers: number): void {
-    this.loop.run((key) => this.sync(key), workers, this.opts.onError);
-  }
-
-  idle(): boolean {
-    return this.loop.idle();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
+    this.run((key) => this.sync(key), workers, this.opts.onError);
   }
 
   private event(cj: KubeObject, type: 'Normal' | 'Warning', reason: string, note: string, related?: KubeObject): void {
@@ -156,7 +147,7 @@ export class CronJobController implements RunningController {
     const scheduledNext = await this.scheduleNext(cj, spec, now);
     if (scheduledNext) cj = scheduledNext.cj;
     await this.cleanupFinishedJobs(cj, children);
-    if (scheduledNext?.wakeAt) this.loop.wakeAfter(key, scheduledNext.wakeAt.getTime() - clock.now().getTime() + WAKE_SLACK_MS);
+    if (scheduledNext?.wakeAt) this.wakeAfter(key, scheduledNext.wakeAt.getTime() - clock.now().getTime() + WAKE_SLACK_MS);
   }
 
   /** `status.active` and `lastSuccessfulTime` as the CronJob's Jobs say (Events for what changed). */

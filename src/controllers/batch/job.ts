@@ -11,7 +11,7 @@ import type { Informer } from '../../client/informer.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import { longDomainKey } from '../../naming/index.js';
-import type { ControllerContext, ControllerDescriptor, RunningController } from '../types.js';
+import type { ControllerContext, ControllerDescriptor } from '../types.js';
 import { conditionsOf, controllerRef, controllerUid, isNotFound, jobFinished, JOBS, PODS, type Condition } from './common.js';
 import { KeyedLoop } from '../keyed-loop.js';
 
@@ -169,8 +169,7 @@ interface BackoffRecord {
   lastFailure: number;
 }
 
-export class JobController implements RunningController {
-  private readonly loop: KeyedLoop;
+export class JobController extends KeyedLoop {
   /** Failures since the last success, per Job uid: paces re-creation of failed pods. */
   private readonly backoff = new Map<string, BackoffRecord>();
   /**
@@ -187,26 +186,18 @@ export class JobController implements RunningController {
   }
 
   constructor(private readonly opts: JobControllerOptions) {
-    this.loop = new KeyedLoop(opts.clock, 'job', { maxRetryDelayMs: 60_000 });
-    const enqueue = (job: KubeObject): void => this.loop.add(keyOf(job));
-    this.loop.onStop(opts.jobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: enqueue }));
+    super(opts.clock, 'job', { maxRetryDelayMs: 60_000 });
+    const enqueue = (job: KubeObject): void => this.add(keyOf(job));
+    this.onStop(opts.jobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: enqueue }));
     const podChanged = (pod: KubeObject): void => {
       const ref = pod.metadata?.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
-      if (ref && pod.metadata?.namespace) this.loop.add(`${pod.metadata.namespace}/${ref.name}`);
+      if (ref && pod.metadata?.namespace) this.add(`${pod.metadata.namespace}/${ref.name}`);
     };
-    this.loop.onStop(opts.pods.addEventHandler({ onAdd: podChanged, onUpdate: (_o, n) => podChanged(n), onDelete: podChanged }));
+    this.onStop(opts.pods.addEventHandler({ onAdd: podChanged, onUpdate: (_o, n) => podChanged(n), onDelete: podChanged }));
   }
 
   start(workers: number): void {
-    this.loop.run((key) => this.sync(key), workers, this.opts.onError);
-  }
-
-  idle(): boolean {
-    return this.loop.idle();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
+    this.run((key) => this.sync(key), workers, this.opts.onError);
   }
 
   private event(job: KubeObject, type: 'Normal' | 'Warning', reason: string, note: string, related?: KubeObject): void {
@@ -343,7 +334,7 @@ export class JobController implements RunningController {
     } else if (!suspended && typeof spec.activeDeadlineSeconds === 'number' && status.startTime) {
       const deadline = Date.parse(status.startTime) + spec.activeDeadlineSeconds * 1000;
       if (now.getTime() >= deadline) failure = { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
-      else this.loop.wakeAfter(key, deadline - now.getTime());
+      else this.wakeAfter(key, deadline - now.getTime());
     }
 
     // How many pods should run now.
@@ -363,7 +354,7 @@ export class JobController implements RunningController {
     } else if (activeCount < wantActive) {
       const rec = this.backoff.get(uid);
       const delay = rec && rec.failures > 0 ? Math.min(POD_BACKOFF_BASE_MS * 2 ** (rec.failures - 1), POD_BACKOFF_MAX_MS) - (now.getTime() - rec.lastFailure) : 0;
-      if (delay > 0) this.loop.wakeAfter(key, delay);
+      if (delay > 0) this.wakeAfter(key, delay);
       else {
         const indexes: (number | undefined)[] = [];
         if (indexed && completions !== undefined) {

@@ -6,7 +6,7 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import type { Informer } from '../../client/informer.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
-import type { ControllerContext, ControllerDescriptor, RunningController } from '../types.js';
+import type { ControllerContext, ControllerDescriptor } from '../types.js';
 import { isNotFound, jobFinished, JOBS } from './common.js';
 import { KeyedLoop } from '../keyed-loop.js';
 
@@ -30,29 +30,20 @@ export interface TTLAfterFinishedOptions {
   onError: (err: unknown) => void;
 }
 
-export class TTLAfterFinishedController implements RunningController {
-  private readonly loop: KeyedLoop;
+export class TTLAfterFinishedController extends KeyedLoop {
 
   constructor(private readonly opts: TTLAfterFinishedOptions) {
-    this.loop = new KeyedLoop(opts.clock, 'ttl_jobs_to_delete', { maxRetryDelayMs: 60_000 });
+    super(opts.clock, 'ttl_jobs_to_delete', { maxRetryDelayMs: 60_000 });
     const enqueue = (job: KubeObject): void => {
       if (!job.metadata?.deletionTimestamp && jobFinished(job) && typeof (job.spec as { ttlSecondsAfterFinished?: unknown } | undefined)?.ttlSecondsAfterFinished === 'number') {
-        this.loop.add(keyOf(job));
+        this.add(keyOf(job));
       }
     };
-    this.loop.onStop(opts.jobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n) }));
+    this.onStop(opts.jobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n) }));
   }
 
   start(workers: number): void {
-    this.loop.run((key) => this.sync(key), workers, this.opts.onError);
-  }
-
-  idle(): boolean {
-    return this.loop.idle();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
+    this.run((key) => this.sync(key), workers, this.opts.onError);
   }
 
   async sync(key: string): Promise<void> {
@@ -81,7 +72,7 @@ export class TTLAfterFinishedController implements RunningController {
     if (!at) return false;
     const left = at.getTime() - this.opts.clock.now().getTime();
     if (left <= 0) return true;
-    this.loop.wakeAfter(key, left);
+    this.wakeAfter(key, left);
     return false;
   }
 }
