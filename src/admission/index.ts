@@ -2,8 +2,6 @@
 // disabled), their configuration file, and the built-in plugins this server implements.
 import type { ParsedFlags } from '../apimachinery/flags.js';
 import { FlagError } from '../apimachinery/flags.js';
-import type { ApiClient } from '../client/types.js';
-import type { SharedInformerFactory } from '../client/informer-factory.js';
 import { alwaysAdmit, alwaysDeny, PluginChain } from './chain.js';
 import { readAdmissionConfig, type AdmissionPluginConfigs } from './config-file.js';
 import { apiserverClientSigner, authorizedForSigner, CertificateApproval, ClusterTrustBundleAttest, CertificateSigning, certificateSubjectRestriction, subjectAccessReviewAuthorizer, type SignerAuthorizer } from './certificates.js';
@@ -14,9 +12,13 @@ import { PodSecurity } from './pod-security.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
 import { ServiceAccountAdmission } from './service-account.js';
 import { webhookPluginFactories } from './webhook/index.js';
-import type { ResourceTable } from '../rest/index.js';
 import { defaultTolerationSeconds, storageObjectInUseProtection, taintNodesByCondition } from './simple-defaults.js';
 import { selectPlugins } from './plugins.js';
+import { podPluginFactories } from './pod-plugins.js';
+import { policyPluginFactories } from './policy-plugins.js';
+import { validatingPolicyFactories } from './validating-policy/index.js';
+import type { AdmissionDeps } from './deps.js';
+import { defaultFeatureGate } from '../apimachinery/features.js';
 import type { AdmissionChain, AdmissionPlugin, AdmissionPluginFactory } from './types.js';
 
 export { admissionFlagDefinitions } from './flags.js';
@@ -29,24 +31,10 @@ export { SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL } from './classes.js';
 export { tokenMountPath, tokenVolumePrefix } from './service-account.js';
 export type { AdmissionPluginContext, AdmissionPluginFactory } from './types.js';
 
-interface AdmissionDeps {
-  /** A privileged client, for the plugins' lookups (the server passes a LoopbackClient). */
-  client: ApiClient;
-  /** Informers shared with the controllers; plugins make their own when absent. */
-  informers?: SharedInformerFactory;
-  /** Plugins implemented outside this folder, by name. */
-  plugins?: Record<string, AdmissionPluginFactory>;
-  /** The served resources, for the webhooks' `matchPolicy: Equivalent` and version conversions. */
-  resources?: ResourceTable;
-  /** How the certificate plugins ask whether a user may approve or sign for a signer (a SubjectAccessReview through `client` when absent). */
-  signerAuthorizer?: SignerAuthorizer;
-}
 
 export interface BuiltAdmissionChain extends AdmissionChain {
   /** Names of the plugins that run, in order. */
   readonly enabled: string[];
-  /** Plugins selected by the flags (or on by default) that this server does not implement yet. */
-  readonly unavailable: string[];
   readonly configuration: AdmissionPluginConfigs;
   /** Stops the plugins' informers. */
   stop(): Promise<void>;
@@ -76,10 +64,22 @@ function builtIn(deps: AdmissionDeps): Record<string, AdmissionPluginFactory> {
     DefaultIngressClass: ({ client }) => new DefaultIngressClass(client),
     ResourceQuota: ({ client }) => new ResourceQuotaAdmission(client),
     ...webhookPluginFactories(deps.resources ? { resources: deps.resources } : {}),
+    ...podPluginFactories(deps),
+    ...policyPluginFactories(deps),
+    ...validatingPolicyFactories(deps),
   };
 }
 
-/** Throws FlagError on unknown or contradictory plugin names and on an unreadable configuration file. */
+/** A selected plugin without an implementation is refused, never left silently off. */
+export function refuseMissingPlugins(selected: readonly string[], factories: Readonly<Record<string, AdmissionPluginFactory>>): void {
+  const missing = selected.filter((name) => !Object.hasOwn(factories, name));
+  if (missing.length > 0) throw new FlagError(`admission plugins not implemented by this server: ${missing.join(', ')}; disable them with --disable-admission-plugins`);
+}
+
+/**
+ * Throws FlagError on unknown or contradictory plugin names, on a plugin this server does
+ * not implement (never silently off) and on an unreadable configuration file.
+ */
 export function buildAdmissionChain(flags: ParsedFlags, deps: AdmissionDeps): BuiltAdmissionChain {
   let selected: string[];
   let configuration: AdmissionPluginConfigs = new Map();
@@ -92,17 +92,18 @@ export function buildAdmissionChain(flags: ParsedFlags, deps: AdmissionDeps): Bu
     throw err;
   }
   const factories = { ...builtIn(deps), ...deps.plugins };
+  refuseMissingPlugins(selected, factories);
+  const features = deps.features ?? defaultFeatureGate();
   const plugins: (AdmissionPlugin & { stop?(): Promise<void> })[] = [];
-  const unavailable: string[] = [];
-  for (const name of selected) {
-    const factory = factories[name];
-    if (!factory) unavailable.push(name);
-    else plugins.push(factory({ client: deps.client, informers: deps.informers, config: configuration.get(name) ?? {} }));
+  try {
+    for (const name of selected) plugins.push(factories[name]!({ client: deps.client, informers: deps.informers, config: configuration.get(name) ?? {}, features }));
+  } catch (err) {
+    if (err instanceof Error && !(err instanceof FlagError)) throw new FlagError(err.message);
+    throw err;
   }
   const chain = new PluginChain(plugins);
   return {
     enabled: plugins.map((p) => p.name),
-    unavailable,
     configuration,
     admit: (attrs) => chain.admit(attrs),
     validate: (attrs) => chain.validate(attrs),

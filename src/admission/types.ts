@@ -1,6 +1,8 @@
 // Contract between the resource handlers and the admission chain. Mutating plugins run
 // before the Store call and may change `object`; validating plugins run inside the Store,
 // after the strategy's validation, and may only reject (throw ApiError).
+import type { AuditAnnotations } from '../apimachinery/audit.js';
+import type { FeatureGate } from '../apimachinery/features.js';
 import type { GroupVersionKind, GroupVersionResource, KubeObject, UserInfo } from '../apimachinery/types.js';
 import type { SharedInformerFactory } from '../client/informer-factory.js';
 import type { ApiClient } from '../client/types.js';
@@ -24,6 +26,8 @@ export interface AdmissionAttributes {
   options?: Record<string, unknown>;
   /** Warnings for the client. */
   warnings: string[];
+  /** The request's audit event, when the request is audited (webhook, PodSecurity and image policy annotations). */
+  audit?: AuditAnnotations;
 }
 
 export interface AdmissionPlugin {
@@ -47,6 +51,8 @@ export interface AdmissionPluginContext {
   informers?: SharedInformerFactory;
   /** The plugin's entry of the admission configuration file ({} when absent). */
   config: Record<string, unknown>;
+  /** The server's feature gates. */
+  features: FeatureGate;
 }
 
 /** Builds one plugin; other modules contribute theirs (ServiceAccount, webhooks, ...) this way. */

@@ -1,6 +1,7 @@
 // The flags the server itself owns, named as kube-apiserver names them. The entry point
 // merges them with the flags of the auth and admission modules.
 import type { FlagDefinition, ParsedFlags } from '../apimachinery/flags.js';
+import { defaultFeatureGate, FeatureGate } from '../apimachinery/features.js';
 import {
   DISABLED_BY_DEFAULT_CONTROLLERS,
   KNOWN_CONTROLLERS,
@@ -68,6 +69,12 @@ export const serverFlagDefinitions: FlagDefinition[] = [
     default: 1572864,
     usage: "The largest encoded object a write may store (etcd's default request limit, 1.5 MiB); larger writes fail as they do against etcd.",
   },
+  {
+    name: 'feature-gates',
+    type: 'string',
+    default: '',
+    usage: 'A set of key=value pairs that describe feature gates for alpha/experimental features (AllAlpha=true|false, AllBeta=true|false, <gate>=true|false).',
+  },
   { name: 'watch-history-window', type: 'duration', default: 300_000, usage: 'How long watch history (and continue tokens) stay usable.' },
   ...serviceFlagDefinitions,
   ...controllerFlagDefinitions,
@@ -117,3 +124,14 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
 
 /** Every flag `orch-apiserver` takes: the server's, authentication's, admission's and the codec's. */
 export const allFlagDefinitions: FlagDefinition[] = [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions, ...protobufFlagDefinitions];
+
+/** The gates from `--feature-gates` (1.27 defaults otherwise); throws naming the flag on a bad value. */
+export function featureGateFromFlags(flags: ParsedFlags, log: (line: string) => void): FeatureGate {
+  const gate = defaultFeatureGate();
+  try {
+    for (const warning of gate.set(flags.string('feature-gates') ?? '')) log(warning);
+  } catch (err) {
+    throw new Error(`--feature-gates: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return gate;
+}

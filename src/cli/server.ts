@@ -33,7 +33,7 @@ import { versionInfo } from '../server/version.js';
 import { createStorage, startCompactor, type CreateStorageOptions, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
 import { ensurePki, type PkiPaths } from './pki.js';
-import { controllerManagerFlags } from './flags.js';
+import { controllerManagerFlags, featureGateFromFlags } from './flags.js';
 
 export const PRODUCT_VERSION = '0.1.0';
 
@@ -110,8 +110,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (compat !== 'orch' && compat !== 'kubernetes') throw new Error(`--compat: must be orch or kubernetes, not "${compat}"`);
   setFlavor(compat as Flavor);
 
-  // Bad controller flags (an unknown --controllers name) refuse the start before anything is done.
+  // Bad controller flags (an unknown --controllers name) and feature gates refuse the start before anything is done.
   const controllerSettings = controllerManagerFlags(flags);
+  const features = featureGateFromFlags(flags, log);
   const dataDir = resolve(flags.string('data-dir') ?? './.orch');
   const backend = flags.string('storage-backend') ?? 'sqlite';
   const writeKubeconfig = opts.writeKubeconfig ?? true;
@@ -152,7 +153,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   // Admission plugins look objects up with a plain client; controllers write through one
   // that runs admission, as remote clients' writes do.
   const client = new LoopbackClient(table, LOOPBACK_USER);
-  const admission = buildAdmissionChain(flags, { client, resources: table });
+  const admission = buildAdmissionChain(flags, { client, resources: table, features });
   const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
   // Custom resources follow their definitions in the table; the existing ones are served
   // before the server reports ready.

@@ -1,4 +1,5 @@
 // What every verb of a Store receives about the request it serves.
+import type { AuditAnnotations } from '../apimachinery/audit.js';
 import type { UserInfo } from '../apimachinery/types.js';
 
 export interface RequestContext {
@@ -7,4 +8,6 @@ export interface RequestContext {
   signal: AbortSignal;
   /** Warnings for the client; the server sends each as a `Warning: 299 - "..."` header. */
   warnings: string[];
+  /** The request's audit event, when the request is audited. */
+  audit?: AuditAnnotations;
 }
