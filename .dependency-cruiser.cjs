@@ -17,6 +17,7 @@ const LAYERS = [
   'apply',
   'patch',
   'client',
+  'proxy',
   'codec',
   'schema',
   'storage',
