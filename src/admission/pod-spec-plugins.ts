@@ -88,6 +88,14 @@ export const alwaysPullImages: AdmissionPlugin = {
 
 const SECURITY_CONTEXT_DENY_DOC = 'https://k8s.io/docs/reference/access-authn-authz/admission-controllers/#securitycontextdeny';
 
+/** The pod-level fields refused, in kube's order: JSON name, Go name (as the message spells it). */
+const POD_CONTEXT_FIELDS = [
+  ['supplementalGroups', 'SupplementalGroups'],
+  ['seLinuxOptions', 'SELinuxOptions'],
+  ['runAsUser', 'RunAsUser'],
+  ['fsGroup', 'FSGroup'],
+] as const;
+
 const present = (v: unknown): boolean => v !== undefined && v !== null;
 
 /** SecurityContextDeny; refused at start unless its (alpha) feature gate is on, as in 1.27. */
@@ -105,8 +113,7 @@ export function securityContextDeny(features: FeatureGate): AdmissionPlugin {
       const spec = specOf(attrs.object);
       const podContext = spec?.securityContext;
       if (isPlainObject(podContext)) {
-        for (const field of ['SupplementalGroups', 'SELinuxOptions', 'RunAsUser', 'FSGroup']) {
-          const json = field === 'SELinuxOptions' ? 'seLinuxOptions' : field[0]!.toLowerCase() + field.slice(1);
+        for (const [json, field] of POD_CONTEXT_FIELDS) {
           if (present(podContext[json])) throw podForbidden(attrs, `pod.Spec.SecurityContext.${field} is forbidden`);
         }
       }
