@@ -115,6 +115,8 @@ export const KNOWN_FEATURES: Readonly<Record<string, FeatureSpec>> = {
   ServerSideFieldValidation: { default: true, stage: 'GA', lockToDefault: true },
   ValidatingAdmissionPolicy: { default: false, stage: 'ALPHA' },
   WatchBookmark: { default: true, stage: 'GA', lockToDefault: true },
+  // kube-apiserver's own gates (k8s.io/kubernetes/pkg/features).
+  SecurityContextDeny: { default: false, stage: 'ALPHA' },
 };
 
 /** A fresh gate set with the 1.27 defaults. */
