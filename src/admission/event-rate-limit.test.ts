@@ -172,6 +172,7 @@ limits:
     ['fractional qps', { ...head, limits: [{ type: 'User', qps: 0.5, burst: 1 }] }, '[limits[0].qps: Invalid value: 0.5: must be a 32-bit integer, limits[0].qps: Invalid value: 0: must be positive]'],
     ['huge burst', { ...head, limits: [{ type: 'User', qps: 1, burst: 2 ** 40 }] }, '[limits[0].burst: Invalid value: 1099511627776: must be a 32-bit integer, limits[0].burst: Invalid value: 0: must be positive]'],
     ['string qps', { ...head, limits: [{ type: 'User', qps: '5', burst: 1 }] }, '[limits[0].qps: Invalid value: "5": must be a 32-bit integer, limits[0].qps: Invalid value: 0: must be positive]'],
+    ['no kind', { limits: [{ type: 'Server', qps: 1, burst: 1 }] }, `Object 'Kind' is missing in configuration (want kind Configuration in ${API_VERSION})`],
     ['limits not a list', { ...head, limits: { type: 'User' } }, 'limits: must be a list'],
     ['entry not a map', { ...head, limits: ['Server'] }, 'limits[0]: Invalid value: "Server": must be an object'],
   ];

@@ -65,7 +65,9 @@ function int32Field(entry: JsonMap, key: string, path: string, errs: string[]): 
 export function parseEventRateLimitConfig(config: Readonly<Record<string, unknown>>): EventLimit[] {
   const apiVersion = getOwn(config, 'apiVersion');
   const kind = getOwn(config, 'kind');
-  if (apiVersion !== undefined || kind !== undefined) {
+  // No configuration at all is an empty one (and refused below); a document must say what it is.
+  if (Object.keys(config).length > 0) {
+    if (typeof kind !== 'string' || kind === '') throw new EventRateLimitConfigError(`Object 'Kind' is missing in configuration (want kind Configuration in ${eventRateLimitApiVersion()})`);
     if (apiVersion !== eventRateLimitApiVersion()) {
       throw new EventRateLimitConfigError(`no kind "${String(kind)}" is registered for version "${String(apiVersion)}"`);
     }

@@ -153,8 +153,13 @@ plugins:
       burst: 2
 `,
   );
-  const s = await startAuthTestServer(['--enable-admission-plugins=EventRateLimit', `--admission-control-config-file=${file}`]);
+  const s = await startAuthTestServer(['--enable-admission-plugins=EventRateLimit,PersistentVolumeLabel', `--admission-control-config-file=${file}`]);
   try {
+    // The deprecated plugin is named in the server's log.
+    assert.ok(
+      s.logs.includes('admission: PersistentVolumeLabel admission controller is deprecated. Please remove this controller from your configuration files and scripts.'),
+      s.logs.join('\n'),
+    );
     const event = (name: string, namespace = 'default') => ({
       apiVersion: 'v1',
       kind: 'Event',

@@ -132,9 +132,9 @@ test('PersistentVolumeLabel, AlwaysAdmit and AlwaysDeny log kube\'s deprecation 
   const ctx = { client: {} as ApiClient, config: {}, features: defaultFeatureGate() };
   for (const name of ['PersistentVolumeLabel', 'AlwaysAdmit', 'AlwaysDeny']) factories[name]!(ctx);
   assert.deepEqual(lines, [
-    'W PersistentVolumeLabel admission controller is deprecated. Please remove this controller from your configuration files and scripts.',
-    'W AlwaysAdmit admission controller is deprecated. Please remove this controller from your configuration files and scripts.',
-    'W AlwaysDeny admission controller is deprecated. Please remove this controller from your configuration files and scripts.',
+    'admission: PersistentVolumeLabel admission controller is deprecated. Please remove this controller from your configuration files and scripts.',
+    'admission: AlwaysAdmit admission controller is deprecated. Please remove this controller from your configuration files and scripts.',
+    'admission: AlwaysDeny admission controller is deprecated. Please remove this controller from your configuration files and scripts.',
   ]);
   const f = await fixture({ args: ['--enable-admission-plugins=PersistentVolumeLabel'] });
   try {

@@ -2,7 +2,7 @@
 // DenyServiceExternalIPs, NamespaceAutoProvision, NamespaceExists, PersistentVolumeLabel;
 // and the deprecated AlwaysAdmit and AlwaysDeny again, so that enabling them logs
 // Kubernetes' deprecation warning.
-import { realClock, type Clock } from '../apimachinery/clock.js';
+import { realClock } from '../apimachinery/clock.js';
 import { alwaysAdmit, alwaysDeny } from './chain.js';
 import type { AdmissionDeps } from './deps.js';
 import { denyServiceExternalIPs } from './deny-service-external-ips.js';
@@ -13,18 +13,11 @@ import { NamespaceExists } from './namespace-exists.js';
 import { deprecatedPluginWarning, persistentVolumeLabel } from './persistent-volume-label.js';
 import type { AdmissionPlugin, AdmissionPluginFactory } from './types.js';
 
-export interface PolicyPluginOptions {
-  /** Time for the rate limits and the image policy cache and backoff (the wall clock when absent). */
-  clock?: Clock;
-  /** Where start-up warnings go (standard error, as kube-apiserver logs, when absent). */
-  log?: (line: string) => void;
-}
-
-export function policyPluginFactories(deps: AdmissionDeps & PolicyPluginOptions): Record<string, AdmissionPluginFactory> {
+export function policyPluginFactories(deps: AdmissionDeps): Record<string, AdmissionPluginFactory> {
   const clock = deps.clock ?? realClock;
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const deprecated = (plugin: AdmissionPlugin): AdmissionPluginFactory => () => {
-    log(`W ${deprecatedPluginWarning(plugin.name)}`);
+    log(`admission: ${deprecatedPluginWarning(plugin.name)}`);
     return plugin;
   };
   return {
