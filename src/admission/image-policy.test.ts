@@ -297,6 +297,7 @@ test('over HTTPS: the review is POSTed with the client certificate to the kubeco
   const hook = await startMtlsServer((req, body, res) => {
     const sock = req.socket as TLSSocket;
     seen.push({ path: req.url, body: JSON.parse(body), cert: String(sock.getPeerCertificate().subject?.CN) });
+    if (status === 0) return json(res, 200, { kind: 'ImageReview', status: { allowed: true, reason: 'x'.repeat(4 * 1024 * 1024) } });
     if (status !== 200) return json(res, status, { kind: 'Status' });
     json(res, 200, { apiVersion: 'imagepolicy.orch.io/v1alpha1', kind: 'ImageReview', status: { allowed: true } });
   });
@@ -313,6 +314,9 @@ test('over HTTPS: the review is POSTed with the client certificate to the kubeco
     await assert.rejects(post({}), (e: unknown) => e instanceof BackendError && e.retry && e.message === 'Error contacting webhook: 500');
     status = 403;
     await assert.rejects(post({}), (e: unknown) => e instanceof BackendError && !e.retry && e.message === 'Error contacting webhook: 403');
+    // An answer too large to be a review is cut off, not buffered.
+    status = 0;
+    await assert.rejects(post({}), (e: unknown) => e instanceof BackendError && !e.retry && e.message.endsWith(': response body too large'));
   } finally {
     await hook.close();
   }
