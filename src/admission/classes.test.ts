@@ -82,19 +82,22 @@ test('DefaultTolerationSeconds, TaintNodesByCondition and StorageObjectInUseProt
   }
 });
 
-test('DefaultStorageClass picks the newest default; an explicit class, even empty, stays', async () => {
-  // Creation times come from the Store's clock, which the test moves on.
-  let clock = Date.parse('2021-06-01T00:00:00Z');
-  const f = await fixture({ now: () => new Date(clock) });
+test('DefaultStorageClass fills the only default; several defaults refuse a claim without a class; an explicit class, even empty, stays', async () => {
+  const f = await fixture();
   try {
     const claim = (name: string, extra: J = {}): KubeObject => ({ metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...extra } });
     assert.equal(spec(await f.client.create(R.pvcs, 'team', claim('none'))).storageClassName, undefined);
     const isDefault = { 'storageclass.orch.io/is-default-class': 'true' };
-    await f.client.create(SC, '', { metadata: { name: 'old', annotations: isDefault, creationTimestamp: '2020-01-01T00:00:00Z' }, provisioner: 'x' });
+    await f.client.create(SC, '', { metadata: { name: 'old', annotations: isDefault }, provisioner: 'x' });
+    await f.client.create(SC, '', { metadata: { name: 'plain' }, provisioner: 'x' });
     assert.equal(spec(await f.client.create(R.pvcs, 'team', claim('a'))).storageClassName, 'old');
-    clock += 2000;
-    await f.client.create(SC, '', { metadata: { name: 'new', annotations: isDefault }, provisioner: 'x' });
-    assert.equal(spec(await f.client.create(R.pvcs, 'team', claim('b'))).storageClassName, 'new');
+    // The beta annotation counts as well.
+    await f.client.create(SC, '', { metadata: { name: 'new', annotations: { 'storageclass.beta.orch.io/is-default-class': 'true' } }, provisioner: 'x' });
+    await assert.rejects(
+      f.client.create(R.pvcs, 'team', claim('b')),
+      forbidden('persistentvolumeclaims "b" is forbidden: Internal error occurred: 2 default StorageClasses were found'),
+    );
+    await assert.rejects(f.client.get(R.pvcs, 'team', 'b'), (e: unknown) => e instanceof ApiError && e.code === 404);
     assert.equal(spec(await f.client.create(R.pvcs, 'team', claim('c', { storageClassName: '' }))).storageClassName, '');
     assert.equal(spec(await f.client.create(R.pvcs, 'team', claim('d', { storageClassName: 'fast' }))).storageClassName, 'fast');
   } finally {

@@ -37,14 +37,6 @@ async function listItems(client: ApiClient, r: { group: string; version: string;
   }
 }
 
-/** Newest first, then by name: the order in which a default class is chosen among several. */
-function newestFirst(a: KubeObject, b: KubeObject): number {
-  const ta = Date.parse(a.metadata?.creationTimestamp ?? '') || 0;
-  const tb = Date.parse(b.metadata?.creationTimestamp ?? '') || 0;
-  if (ta !== tb) return tb - ta;
-  return (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
-}
-
 // --- Priority ---
 
 export const SYSTEM_NODE_CRITICAL = 'system-node-critical';
@@ -137,12 +129,18 @@ export function betaStorageClassAnnotation(): string {
   return longDomainKey('storage-class', 'volume.beta');
 }
 
-/** The default storage class: the newest of those annotated as default (several may exist while one replaces another). */
-function defaultStorageClass(classes: KubeObject[]): KubeObject | undefined {
+/** The storage classes annotated as the default. */
+function defaultStorageClasses(classes: KubeObject[]): KubeObject[] {
   const keys = defaultStorageClassAnnotations();
-  return classes.filter((c) => keys.some((k) => annotations(c)[k] === 'true')).sort(newestFirst)[0];
+  return classes.filter((c) => keys.some((k) => annotations(c)[k] === 'true'));
 }
 
+/**
+ * DefaultStorageClass: a claim created without a class gets the default one. With two or
+ * more default classes the creation fails (403, `Internal error occurred: <n> default
+ * StorageClasses were found`), as the specification requires and Kubernetes did before 1.26;
+ * 1.27 itself would pick the newest default instead.
+ */
 export class DefaultStorageClass implements AdmissionPlugin {
   readonly name = 'DefaultStorageClass';
   readonly handles = createOnly;
@@ -154,8 +152,10 @@ export class DefaultStorageClass implements AdmissionPlugin {
     // An explicit class, even "" (no class), is the user's choice.
     if (spec.storageClassName !== undefined && spec.storageClassName !== null) return;
     if (annotations(attrs.object)[betaStorageClassAnnotation()] !== undefined) return;
-    const chosen = defaultStorageClass(await listItems(this.client, storageClasses()));
-    if (chosen?.metadata?.name) spec.storageClassName = chosen.metadata.name;
+    const defaults = defaultStorageClasses(await listItems(this.client, storageClasses()));
+    if (defaults.length > 1) throw admissionForbidden(attrs, `Internal error occurred: ${defaults.length} default StorageClasses were found`);
+    const name = defaults[0]?.metadata?.name;
+    if (name) spec.storageClassName = name;
   }
 }
 

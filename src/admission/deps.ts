@@ -1,4 +1,5 @@
 // What the admission chain is built with: the server's parts the plugins use.
+import type { Clock } from '../apimachinery/clock.js';
 import type { FeatureGate } from '../apimachinery/features.js';
 import type { SharedInformerFactory } from '../client/informer-factory.js';
 import type { ApiClient } from '../client/types.js';
@@ -19,4 +20,8 @@ export interface AdmissionDeps {
   signerAuthorizer?: SignerAuthorizer;
   /** The server's feature gates (the 1.27 defaults when absent). */
   features?: FeatureGate;
+  /** Time for rate limits, caches and retries (the wall clock when absent). */
+  clock?: Clock;
+  /** Where plugins' start-up warnings go (standard error when absent). */
+  log?: (line: string) => void;
 }

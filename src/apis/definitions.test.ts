@@ -168,6 +168,15 @@ describe('--runtime-config', () => {
     // The stock group names are not the served ones in the orch flavor.
     assert.throws(() => builtinResourceDefinitions({ runtimeConfig: 'rbac.authorization.k8s.io/v1=false' }), RuntimeConfigError);
   });
+
+  it('accepts imagepolicy.<domain>/v1alpha1 as kube-apiserver does, serving nothing for it', () => {
+    const base = builtinResourceDefinitions({ runtimeConfig: '' }).length;
+    assert.equal(builtinResourceDefinitions({ runtimeConfig: 'imagepolicy.orch.io/v1alpha1=true' }).length, base);
+    assert.equal(builtinResourceDefinitions({ runtimeConfig: 'imagepolicy.orch.io/v1alpha1=false' }).length, base);
+    assert.ok(builtinResourceDefinitions({ runtimeConfig: 'imagepolicy.orch.io/v1alpha1=true' }).every((d) => !d.group.startsWith('imagepolicy.')));
+    assert.throws(() => builtinResourceDefinitions({ runtimeConfig: 'imagepolicy.orch.io/v1beta1=true' }), /group version imagepolicy.orch.io\/v1beta1 that has not been registered/);
+    assert.throws(() => builtinResourceDefinitions({ runtimeConfig: 'imagepolicy.orch.io/v1alpha1=maybe' }), RuntimeConfigError);
+  });
 });
 
 describe('compareVersionPriority', () => {

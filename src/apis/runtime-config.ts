@@ -2,7 +2,7 @@
 // the surface data (stable group-versions on, legacy beta resources on one by one, the
 // rest off); the flag's entries apply on top, in kube-apiserver's order: the `api/<level>`
 // switches first, then group-versions, then single resources.
-import { fromKubernetesGroup } from '../naming/index.js';
+import { fromKubernetesGroup, group } from '../naming/index.js';
 import type { SurfaceResource } from './surface.js';
 
 export interface RuntimeConfigEntry {
@@ -97,6 +97,8 @@ export function enabledResources(surface: readonly SurfaceResource[], entries: R
   specific.sort((a, b) => a.parts.length - b.parts.length);
   for (const e of specific) {
     const gv = gvKey(e.parts[0], e.parts[1]);
+    // Registered in kube-apiserver's scheme but served by nothing: the switch is accepted and changes nothing.
+    if (registeredUnserved().has(gv)) continue;
     const rows = known.get(gv);
     if (!rows) throw runtimeConfigError(`group version ${gv === '/v1' ? 'v1' : gv} that has not been registered`);
     if (e.parts.length === 2) {
@@ -113,6 +115,11 @@ export function enabledResources(surface: readonly SurfaceResource[], entries: R
     const explicit = resources.get(`${gv}/${r.resource}`);
     return explicit ?? versions.get(gv) ?? false;
   });
+}
+
+/** Group-versions kube-apiserver knows without serving them: `imagepolicy.<domain>/v1alpha1` (the ImageReview the image policy plugin sends). */
+function registeredUnserved(): Set<string> {
+  return new Set([gvKey(group('imagepolicy'), 'v1alpha1')]);
 }
 
 function matchesLevel(key: LevelKey, lv: 'alpha' | 'beta' | 'ga'): boolean {

@@ -153,7 +153,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   // Admission plugins look objects up with a plain client; controllers write through one
   // that runs admission, as remote clients' writes do.
   const client = new LoopbackClient(table, LOOPBACK_USER);
-  const admission = buildAdmissionChain(flags, { client, resources: table, features });
+  const admission = buildAdmissionChain(flags, { client, resources: table, features, clock, log });
   const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
   // Custom resources follow their definitions in the table; the existing ones are served
   // before the server reports ready.
