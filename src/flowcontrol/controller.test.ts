@@ -126,3 +126,19 @@ describe('debug dumps', () => {
     assert.match(c.dumpPriorityLevels(), /^global-default, +0, +true, +false, +0, +0, +2, +0, +0, +0$/m);
   });
 });
+
+describe('the switch', () => {
+  it('--enable-priority-and-fairness and the APIPriorityAndFairness gate must both be on', async () => {
+    const { parseFlags } = await import('../apimachinery/flags.js');
+    const { defaultFeatureGate } = await import('../apimachinery/features.js');
+    const { flowControlFlagDefinitions, priorityAndFairnessEnabled, PriorityAndFairness } = await import('./index.js');
+    const gate = defaultFeatureGate();
+    assert.equal(priorityAndFairnessEnabled(parseFlags([], flowControlFlagDefinitions), gate), true);
+    assert.equal(priorityAndFairnessEnabled(parseFlags(['--enable-priority-and-fairness=false'], flowControlFlagDefinitions), gate), false);
+    gate.set('APIPriorityAndFairness=false');
+    assert.equal(priorityAndFairnessEnabled(parseFlags([], flowControlFlagDefinitions), gate), false);
+    const opts = { requestTimeoutMs: 60_000, clock: new FakeClock(), registry: new Registry() };
+    assert.throws(() => new PriorityAndFairness({ ...opts, maxRequestsInFlight: 0, maxMutatingRequestsInFlight: 0 }), /--max-requests-inflight, --max-mutating-requests-inflight/);
+    assert.throws(() => new PriorityAndFairness({ ...opts, maxRequestsInFlight: -1, maxMutatingRequestsInFlight: 5 }), /--max-requests-inflight: can not be negative/);
+  });
+});
