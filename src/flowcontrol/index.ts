@@ -1,7 +1,7 @@
 // API priority and fairness for the server: the flag, the controller with its metrics, the
 // bootstrap configuration kept once a minute, and the debug dumps. The server's filter
 // (server/filters/priority-and-fairness.ts) asks the controller about every request.
-import type { Clock } from '../apimachinery/clock.js';
+import { realClock, type Clock } from '../apimachinery/clock.js';
 import type { FeatureGate } from '../apimachinery/features.js';
 import type { FlagDefinition, ParsedFlags } from '../apimachinery/flags.js';
 import type { ApiClient } from '../client/types.js';
@@ -40,7 +40,10 @@ export interface PriorityAndFairnessOptions {
   maxRequestsInFlight: number;
   maxMutatingRequestsInFlight: number;
   requestTimeoutMs: number;
+  /** Schedules the periodic check of the bootstrap configuration (the controllers' clock). */
   clock: Clock;
+  /** Times requests waiting in queues and condition changes (the wall clock by default, so a stepped test clock never times out requests). */
+  requestClock?: Clock;
   registry: Registry;
   log?: (line: string) => void;
 }
@@ -66,7 +69,7 @@ export class PriorityAndFairness {
     this.controller = new FlowController({
       serverConcurrencyLimit: serverConcurrencyLimit(opts),
       requestWaitLimitMs: Math.max(1, opts.requestTimeoutMs / 4),
-      clock: opts.clock,
+      clock: opts.requestClock ?? realClock,
       metrics: new FlowControlMetrics(opts.registry),
       ...(opts.log ? { log: opts.log } : {}),
     });
