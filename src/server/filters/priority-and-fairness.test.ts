@@ -86,6 +86,15 @@ describe('priority and fairness, black-box', () => {
     assert.equal(exempt.headers['x-kubernetes-pf-flowschema-uid'], (exempt.json.metadata as { uid: string }).uid);
   });
 
+  it('a user without rights cannot make themselves exempt or change a level', async () => {
+    const sneaky = { ...flowSchema('alice-exempt', 'exempt', 'alice', 1), metadata: { name: 'alice-exempt' } };
+    assert.equal((await s.request('POST', `${FC}/flowschemas`, alice, sneaky)).status, 403);
+    assert.equal((await s.request('DELETE', `${FC}/prioritylevelconfigurations/global-default`, alice)).status, 403);
+    const r = await s.request('GET', '/version', alice);
+    const global = await s.request('GET', `${FC}/flowschemas/global-default`, s.admin);
+    assert.equal(r.headers['x-kubernetes-pf-flowschema-uid'], (global.json.metadata as { uid: string }).uid);
+  });
+
   it('refuses a request beyond a Reject level’s seats with 429 and Retry-After; a watch holds its seat only while it starts', async () => {
     const level = await s.request('POST', `${FC}/prioritylevelconfigurations`, s.admin, rejectLevel('tight'));
     assert.equal(level.status, 201, level.text);
