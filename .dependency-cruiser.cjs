@@ -9,6 +9,7 @@ const LAYERS = [
   'lib',
   'cli',
   'server',
+  'flowcontrol',
   'controllers',
   'auth',
   'admission',

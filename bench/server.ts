@@ -4,7 +4,9 @@
 //   clients on sqlite; LIST of 10,000 and 100,000 ConfigMaps (median time of 3, peak RSS); watch
 //   fan-out to 1,000 watchers (events/s delivered, p99 delay); start-up time to readyz 200;
 //   custom resources (CRD created to first custom resource accepted; creates and LIST of
-//   10,000 custom resources against the same figures for ConfigMaps in this run).
+//   10,000 custom resources against the same figures for ConfigMaps in this run); API priority
+//   and fairness (create rate with it on against off, same run; another user's GET p99 while
+//   one user floods at 50 concurrent clients, against the same user alone).
 // Both servers run as child processes so that their memory is measured alike.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -130,19 +132,21 @@ class Target {
     readonly base: string,
     tls: ClientConfig,
     maxSockets: number,
+    /** A bearer token instead of the kubeconfig's client certificate. */
+    private readonly token?: string,
   ) {
     this.agent = new https.Agent({
       keepAlive: true,
       maxSockets,
       ca: tls.caPem,
-      cert: tls.clientCertPem,
-      key: tls.clientKeyPem,
+      ...(token ? {} : { cert: tls.clientCertPem, key: tls.clientKeyPem }),
     });
   }
 
   request(method: string, path: string, body?: string): Promise<{ status: number; body: Buffer }> {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string> = { Accept: 'application/json' };
+      if (this.token) headers['Authorization'] = `Bearer ${this.token}`;
       if (body !== undefined) {
         headers['Content-Type'] = 'application/json';
         headers['Content-Length'] = String(Buffer.byteLength(body));
@@ -451,6 +455,94 @@ async function customResources(api: Target, configMapCreatesPerSecond: number): 
   row(`LIST ${crList.items} custom resources (vs ${cmList.items} ConfigMaps)`, crList.ms, cmList.ms, 'ms', false);
 }
 
+// ---------------------------------------------------------------------------------------
+// API priority and fairness
+
+const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 3);
+
+/** A server of its own on sqlite, and clients that are not system:masters (exempt): service accounts with cluster-admin. */
+async function apfServer(work: string, name: string, flags: string[], children: Child[], targets: Target[]): Promise<{ user(sa: string, sockets: number): Promise<Target> }> {
+  const dataDir = join(work, name);
+  const port = await freePort();
+  const child = startChild([ENTRY_POINT, '--data-dir', dataDir, '--storage-backend', 'sqlite', '--bind-address', '127.0.0.1', '--secure-port', String(port), ...flags]);
+  children.push(child);
+  await waitForFile(join(dataDir, 'admin.kubeconfig'), child);
+  const tls = readKubeconfig(join(dataDir, 'admin.kubeconfig'));
+  const admin = new Target(name, `https://127.0.0.1:${port}`, tls, 8);
+  targets.push(admin);
+  await timeToReady(admin, child, performance.now());
+  for (const ns of ['bench', 'flood']) await admin.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
+  // What the flood and the other user list: small, so that the figure is about waiting, not work.
+  for (let i = 0; i < 20; i++) await admin.request('POST', '/api/v1/namespaces/flood/configmaps', configMap('flood', `cm-${i}`));
+  const rbac = JSON.parse((await admin.request('GET', '/apis')).body.toString()).groups.find((g: { name: string }) => g.name.startsWith('rbac.authorization.')).name as string;
+  const authn = rbac.replace(/^rbac\.authorization\./, 'authentication.');
+  return {
+    async user(sa, sockets) {
+      await admin.request('POST', '/api/v1/namespaces/bench/serviceaccounts', JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa } }));
+      const binding = { apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', metadata: { name: `bench-${sa}` }, roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace: 'bench' }] };
+      await admin.request('POST', `/apis/${rbac}/v1/clusterrolebindings`, JSON.stringify(binding));
+      const tr = await admin.request('POST', `/api/v1/namespaces/bench/serviceaccounts/${sa}/token`, JSON.stringify({ apiVersion: `${authn}/v1`, kind: 'TokenRequest', spec: { expirationSeconds: 3600 } }));
+      if (tr.status !== 201) throw new Error(`TokenRequest answered ${tr.status}: ${tr.body.toString()}`);
+      const token = (JSON.parse(tr.body.toString()) as { status: { token: string } }).status.token;
+      const t = new Target(`${name}/${sa}`, admin.base, tls, sockets, token);
+      targets.push(t);
+      return t;
+    },
+  };
+}
+
+/** The victim's sequential GETs for FLOOD_SECONDS: p99 and errors. */
+async function victimRun(victim: Target): Promise<{ p99ms: number; errors: number }> {
+  const r = await load(victim, 1, FLOOD_SECONDS, () => ({ method: 'GET', path: '/api/v1/namespaces/flood/configmaps' }));
+  return { p99ms: r.p99ms, errors: r.errors };
+}
+
+async function floodRatio(label: string, victim: Target, flooder: Target): Promise<void> {
+  const alone = await victimRun(victim);
+  let flooding = true;
+  let floodRequests = 0;
+  let floodRefused = 0;
+  const flood = Array.from({ length: 50 }, async () => {
+    while (flooding) {
+      const r = await flooder.request('GET', '/api/v1/namespaces/flood/configmaps').catch(() => ({ status: 0 }));
+      floodRequests++;
+      if (r.status === 429) floodRefused++;
+    }
+  });
+  const during = await victimRun(victim);
+  flooding = false;
+  await Promise.all(flood);
+  row(`${label}: other user's GET p99, flood vs alone`, during.p99ms, alone.p99ms, 'ms', false);
+  process.stdout.write(`  ${label}: victim errors ${alone.errors} alone, ${during.errors} in the flood; flood ${floodRequests} requests, ${floodRefused} refused with 429\n`);
+}
+
+async function priorityAndFairness(work: string, children: Child[], targets: Target[]): Promise<void> {
+  process.stdout.write('\nAPI priority and fairness: create, 64 concurrent clients (a service account, not exempt), sqlite, on against off:\n');
+  const on = await apfServer(work, 'apf-on', [], children, targets);
+  const off = await apfServer(work, 'apf-off', ['--enable-priority-and-fairness=false'], children, targets);
+  const onWriter = await on.user('writer', 64);
+  const offWriter = await off.user('writer', 64);
+  const creates = (t: Target, round: number) =>
+    load(t, 64, CREATE_SECONDS, (w, i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMap('bench', `apf-${round}-${w}-${i}`) }));
+  // Two rounds each, interleaved, best of two: the machine's drift hits both alike.
+  const offRates: number[] = [];
+  const onRates: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    offRates.push((await creates(offWriter, round)).rps);
+    onRates.push((await creates(onWriter, round)).rps);
+  }
+  row('create, req/s, priority and fairness on (vs off)', Math.max(...onRates), Math.max(...offRates), 'req/s', true);
+
+  process.stdout.write(`\nA flood from one user at 50 concurrent clients, another user's sequential GETs (${FLOOD_SECONDS} s each):\n`);
+  await floodRatio('APF on, default limits', await on.user('victim', 1), await on.user('flooder', 50));
+  // Small limits, so that the flood is more than the server admits at once.
+  const small = ['--max-requests-inflight=8', '--max-mutating-requests-inflight=4'];
+  const onSmall = await apfServer(work, 'apf-on-small', small, children, targets);
+  await floodRatio('APF on, in-flight 8+4', await onSmall.user('victim', 1), await onSmall.user('flooder', 50));
+  const offSmall = await apfServer(work, 'apf-off-small', [...small, '--enable-priority-and-fairness=false'], children, targets);
+  await floodRatio('APF off, in-flight 8+4', await offSmall.user('victim', 1), await offSmall.user('flooder', 50));
+}
+
 async function main(): Promise<void> {
   if (!existsSync(ENTRY_POINT)) throw new Error(`the server entry point ${ENTRY_POINT} is missing: run npm run build`);
   const work = mkdtempSync(join(tmpdir(), 'orch-bench-'));
@@ -458,6 +550,12 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   const targets: Target[] = [];
   try {
+    // `BENCH_ONLY=apf` runs the priority and fairness figures alone.
+    if (process.env.BENCH_ONLY === 'apf') {
+      await priorityAndFairness(work, children, targets);
+      printTable();
+      return;
+    }
     process.stdout.write('Starting orch-apiserver (sqlite) and the raw node:https baseline...\n');
     const port = await freePort();
     const serverArgs = [ENTRY_POINT, '--data-dir', dataDir, '--storage-backend', 'sqlite', '--bind-address', '127.0.0.1', '--secure-port', String(port)];
@@ -599,6 +697,7 @@ async function main(): Promise<void> {
     row('start-up to readyz 200 (existing data dir)', startMs, rawStartMs, 'ms', false);
     row('start-up to readyz 200 (first start, PKI generated)', firstStartMs, rawStartMs, 'ms', false);
     row(`start-up to readyz 200 (${large} ConfigMaps stored)`, loadedStartMs, rawStartMs, 'ms', false);
+    await priorityAndFairness(work, children, targets);
     printTable();
   } finally {
     for (const t of targets) t.close();

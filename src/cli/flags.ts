@@ -11,6 +11,7 @@ import {
 } from '../controllers/index.js';
 import { serviceFlagDefinitions } from '../registry/services/index.js';
 import { admissionFlagDefinitions } from '../admission/flags.js';
+import { flowControlFlagDefinitions } from '../flowcontrol/index.js';
 import { authFlagDefinitions } from '../auth/flags.js';
 import { protobufFlagDefinitions } from '../codec/protobuf/index.js';
 
@@ -123,7 +124,13 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
 }
 
 /** Every flag `orch-apiserver` takes: the server's, authentication's, admission's and the codec's. */
-export const allFlagDefinitions: FlagDefinition[] = [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions, ...protobufFlagDefinitions];
+export const allFlagDefinitions: FlagDefinition[] = [
+  ...serverFlagDefinitions,
+  ...authFlagDefinitions,
+  ...admissionFlagDefinitions,
+  ...protobufFlagDefinitions,
+  ...flowControlFlagDefinitions,
+];
 
 /** The gates from `--feature-gates` (1.27 defaults otherwise); throws naming the flag on a bad value. */
 export function featureGateFromFlags(flags: ParsedFlags, log: (line: string) => void): FeatureGate {

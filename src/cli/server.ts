@@ -26,6 +26,8 @@ import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags 
 import type { RESTStore, ResourceTable } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
+import { ApiServerMetrics } from '../server/metrics.js';
+import { PriorityAndFairness, priorityAndFairnessEnabled } from '../flowcontrol/index.js';
 import { LoopbackClient } from '../server/loopback.js';
 import { componentStatusStore } from '../server/componentstatus.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
@@ -190,14 +192,29 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     }
   }
 
+  // API priority and fairness replaces the in-flight limits when the flag and the gate are on.
+  const metrics = new ApiServerMetrics();
+  const apf = priorityAndFairnessEnabled(flags, features)
+    ? new PriorityAndFairness({
+        maxRequestsInFlight: flags.number('max-requests-inflight') ?? 400,
+        maxMutatingRequestsInFlight: flags.number('max-mutating-requests-inflight') ?? 200,
+        requestTimeoutMs: flags.number('request-timeout') ?? 60_000,
+        clock,
+        registry: metrics.registry,
+        log,
+      })
+    : undefined;
+
   const server = new ApiServer({
+    metrics,
+    ...(apf ? { flowControl: apf.controller } : {}),
     table,
     authenticator: auth.authenticator,
     authorizer: auth.authorizer,
     impersonate: (headers, user) => auth.impersonate(headers, user),
     admission,
     serializers,
-    nonResource: (method, path) => auth.nonResource(method, path),
+    nonResource: async (method, path, query) => apf?.debug(method, path, query) ?? auth.nonResource(method, path),
     openapi: openapiHandler(() => table.all().map((s) => s.definition)),
     version: versionInfo(PRODUCT_VERSION),
     tls: { cert: readFileSync(certFile), key: readFileSync(keyFile), clientCA: readFileSync(clientCaFile) },
@@ -220,7 +237,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     },
   });
   const hooks = ['bootstrap-namespaces', 'rbac-bootstrap', 'start-controllers'].map((n) => new PostStartHook(n));
-  for (const h of hooks) {
+  // kube-apiserver's hooks: the bootstrap configuration written, and read back by the filter.
+  const apfHooks = apf ? ['priority-and-fairness-config-producer', 'priority-and-fairness-config-consumer'].map((n) => new PostStartHook(n)) : [];
+  for (const h of [...hooks, ...apfHooks]) {
     server.health.add(['readyz', 'healthz'], h);
     server.health.add(['livez'], withGracePeriod(h, () => startedAt + grace));
   }
@@ -268,6 +287,21 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     onError: (err) => log(`compaction failed: ${err instanceof Error ? err.message : String(err)}`),
   });
 
+  const apfStarted = (async () => {
+    if (!apf) return;
+    const [producer, consumer] = apfHooks as [PostStartHook, PostStartHook];
+    try {
+      await apf.ensureConfiguration(controllerClient);
+      producer.complete();
+      await apf.follow(controllerClient);
+      consumer.complete();
+    } catch (err) {
+      for (const h of apfHooks) h.fail(err);
+      log(`priority and fairness start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+  })();
+  apfStarted.catch(() => {});
   const started = (async () => {
     const [namespaces, rbac, ctrl] = hooks as [PostStartHook, PostStartHook, PostStartHook];
     try {
@@ -302,6 +336,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       log(`start-up failed: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }
+    await apfStarted;
   })();
   started.catch(() => {});
 
@@ -311,6 +346,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await server.shutdown();
       await started.catch(() => {});
       await controllers?.stop();
+      await apfStarted.catch(() => {});
+      await apf?.stop();
       await auth.stop();
       await admission.stop();
       compactor.stop();

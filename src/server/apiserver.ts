@@ -18,6 +18,8 @@ import { compose, required, type Handler, type RequestScope } from './filters/ch
 import { DEFAULT_REQUEST_TIMEOUT_MS, withRequestDeadline } from './filters/deadline.js';
 import { withImpersonation, type Impersonator } from './filters/impersonation.js';
 import { withMaxInFlightLimit } from './filters/max-in-flight.js';
+import { withPriorityAndFairness } from './filters/priority-and-fairness.js';
+import type { FlowController } from '../flowcontrol/controller.js';
 import { withMetrics } from './filters/metrics.js';
 import { streamClosed, withPanicRecovery } from './filters/recover.js';
 import { withRequestId } from './filters/request-id.js';
@@ -41,13 +43,17 @@ export interface ApiServerConfig {
   impersonate?: Impersonator;
   admission?: AdmissionChain;
   /** Other modules' non-resource paths (OIDC discovery, JWKS); undefined when not theirs. */
-  nonResource?(method: string, path: string): Promise<RawAnswer | undefined>;
+  nonResource?(method: string, path: string, query: URLSearchParams): Promise<RawAnswer | undefined>;
   openapi?: OpenApiHandler;
   serializers?: SerializerSet;
   version: VersionInfo;
   tls: { cert: string | Buffer; key: string | Buffer; clientCA?: string | Buffer };
   maxRequestsInFlight?: number;
   maxMutatingRequestsInFlight?: number;
+  /** The metrics registry to report to (one is made when absent); priority and fairness registers on it first. */
+  metrics?: ApiServerMetrics;
+  /** API priority and fairness; when set it replaces the max-in-flight limits, as in kube-apiserver. */
+  flowControl?: FlowController;
   maxBodyBytes?: number;
   minRequestTimeoutSeconds?: number;
   /** Deadline of requests other than watches (default 60 s; `?timeout=` may shorten it). */
@@ -75,7 +81,7 @@ function connectionOf(req: ServerRequest): object | undefined {
 
 export class ApiServer {
   readonly health = new HealthChecks();
-  readonly metrics = new ApiServerMetrics();
+  readonly metrics: ApiServerMetrics;
   readonly serializers: SerializerSet;
   private readonly shutdownController = new AbortController();
   private server: Http2SecureServer | undefined;
@@ -90,6 +96,7 @@ export class ApiServer {
   private readonly chain: Handler;
 
   constructor(private readonly config: ApiServerConfig) {
+    this.metrics = config.metrics ?? new ApiServerMetrics();
     this.serializers = config.serializers ?? new SerializerSet();
     this.connectionLimits = { ...defaultConnectionLimits(), ...config.connections };
     this.connections = new ConnectionGuard(this.connectionLimits);
@@ -124,7 +131,9 @@ export class ApiServer {
         withRequestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
         withAuthentication(config.authenticator, (conn) => this.connections.authenticated(conn)),
         withImpersonation(config.impersonate),
-        withMaxInFlightLimit({ readOnly: config.maxRequestsInFlight ?? 400, mutating: config.maxMutatingRequestsInFlight ?? 200 }, this.metrics),
+        config.flowControl
+          ? withPriorityAndFairness(config.flowControl, this.metrics)
+          : withMaxInFlightLimit({ readOnly: config.maxRequestsInFlight ?? 400, mutating: config.maxMutatingRequestsInFlight ?? 200 }, this.metrics),
         withAuthorization(config.authorizer),
       ],
       async (scope) => {
@@ -134,7 +143,17 @@ export class ApiServer {
         const deprecation = this.deprecationWarning(info);
         if (deprecation) scope.warnings.push(deprecation);
         const { req, res, query, warnings, pretty } = scope;
-        await serveResource(handlers, { req, res, info, query, user: required(scope.user, 'the user'), signal: scope.abort.signal, warnings, pretty });
+        await serveResource(handlers, {
+          req,
+          res,
+          info,
+          query,
+          user: required(scope.user, 'the user'),
+          signal: scope.abort.signal,
+          warnings,
+          pretty,
+          ...(scope.watchInitialized ? { onWatchInitialized: scope.watchInitialized } : {}),
+        });
       },
     );
     this.health.add(['livez', 'readyz', 'healthz'], { name: 'ping', check: () => {} });

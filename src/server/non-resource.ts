@@ -27,7 +27,7 @@ export interface NonResourceDeps {
   version: VersionInfo;
   openapi?: OpenApiHandler;
   /** Other modules' non-resource paths; undefined when not theirs. */
-  nonResource?(method: string, path: string): Promise<RawAnswer | undefined>;
+  nonResource?(method: string, path: string, query: URLSearchParams): Promise<RawAnswer | undefined>;
   shuttingDown(): boolean;
 }
 
@@ -98,7 +98,7 @@ export async function serveNonResource(deps: NonResourceDeps, scope: RequestScop
     return writeRaw(res, a, head);
   }
   if (deps.nonResource) {
-    const a = await deps.nonResource(method, scope.pathname);
+    const a = await deps.nonResource(method, scope.pathname, query);
     if (a) return writeRaw(res, a, head);
   }
   if (path === '/') {

@@ -32,6 +32,8 @@ export interface RequestScope {
   user?: UserInfo;
   /** The request's audit event, set by the audit filter when the policy audits the request. */
   audit?: AuditAnnotations;
+  /** Set by priority and fairness on a watch: the watch handler calls it once its initial events are sent. */
+  watchInitialized?: () => void;
 }
 
 export type Handler = (scope: RequestScope) => Promise<void>;

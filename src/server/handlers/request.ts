@@ -31,6 +31,8 @@ export interface ResourceRequest {
   signal: AbortSignal;
   warnings: string[];
   pretty: boolean;
+  /** A watch calls it once it has sent the events that were ready when it started (priority and fairness frees its seat). */
+  onWatchInitialized?: () => void;
 }
 
 /** A routed request: the Store it goes to, with the namespace the Store is called with. */

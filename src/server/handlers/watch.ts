@@ -100,10 +100,22 @@ export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: 
       });
     }
   };
+  let initialized = r.onWatchInitialized;
+  const iterator = events[Symbol.asyncIterator]();
   try {
-    for await (const ev of events) {
-      if (ac.signal.aborted) break;
-      await write(framer.frame({ type: ev.type, object: transform(ev) }));
+    for (;;) {
+      const next = iterator.next();
+      if (initialized) {
+        // The initial events are the ones ready at once: the first wait for more means they are sent.
+        const ready = await Promise.race([next.then(() => true, () => true), new Promise<false>((resolve) => setImmediate(resolve, false))]);
+        if (!ready) {
+          initialized();
+          initialized = undefined;
+        }
+      }
+      const ev = await next;
+      if (ev.done || ac.signal.aborted) break;
+      await write(framer.frame({ type: ev.value.type, object: transform(ev.value) }));
     }
   } catch (err) {
     // An abort (client gone, timeout, shutdown) ends the stream quietly; anything else is
@@ -112,7 +124,9 @@ export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: 
       await write(framer.frame({ type: 'ERROR', object: toApiError(err).status }));
     }
   } finally {
+    initialized?.();
     cleanup();
+    void Promise.resolve(iterator.return?.()).catch(() => {});
     if (!res.writableEnded) res.end();
   }
 }
