@@ -2,6 +2,7 @@
 // access narrows: a wrong type reads as absent rather than throwing.
 import { isPlainObject, type KubeObject, type ObjectMeta } from '../apimachinery/types.js';
 import { getOwn, setOwn } from '../apimachinery/own.js';
+import { deepCopy } from '../apimachinery/copy.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -54,5 +55,5 @@ export function meta(o: KubeObject): ObjectMeta {
 }
 
 export function clone<T>(value: T): T {
-  return structuredClone(value);
+  return deepCopy(value);
 }

@@ -17,6 +17,7 @@ import { deepEqual } from '../apimachinery/equality.js';
 import { FieldPathError, compare, type Comparison, merge, removeFields, reconcileWithSchema, schemaErrors, toFieldSet, withNamedFieldsAsMembers } from './typed-value.js';
 import { rfc3339 } from '../apimachinery/time.js';
 import { lastAppliedAnnotation, withLastApplied } from './last-applied.js';
+import { deepCopy } from '../apimachinery/copy.js';
 
 export interface FieldManagerOptions {
   schema: ApplySchema;
@@ -53,7 +54,7 @@ const STRIPPED = FieldSet.of([
 /** The object without `metadata.managedFields`. */
 function bare(obj: KubeObject | undefined): KubeObject {
   if (!obj) return {};
-  const copy = structuredClone(obj);
+  const copy = deepCopy(obj);
   if (copy.metadata) delete copy.metadata.managedFields;
   return copy;
 }
@@ -229,7 +230,7 @@ export class FieldManager {
     if (changedObject || !entry.time) entry.time = rfc3339(this.opts.now());
     capUpdateManagers(managed);
     // A no-op apply hands back the live object as it is, so that nothing is written.
-    if (live && !changedObject && deepEqual(encodeManagedFields(managed), live.metadata?.managedFields ?? [])) return structuredClone(live);
+    if (live && !changedObject && deepEqual(encodeManagedFields(managed), live.metadata?.managedFields ?? [])) return deepCopy(live);
     return withManagedFields(merged, managed);
   }
 

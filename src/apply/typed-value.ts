@@ -6,6 +6,7 @@ import { isGranularObject, isStructField, type ApplySchema, type ApplyType } fro
 import { getOwn, setOwn } from '../apimachinery/own.js';
 import { deepEqual } from '../apimachinery/equality.js';
 import { isPlainObject } from '../apimachinery/types.js';
+import { deepCopy } from '../apimachinery/copy.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -149,12 +150,12 @@ function compareLeaf(lhs: unknown, rhs: unknown, path: FieldPath, c: Comparison)
 /** The live value with the configuration's values laid over it, following the schema. */
 export function merge(live: unknown, config: unknown, t: ApplyType, schema: ApplySchema): unknown {
   if (config === undefined) return live;
-  if (live === undefined) return structuredClone(config);
+  if (live === undefined) return deepCopy(config);
   if (t.kind === 'list') {
-    if (t.listType === 'atomic' || !Array.isArray(live) || !Array.isArray(config)) return structuredClone(config);
+    if (t.listType === 'atomic' || !Array.isArray(live) || !Array.isArray(config)) return deepCopy(config);
     return mergeList(t, live, config, schema);
   }
-  if (!isGranularObject(t) || !isPlainObject(config) || !isPlainObject(live)) return structuredClone(config);
+  if (!isGranularObject(t) || !isPlainObject(config) || !isPlainObject(live)) return deepCopy(config);
   const out: JsonObject = { ...live };
   for (const [k, v] of Object.entries(config)) {
     if (v === undefined) continue;

@@ -7,6 +7,7 @@ import { ApiError, isApiError, type Status } from '../apimachinery/errors.js';
 import { isPlainObject, type GroupVersionResource, type KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from './types.js';
 import { abortController } from '../apimachinery/abort.js';
+import { deepCopy } from '../apimachinery/copy.js';
 
 export interface ResourceEventHandler {
   onAdd?(obj: KubeObject): void;
@@ -102,11 +103,11 @@ export class Informer {
 
   getByKey(key: string): KubeObject | undefined {
     const obj = this.cache.get(key);
-    return obj ? structuredClone(obj) : undefined;
+    return obj ? deepCopy(obj) : undefined;
   }
 
   list(): KubeObject[] {
-    return [...this.cache.values()].map((o) => structuredClone(o));
+    return [...this.cache.values()].map((o) => deepCopy(o));
   }
 
   listKeys(): string[] {
@@ -126,7 +127,7 @@ export class Informer {
     const fn = handler[method] as ((...a: unknown[]) => void) | undefined;
     if (!fn) return;
     try {
-      fn.apply(handler, args.map((a) => structuredClone(a)));
+      fn.apply(handler, args.map((a) => deepCopy(a)));
     } catch (err) {
       this.opts.onError?.(err);
     }

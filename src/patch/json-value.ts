@@ -3,11 +3,12 @@
 // so that messages read the same as the ones clients know.
 
 import { isPlainObject } from '../apimachinery/types.js';
+import { deepCopy } from '../apimachinery/copy.js';
 
 export type JsonObject = Record<string, unknown>;
 
 export function clone<T>(value: T): T {
-  return value === undefined ? value : structuredClone(value);
+  return value === undefined ? value : deepCopy(value);
 }
 
 /** The JSON kind as Go's decoder names it in `cannot unmarshal <kind> into ...`. */

@@ -5,6 +5,7 @@
 import type { KubeObject, ObjectMeta } from '../apimachinery/types.js';
 import type { DeleteOptions, Strategy } from '../rest/index.js';
 import { rfc3339 } from '../apimachinery/time.js';
+import { deepCopy } from '../apimachinery/copy.js';
 
 export type DeletePlan =
   /** Remove the stored object now. */
@@ -30,7 +31,7 @@ export function normalizedGracePeriod(seconds: number | undefined): number | und
 
 /** Marks an object that finalizers hold: deleted now, no grace (generation bumped once). */
 export function markDeleting(current: KubeObject, now: Date): KubeObject {
-  const next = structuredClone(current);
+  const next = deepCopy(current);
   const m = metaOf(next);
   if (!m.deletionTimestamp && (m.generation ?? 0) > 0) m.generation = (m.generation ?? 0) + 1;
   if (!m.deletionTimestamp || Date.parse(m.deletionTimestamp) > now.getTime()) m.deletionTimestamp = rfc3339(now);
@@ -82,7 +83,7 @@ export function gcFinalizers(current: KubeObject, opts: DeleteOptions, policy: G
 
 function withFinalizers(obj: KubeObject, finalizers: string[] | undefined): KubeObject {
   if (!finalizers) return obj;
-  const next = structuredClone(obj);
+  const next = deepCopy(obj);
   if (finalizers.length > 0) metaOf(next).finalizers = finalizers;
   else delete metaOf(next).finalizers;
   return next;
@@ -121,7 +122,7 @@ export function planDelete(
     // Only a shorter grace period changes a pending deletion.
     if (grace === undefined || grace >= pending) return { kind: 'unchanged' };
     // A pending graceful deletion keeps its finalizers: only the grace period shortens.
-    const next = structuredClone(current);
+    const next = deepCopy(current);
     const nm = metaOf(next);
     const start = Date.parse(m.deletionTimestamp) - pending * 1000;
     nm.deletionTimestamp = rfc3339(new Date(start + grace * 1000));
@@ -130,7 +131,7 @@ export function planDelete(
   }
 
   const period = hook(current, { ...opts, gracePeriodSeconds: grace });
-  const next = withFinalizers(structuredClone(current), finalizers);
+  const next = withFinalizers(deepCopy(current), finalizers);
   const nm = metaOf(next);
   nm.deletionTimestamp = rfc3339(new Date(now.getTime() + period * 1000));
   nm.deletionGracePeriodSeconds = period;

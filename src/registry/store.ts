@@ -50,6 +50,7 @@ import { validateDeleteOptions, validateListOptions, validateWatchOptions } from
 import { scaleView, wantedReplicas } from './scale.js';
 import { rfc3339 } from '../apimachinery/time.js';
 import { setOwn } from '../apimachinery/own.js';
+import { deepCopy } from '../apimachinery/copy.js';
 
 export interface GenericStoreOptions {
   storage: Storage;
@@ -78,7 +79,7 @@ const MAX_UPDATE_ATTEMPTS = 16;
 const MAX_NAME_GENERATION_ATTEMPTS = 8;
 
 function clone<T>(value: T): T {
-  return structuredClone(value);
+  return deepCopy(value);
 }
 
 function meta(obj: KubeObject): ObjectMeta {

@@ -17,6 +17,7 @@ import { listResources } from './handlers/list.js';
 import { updateResource } from './handlers/update.js';
 import { watchResources } from './handlers/watch.js';
 import type { WriteTarget } from './handlers/write.js';
+import { deepCopy } from '../apimachinery/copy.js';
 
 export interface LoopbackClientOptions {
   /** Run admission on writes (the server passes its chain; bootstrap code may omit it). */
@@ -86,7 +87,7 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
     subresource?: { name: string; subresource: string },
   ): Promise<KubeObject> {
     const store = this.storeFor(r, 'create', 'create', subresource?.subresource);
-    const object = structuredClone(obj);
+    const object = deepCopy(obj);
     const ctx = this.ctx();
     // As over HTTP: a generated name is not known yet, so mutating admission sees ''.
     const name = subresource?.name ?? object.metadata?.name ?? '';
@@ -96,7 +97,7 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
   async update(r: GroupVersionResource, namespace: string, obj: KubeObject, subresource?: string): Promise<KubeObject> {
     const name = obj.metadata?.name;
     if (!name) throw new ApiError(400, 'BadRequest', 'name is required');
-    return this.write(r, namespace, name, subresource, 'update', () => structuredClone(obj));
+    return this.write(r, namespace, name, subresource, 'update', () => deepCopy(obj));
   }
 
   async patch(r: GroupVersionResource, namespace: string, name: string, patch: unknown, subresource?: string): Promise<KubeObject> {
