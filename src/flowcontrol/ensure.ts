@@ -65,33 +65,30 @@ export function priorityLevelResource(): GroupVersionResource {
 async function ensureKind(client: ApiClient, r: GroupVersionResource, mandatory: KubeObject[], suggested: KubeObject[], out: EnsureResult): Promise<void> {
   const label = (o: KubeObject): string => `${r.resource}/${o.metadata?.name ?? ''}`;
   const wanted = [...mandatory.map((o) => [o, true] as const), ...suggested.map((o) => [o, false] as const)];
-  for (const [boot, isMandatory] of wanted) {
-    let current: KubeObject | undefined;
-    try {
-      current = await client.get(r, '', boot.metadata!.name!);
-    } catch (err) {
-      if (!isApiError(err) || err.status.code !== 404) throw err;
-    }
-    if (!current) {
-      try {
-        await client.create(r, '', structuredClone(boot));
-        out.created.push(label(boot));
-      } catch (err) {
-        // Another server created it first.
-        if (!isApiError(err) || err.status.code !== 409) throw err;
+  // One list instead of a read per object: this runs before the server reports ready.
+  const stored = new Map((await client.list(r, '')).items.map((o) => [o.metadata?.name ?? '', o]));
+  await Promise.all(
+    wanted.map(async ([boot, isMandatory]) => {
+      const current = stored.get(boot.metadata!.name!);
+      if (!current) {
+        try {
+          await client.create(r, '', structuredClone(boot));
+          out.created.push(label(boot));
+        } catch (err) {
+          // Another server created it first.
+          if (!isApiError(err) || err.status.code !== 409) throw err;
+        }
+        return;
       }
-      continue;
-    }
-    const update = ensureUpdate(current, boot, isMandatory);
-    if (update) {
-      await client.update(r, '', update);
-      out.updated.push(label(boot));
-    }
-  }
+      const update = ensureUpdate(current, boot, isMandatory);
+      if (update) {
+        await client.update(r, '', update);
+        out.updated.push(label(boot));
+      }
+    }),
+  );
   const names = new Set(wanted.map(([o]) => o.metadata!.name!));
-  const stored = await client.list(r, '');
-  for (const o of stored.items) {
-    const name = o.metadata?.name ?? '';
+  for (const [name, o] of stored) {
     if (names.has(name) || parseGoBool(annotationOf(o)) !== true) continue;
     try {
       await client.delete(r, '', name);
