@@ -10,6 +10,7 @@ import {
   type ManagerLeaderElection,
 } from '../controllers/index.js';
 import { serviceFlagDefinitions } from '../registry/services/index.js';
+import { kubeletFlagDefinitions } from '../registry/connect/index.js';
 import { admissionFlagDefinitions } from '../admission/flags.js';
 import { flowControlFlagDefinitions } from '../flowcontrol/index.js';
 import { authFlagDefinitions } from '../auth/flags.js';
@@ -78,6 +79,7 @@ export const serverFlagDefinitions: FlagDefinition[] = [
   },
   { name: 'watch-history-window', type: 'duration', default: 300_000, usage: 'How long watch history (and continue tokens) stay usable.' },
   ...serviceFlagDefinitions,
+  ...kubeletFlagDefinitions,
   ...controllerFlagDefinitions,
 ];
 

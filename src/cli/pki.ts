@@ -28,6 +28,9 @@ export interface PkiPaths {
   adminCert: string;
   adminKey: string;
   serviceAccountKey: string;
+  /** The client certificate the server presents to node agents (kubeadm's apiserver-kubelet-client). */
+  kubeletClientCert: string;
+  kubeletClientKey: string;
 }
 
 function pkiPaths(dataDir: string): PkiPaths {
@@ -41,6 +44,8 @@ function pkiPaths(dataDir: string): PkiPaths {
     adminCert: join(dir, 'admin.crt'),
     adminKey: join(dir, 'admin.key'),
     serviceAccountKey: join(dir, 'sa.key'),
+    kubeletClientCert: join(dir, 'apiserver-kubelet-client.crt'),
+    kubeletClientKey: join(dir, 'apiserver-kubelet-client.key'),
   };
 }
 
@@ -154,11 +159,13 @@ export async function ensurePki(dataDir: string, bindAddress: string): Promise<P
   const needServing = await needsIssue(p.servingCert, p.servingKey, hosts);
   const needAdmin = await needsIssue(p.adminCert, p.adminKey);
   const needSa = !existsSync(p.serviceAccountKey);
-  if (!existsSync(p.caCert) || needServing || needAdmin) {
+  const needKubeletClient = await needsIssue(p.kubeletClientCert, p.kubeletClientKey);
+  if (!existsSync(p.caCert) || needServing || needAdmin || needKubeletClient) {
     const { x509 } = await import('../auth/x509-lib.js');
     const ca = await loadOrCreateCA(x509, p);
     if (needServing) await issue(x509, ca, p.servingCert, p.servingKey, `${shortWord()}-apiserver`, { server: true, hosts });
     if (needAdmin) await issue(x509, ca, p.adminCert, p.adminKey, 'admin', { orgs: ['system:masters'] });
+    if (needKubeletClient) await issue(x509, ca, p.kubeletClientCert, p.kubeletClientKey, `${shortWord()}-apiserver-kubelet-client`, { orgs: ['system:masters'] });
   }
   if (needSa) {
     const keys = (await webcrypto.subtle.generateKey(

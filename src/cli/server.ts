@@ -21,6 +21,7 @@ import { SerializerSet } from '../codec/serializer.js';
 import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
+import { installConnectSubresources, preferredAddressTypesFromFlags, type KubeletClientConfig } from '../registry/connect/index.js';
 import { CustomResourceRegistrar } from '../registry/customresource/index.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
 import type { RESTStore, ResourceTable } from '../rest/index.js';
@@ -82,6 +83,27 @@ export interface StartOptions {
 
 function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
   return typeof (s as { setSubresourceHandler?: unknown }).setSubresourceHandler === 'function';
+}
+
+/** The credentials for node agents: the flags' files, else the PKI's kubelet client certificate. */
+function kubeletClientFromFlags(flags: ParsedFlags, pki: PkiPaths): KubeletClientConfig {
+  const preferredAddressTypes = preferredAddressTypesFromFlags(flags);
+  if (flags.has('kubelet-client-certificate') !== flags.has('kubelet-client-key')) {
+    throw new Error('--kubelet-client-certificate and --kubelet-client-key must be given together');
+  }
+  const read = (flag: string, fallback?: string): Buffer | undefined => {
+    const path = flags.string(flag) ?? fallback;
+    if (!path) return undefined;
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw new Error(`--${flag}: cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  const cert = read('kubelet-client-certificate', pki.kubeletClientCert);
+  const key = read('kubelet-client-key', pki.kubeletClientKey);
+  const ca = read('kubelet-certificate-authority');
+  return { preferredAddressTypes, ...(cert ? { cert } : {}), ...(key ? { key } : {}), ...(ca ? { ca } : {}) };
 }
 
 /** The storage backend and its settings from the flags. */
@@ -149,6 +171,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const serviceNetwork = serviceNetworkFromFlags(flags);
   installServiceAllocation(table, { storage, network: serviceNetwork });
   installPodBinding(table, definitions, { storage, codec: storageCodec });
+  // Proxy, log, exec, attach and port-forward reach pods, services and node agents.
+  installConnectSubresources(table, { kubelet: kubeletClientFromFlags(flags, pki) });
   // The binary media type of the flavor, after JSON and YAML in negotiation order.
   const serializers = new SerializerSet();
   serializers.register(binarySerializer());

@@ -224,3 +224,39 @@ export function proxyUpgrade(req: IncomingMessage, clientSocket: Duplex, head: B
     upstream.end();
   });
 }
+
+/**
+ * Sends a GET with no body to `target` and resolves with the upstream's answer, unread, for a
+ * caller that looks at the status before streaming the body (pod logs). Rejects with
+ * UpstreamError when the upstream cannot be reached or sends no headers in time.
+ */
+export function fetchUpstream(target: ProxyTarget, opts: ProxyOptions = {}): Promise<IncomingMessage> {
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    let upstream: ReturnType<typeof openUpstream>;
+    try {
+      const headers: OutgoingHttpHeaders = Object.create(null) as OutgoingHttpHeaders;
+      for (const [name, value] of Object.entries(target.setHeaders ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+      upstream = openUpstream('GET', target, headers, opts.signal);
+    } catch (err) {
+      reject(err instanceof UpstreamError ? err : new UpstreamError(String(err), err));
+      return;
+    }
+    let answered = false;
+    const timer = opts.responseHeaderTimeoutMs
+      ? setTimeout(() => {
+          upstream.destroy();
+          reject(new UpstreamError('timeout awaiting response headers'));
+        }, opts.responseHeaderTimeoutMs)
+      : undefined;
+    upstream.on('error', (err) => {
+      if (timer) clearTimeout(timer);
+      if (!answered) reject(new UpstreamError(err.message, err));
+    });
+    upstream.on('response', (answer: IncomingMessage) => {
+      if (timer) clearTimeout(timer);
+      answered = true;
+      resolve(answer);
+    });
+    upstream.end();
+  });
+}

@@ -38,6 +38,7 @@ import type {
   GetOptions,
   ListOptions,
   RESTStore,
+  ConnectRequest,
   RequestContext,
   AsyncVersionConversion,
   ResourceDefinition,
@@ -823,6 +824,13 @@ export class GenericStore implements RESTStore {
 
   // -------------------------------------------------------------------------------------
   // Subresources
+
+  /** Connect subresources (`pods/x/exec`, `services/x/proxy`) are served by their handlers only. */
+  async connect(ctx: RequestContext, namespace: string, name: string, subresource: string, request: ConnectRequest): Promise<void> {
+    const handler = this.handlerFor(subresource);
+    if (!handler.connect) throw this.unsupported(subresource, 'connect');
+    return handler.connect(ctx, namespace, name, subresource, request);
+  }
 
   private handlerFor(subresource: string): Partial<RESTStore> {
     const handler = this.subresourceHandlers.get(subresource);

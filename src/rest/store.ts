@@ -1,5 +1,7 @@
 // The verbs a served resource implements (Kubernetes' rest.Storage family, as one interface
 // with optional verbs), their options and results, and the table of served resources.
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { GroupVersion, KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
 import type { RequestContext } from './context.js';
 import type { ResourceDefinition } from './definition.js';
@@ -24,6 +26,32 @@ export interface DeleteResult {
   deleted: boolean;
 }
 
+/** The request a connect subresource (`proxy`, `exec`, `attach`, `portforward`, `log`) serves, as received. */
+export interface ConnectRequest {
+  /** The HTTP method, upper case. */
+  method: string;
+  /**
+   * The path after the subresource, percent-decoded, with a leading `/` when not empty and the
+   * request's trailing `/` kept (`pods/x/proxy/a/b/` gives `/a/b/`; `pods/x/proxy` gives '').
+   */
+  path: string;
+  query: URLSearchParams;
+  /** The path the client sent (undecoded), for the upstream's `X-Forwarded-Uri`. */
+  requestPath: string;
+  /** The raw request: its body is read only by a connecter that forwards it. */
+  request: NodeJS.ReadableStream & { method?: string; url?: string; headers: IncomingHttpHeaders };
+  /** The raw response; nothing has been written to it yet. */
+  response: NodeJS.WritableStream & {
+    headersSent: boolean;
+    writeHead(status: number, headers?: OutgoingHttpHeaders): unknown;
+    on(event: string, listener: (...args: unknown[]) => void): unknown;
+  };
+  /** Set for an HTTP/1.1 upgrade (SPDY, WebSocket): the client's socket and the bytes read past the headers. */
+  upgrade?: { socket: Duplex; head: Buffer };
+  /** How long to wait for an upstream's answer headers (the server's request timeout). */
+  responseHeaderTimeoutMs: number;
+}
+
 /**
  * One served resource. Generic stored kinds implement every verb; virtual resources
  * implement only theirs. `subresource` selects `status`, `scale`, `finalize`, `approval`, ...
@@ -39,6 +67,12 @@ export interface RESTStore {
   update?(ctx: RequestContext, namespace: string, name: string, objInfo: UpdatedObjectInfo, opts: UpdateOptions, subresource?: string): Promise<UpdateResult>;
   delete?(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult>;
   deleteCollection?(ctx: RequestContext, namespace: string, opts: DeleteOptions, listOpts: ListOptions): Promise<KubeList>;
+  /**
+   * Serves a connect subresource of the object `name` by answering on `request.response` (or
+   * the upgraded socket) itself. Throws ApiError before writing anything; resolves when the
+   * exchange is over.
+   */
+  connect?(ctx: RequestContext, namespace: string, name: string, subresource: string, request: ConnectRequest): Promise<void>;
 }
 
 /** The served resources, changing at run time (CRDs, runtime config). */

@@ -1,8 +1,10 @@
 // The API server: the HTTPS listener (HTTP/2 with HTTP/1.1 fallback), the filter chain
 // composed in kube-apiserver's order (see README.md), the handlers it ends in (resource
 // requests by verb, non-resource endpoints), health, and graceful shutdown.
+import { ServerResponse as Http1Response, type IncomingMessage } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { AdmissionChain } from '../admission/types.js';
 import { apiVersionOf } from '../apimachinery/types.js';
@@ -26,6 +28,7 @@ import { withRequestId } from './filters/request-id.js';
 import { withRequestInfo } from './filters/request-info.js';
 import { MAX_REQUEST_BODY_BYTES } from './handlers/body.js';
 import type { HandlerDeps } from './handlers/request.js';
+import { markUpgrade } from './handlers/connect.js';
 import { checkPathNames, serveResource } from './handlers/resource.js';
 import { HealthChecks } from './health.js';
 import type { ServerRequest, ServerResponse } from './http.js';
@@ -108,6 +111,7 @@ export class ApiServer {
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds ?? 1800,
       shutdownSignal: this.shutdownController.signal,
       authorize: (info, user) => authorize(config.authorizer, info, user),
+      requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     };
     const nonResource: NonResourceDeps = {
       table: config.table,
@@ -202,6 +206,8 @@ export class ApiServer {
       this.sessions.add(session);
       session.on('close', () => this.sessions.delete(session));
     });
+    // HTTP/1.1 upgrades (exec, attach, port-forward, proxied WebSockets) take the same filter chain.
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     // TLS handshake failures and clients that go away mid-handshake are not server errors.
     server.on('tlsClientError', () => {});
     server.on('sessionError', () => {});
@@ -254,6 +260,21 @@ export class ApiServer {
       this.active--;
       if (this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
     }
+  }
+
+  /**
+   * An HTTP/1.1 upgrade request: answered through the whole chain like any other, on a
+   * response written straight to its socket (errors are a Status, then the connection
+   * closes); a connect handler that upgrades takes the socket over.
+   */
+  private handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    const res = new Http1Response(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.on('finish', () => socket.end());
+    markUpgrade(req, socket, head);
+    void this.handle(req as unknown as ServerRequest, res as unknown as ServerResponse);
   }
 
   /** The warning for a request to a deprecated version, counted in the deprecated-API gauge. */

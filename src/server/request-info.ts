@@ -27,6 +27,11 @@ export interface RequestInfo {
    * `metadata.name` field selector, for authorization, as Kubernetes does.
    */
   collection: boolean;
+  /**
+   * The decoded path segments from the resource on (`resource/name/subresource/...`), as
+   * Kubernetes keeps them: a connect subresource reads its path remainder from them.
+   */
+  parts?: string[];
 }
 
 const specialVerbs = new Set(['proxy', 'watch']);
@@ -149,6 +154,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
     name,
     legacyWatch,
     collection,
+    parts: rest,
   };
 }
 
@@ -168,4 +174,15 @@ function methodVerb(method: string): string {
     default:
       return '';
   }
+}
+
+const LONG_RUNNING_VERBS = new Set(['watch', 'proxy']);
+const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+/**
+ * kube-apiserver's long-running check: watches and the connect subresources stream for as
+ * long as the client wants, so the request deadline and the in-flight limit do not apply.
+ */
+export function isLongRunning(info: RequestInfo): boolean {
+  return info.isResourceRequest && (LONG_RUNNING_VERBS.has(info.verb) || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 }

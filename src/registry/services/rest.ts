@@ -5,6 +5,7 @@
 import { ApiError } from '../../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../../apimachinery/types.js';
 import type {
+  ConnectRequest,
   CreateOptions,
   DeleteOptions,
   DeleteResult,
@@ -49,6 +50,10 @@ export class ServiceREST implements RESTStore {
 
   setSubresourceHandler(name: string, handler: Partial<RESTStore>): void {
     if (hostsSubresources(this.inner)) this.inner.setSubresourceHandler(name, handler);
+  }
+
+  connect(ctx: RequestContext, namespace: string, name: string, subresource: string, request: ConnectRequest): Promise<void> {
+    return required(this.inner.connect, 'connect').call(this.inner, ctx, namespace, name, subresource, request);
   }
 
   get(ctx: RequestContext, namespace: string, name: string, opts: GetOptions, subresource?: string): Promise<KubeObject> {

@@ -3,6 +3,7 @@
 // Past it the request's signal aborts and the client gets 504; the late answer is dropped.
 import { ApiError, badRequest } from '../../apimachinery/errors.js';
 import { parseDuration } from '../../apimachinery/flags.js';
+import { isLongRunning } from '../request-info.js';
 import { required, type Filter } from './chain.js';
 
 /** kube-apiserver's --request-timeout default, also the most a client's `timeout` may ask for. */
@@ -11,7 +12,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export function withRequestDeadline(maxMs: number): Filter {
   return (next) => async (scope) => {
     const info = required(scope.info, 'RequestInfo');
-    if (!info.isResourceRequest || info.verb === 'watch') return next(scope);
+    // A connect subresource's wait for its target is bounded by the target's answer-header timeout instead.
+    if (!info.isResourceRequest || isLongRunning(info)) return next(scope);
     const ms = requestTimeoutMs(scope.query, maxMs);
     await withDeadline(next(scope), ms, scope.abort);
   };

@@ -2,6 +2,7 @@
 // beyond. Long-running requests (watches) and superusers are not limited.
 import { tooManyRequests } from '../../apimachinery/errors.js';
 import type { ApiServerMetrics } from '../metrics.js';
+import { isLongRunning } from '../request-info.js';
 import { required, type Filter } from './chain.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -18,7 +19,7 @@ export function withMaxInFlightLimit(limits: InFlightLimits, metrics: ApiServerM
     const info = required(scope.info, 'RequestInfo');
     const user = required(scope.user, 'the user');
     const authenticated = required(scope.authenticatedUser, 'the user');
-    const longRunning = info.isResourceRequest && info.verb === 'watch';
+    const longRunning = isLongRunning(info);
     if (longRunning || user.groups.includes(SUPERUSER_GROUP) || authenticated.groups.includes(SUPERUSER_GROUP)) return next(scope);
     const kind = MUTATING.has(scope.method) ? 'mutating' : 'readOnly';
     if (inflight[kind] >= limits[kind]) throw tooManyRequests('Too many requests, please try again later.', 1);

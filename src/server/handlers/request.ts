@@ -20,6 +20,8 @@ export interface HandlerDeps {
   /** Authorizes a further verb on the same resource (an apply that creates also needs `create`). */
   authorize?: (info: RequestInfo, user: UserInfo) => Promise<void>;
   now?: () => Date;
+  /** The server's request timeout: how long a connect subresource waits for its target's answer headers. */
+  requestTimeoutMs?: number;
 }
 
 export interface ResourceRequest {

@@ -5,6 +5,7 @@ import { badRequest } from '../../apimachinery/errors.js';
 import { pathSegmentName } from '../../registry/index.js';
 import type { RequestContext } from '../../rest/index.js';
 import type { RequestInfo } from '../request-info.js';
+import { serveConnect } from './connect.js';
 import { serveCreate } from './create.js';
 import { serveDelete, serveDeleteCollection } from './delete.js';
 import { serveGet } from './get.js';
@@ -27,11 +28,12 @@ const HANDLERS: Record<string, (deps: HandlerDeps, routed: Routed) => Promise<vo
 };
 
 export async function serveResource(deps: HandlerDeps, r: ResourceRequest): Promise<void> {
-  const { store, namespace } = resolveStore(deps.table, r.info, (r.req.method ?? 'GET').toUpperCase());
+  const { store, namespace, connect } = resolveStore(deps.table, r.info, (r.req.method ?? 'GET').toUpperCase());
   // A deprecated version of a custom resource warns on every request to it, errors included.
   const deprecation = store.definition.customResource?.deprecationWarning;
   if (deprecation && !r.warnings.includes(deprecation)) r.warnings.push(deprecation);
   const ctx: RequestContext = { user: r.user, signal: r.signal, warnings: r.warnings };
+  if (connect) return serveConnect(deps, { r, ctx, store, namespace });
   // resolveStore admits only the verbs above.
   await HANDLERS[r.info.verb]?.(deps, { r, ctx, store, namespace });
 }

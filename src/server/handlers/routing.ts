@@ -6,11 +6,14 @@ import { methodNotSupported } from '../../apimachinery/errors.js';
 import type { RESTStore, ResourceTable } from '../../rest/index.js';
 import { genericNotFound, methodNotAllowed } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
+import { CONNECT_METHODS } from './connect.js';
 
 export interface ResolvedStore {
   store: RESTStore;
   /** The namespace the Store is called with: '' for cluster-scoped resources and cluster-wide lists. */
   namespace: string;
+  /** The request goes to the Store's `connect` (proxy, exec, attach, port-forward, log). */
+  connect?: boolean;
 }
 
 /** The method of each verb's route at a collection, an object and a subresource path. */
@@ -39,6 +42,14 @@ export function resolveStore(table: ResourceTable, info: RequestInfo, method: st
   const isNamespaceObject = def.group === '' && def.resource === 'namespaces';
   if (!def.namespaced && info.namespace !== '' && !isNamespaceObject) throw genericNotFound();
   const clusterWide = def.namespaced && info.namespace === '';
+  // The `/proxy/` paths before the resource were removed from Kubernetes; nothing serves them.
+  if (info.verb === 'proxy') throw genericNotFound();
+  const connectMethods = info.subresource ? CONNECT_METHODS[info.subresource] : undefined;
+  if (connectMethods && typeof store.connect === 'function') {
+    if (!def.subresources.some((s) => s.name === info.subresource) || info.collection || info.legacyWatch || clusterWide) throw genericNotFound();
+    if (!connectMethods.includes(method)) throw methodNotAllowed();
+    return { store, namespace: def.namespaced ? info.namespace : '', connect: true };
+  }
   let verbs = def.verbs;
   let routes: Record<string, string>;
   if (info.subresource) {
