@@ -2,6 +2,7 @@
 // signer, issuing a certificate (its status) needs `sign`, and no one may ask the API
 // server's client signer for a certificate in the group that bypasses authorization.
 import type { UserInfo } from '../apimachinery/types.js';
+import { subjectAccessReviewAccess } from './access.js';
 import type { ApiClient } from '../client/types.js';
 import { flavor, group, longDomain } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
@@ -23,21 +24,9 @@ const MASTERS = 'system:masters';
 
 /** Asks the server's authorizer through a SubjectAccessReview. */
 export function subjectAccessReviewAuthorizer(client: ApiClient): SignerAuthorizer {
-  const reviews = { group: group('authorization'), version: 'v1', resource: 'subjectaccessreviews' };
-  return async (user, verb, name) => {
-    const review = await client.create(reviews, '', {
-      apiVersion: `${group('authorization')}/v1`,
-      kind: 'SubjectAccessReview',
-      spec: {
-        user: user.username,
-        groups: user.groups ?? [],
-        ...(user.uid ? { uid: user.uid } : {}),
-        ...(user.extra ? { extra: user.extra } : {}),
-        resourceAttributes: { group: group('certificates'), version: '*', resource: 'signers', verb, name },
-      },
-    });
-    return isPlainObject(review.status) && review.status.allowed === true;
-  };
+  const access = subjectAccessReviewAccess(client);
+  return async (user, verb, name) =>
+    (await access(user, { group: group('certificates'), version: '*', resource: 'signers', verb, name, namespace: '', subresource: '' })).allowed;
 }
 
 /** Allowed on the signer itself, or on every signer of its domain (`example.com/*`). */

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
-import { newBlockingRefs, OwnerReferencesPermissionEnforcement, type ResourceAccess } from './owner-references.js';
+import type { ResourceAccess } from './access.js';
+import { newBlockingRefs, OwnerReferencesPermissionEnforcement } from './owner-references.js';
 import type { AdmissionAttributes, AdmissionOperation } from './types.js';
 
 const rs = (uid: string, block?: boolean) => ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `rs-${uid}`, uid, ...(block === undefined ? {} : { blockOwnerDeletion: block }) });

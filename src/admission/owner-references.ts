@@ -3,59 +3,14 @@
 // the right to update the owner's `finalizers` subresource, since it holds back the owner's
 // deletion. The rights are asked of the server's authorizers (a SubjectAccessReview).
 import { deepEqual } from '../apimachinery/equality.js';
-import { isPlainObject, type UserInfo } from '../apimachinery/types.js';
-import type { ApiClient } from '../client/types.js';
-import { group } from '../naming/index.js';
+import { isPlainObject } from '../apimachinery/types.js';
+import type { AccessAuthorizer, AccessDecision } from './access.js';
 import type { ResourceTable } from '../rest/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 import { admissionForbidden, type JsonMap } from './util.js';
 
-export interface ResourceAccess {
-  verb: string;
-  namespace: string;
-  group: string;
-  version: string;
-  resource: string;
-  subresource: string;
-  name: string;
-}
-
-export interface AccessDecision {
-  allowed: boolean;
-  reason: string;
-  /** The authorizer's error text, if it had one (Go prints `<nil>` otherwise). */
-  error?: string;
-}
-
-/** Asks whether a user may do something; the server's authorizers answer. */
-export type AccessAuthorizer = (user: UserInfo, access: ResourceAccess) => Promise<AccessDecision>;
-
 /** Resolves an owner's kind to its resources; throws Error with the mapper's message when none. */
 export type KindMapper = (group: string, version: string, kind: string) => string[];
-
-/** An AccessAuthorizer that posts a SubjectAccessReview through the (privileged) client. */
-export function subjectAccessReviewAccess(client: ApiClient): AccessAuthorizer {
-  const reviews = { group: group('authorization'), version: 'v1', resource: 'subjectaccessreviews' };
-  return async (user, access) => {
-    const review = await client.create(reviews, '', {
-      apiVersion: `${group('authorization')}/v1`,
-      kind: 'SubjectAccessReview',
-      spec: {
-        user: user.username,
-        groups: user.groups ?? [],
-        ...(user.uid ? { uid: user.uid } : {}),
-        ...(user.extra ? { extra: user.extra } : {}),
-        resourceAttributes: access,
-      },
-    });
-    const status = isPlainObject(review.status) ? review.status : {};
-    return {
-      allowed: status.allowed === true,
-      reason: typeof status.reason === 'string' ? status.reason : '',
-      ...(typeof status.evaluationError === 'string' && status.evaluationError !== '' ? { error: status.evaluationError } : {}),
-    };
-  };
-}
 
 /** Maps kinds through the served resources (subresources excluded), as a REST mapper does. */
 export function resourceTableMapper(table: ResourceTable | undefined): KindMapper {

@@ -4,7 +4,8 @@
 import type { AdmissionPluginFactory } from './types.js';
 import type { AdmissionDeps } from './deps.js';
 import { NodeRestriction } from './node-restriction.js';
-import { OwnerReferencesPermissionEnforcement, resourceTableMapper, subjectAccessReviewAccess } from './owner-references.js';
+import { subjectAccessReviewAccess } from './access.js';
+import { OwnerReferencesPermissionEnforcement, resourceTableMapper } from './owner-references.js';
 import { parsePodNodeSelectorConfig, PodNodeSelector } from './pod-node-selector.js';
 import { alwaysPullImages, extendedResourceToleration, limitPodHardAntiAffinityTopology, securityContextDeny } from './pod-spec-plugins.js';
 import { parsePodTolerationRestrictionConfig, PodTolerationRestriction } from './pod-toleration-restriction.js';
