@@ -34,7 +34,9 @@ import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, startCompactor, type CreateStorageOptions, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
-import { ensurePki, type PkiPaths } from './pki.js';
+import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
+import { Aggregator } from '../aggregator/index.js';
+import { frontProxyFromFlags } from '../aggregator/flags.js';
 import { controllerManagerFlags, featureGateFromFlags } from './flags.js';
 
 export const PRODUCT_VERSION = '0.1.0';
@@ -192,6 +194,22 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     }
   }
 
+  // The aggregation layer: APIServices for what is served here, remote ones proxied.
+  const aggregator = new Aggregator({
+    client: controllerClient,
+    table,
+    frontProxy: frontProxyFromFlags(flags, {
+      clientCert: pki.frontProxyClientCert,
+      clientKey: pki.frontProxyClientKey,
+      ca: pki.frontProxyCaCert,
+      clientCA: readFileSync(clientCaFile, 'utf8'),
+      clientCommonName: FRONT_PROXY_CLIENT_CN,
+    }),
+    clock,
+    requestTimeoutMs: flags.number('request-timeout') ?? 60_000,
+    log,
+  });
+
   // API priority and fairness replaces the in-flight limits when the flag and the gate are on.
   const metrics = new ApiServerMetrics();
   const apf = priorityAndFairnessEnabled(flags, features)
@@ -224,6 +242,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     requestTimeoutMs: flags.number('request-timeout'),
     shutdownDelayMs: flags.number('shutdown-delay-duration'),
     http2MaxStreamsPerConnection: flags.number('http2-max-streams-per-connection'),
+    aggregation: { discovery: aggregator, serve: (scope) => aggregator.serve(scope) },
     log,
   });
 
@@ -237,9 +256,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     },
   });
   const hooks = ['bootstrap-namespaces', 'rbac-bootstrap', 'start-controllers'].map((n) => new PostStartHook(n));
+  // kube-apiserver's hooks of the aggregation layer: the ConfigMap extension servers read, and autoregistration.
+  const aggregatorHooks = ['start-cluster-authentication-info-controller', 'apiservice-registration-controller'].map((n) => new PostStartHook(n));
   // kube-apiserver's hooks: the bootstrap configuration written, and read back by the filter.
   const apfHooks = apf ? ['priority-and-fairness-config-producer', 'priority-and-fairness-config-consumer'].map((n) => new PostStartHook(n)) : [];
-  for (const h of [...hooks, ...apfHooks]) {
+  for (const h of [...hooks, ...apfHooks, ...aggregatorHooks]) {
     server.health.add(['readyz', 'healthz'], h);
     server.health.add(['livez'], withGracePeriod(h, () => startedAt + grace));
   }
@@ -311,6 +332,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
       await ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8'));
       namespaces.complete();
+      const [authInfo, registration] = aggregatorHooks as [PostStartHook, PostStartHook];
+      await aggregator.publishAuthenticationInfo();
+      authInfo.complete();
+      await aggregator.start();
+      registration.complete();
       await auth.start();
       rbac.complete();
       controllers = startControllers({
@@ -332,7 +358,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       });
       ctrl.complete();
     } catch (err) {
-      for (const h of hooks) h.fail(err);
+      for (const h of [...hooks, ...aggregatorHooks]) h.fail(err);
       log(`start-up failed: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }
@@ -346,6 +372,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await server.shutdown();
       await started.catch(() => {});
       await controllers?.stop();
+      await aggregator.stop();
       await apfStarted.catch(() => {});
       await apf?.stop();
       await auth.stop();
