@@ -85,6 +85,9 @@ interface Index {
 
 const AGGREGATED_AS = 'APIGroupDiscoveryList';
 
+/** A built-in group kube's priority table does not list: after the listed ones, before custom resources. */
+const UNLISTED_BUILTIN_PRIORITY = { group: 1500, version: 15 };
+
 export class Discovery {
   private cache: Index | undefined;
   private source: DiscoverySource | undefined;
@@ -146,7 +149,7 @@ export class Discovery {
       for (const v of g.versions) {
         const gv = `${g.name}/${v}`;
         const r = registered.get(gv);
-        raise(g, gv, r ? { group: r.groupPriorityMinimum, version: r.versionPriority } : g.custom ? CUSTOM_RESOURCE_PRIORITY : (builtinAPIServicePriority(g.name, v) ?? CUSTOM_RESOURCE_PRIORITY));
+        raise(g, gv, r ? { group: r.groupPriorityMinimum, version: r.versionPriority } : g.custom ? CUSTOM_RESOURCE_PRIORITY : (builtinAPIServicePriority(g.name, v) ?? UNLISTED_BUILTIN_PRIORITY));
       }
     }
     const withRemote = new Set<GroupInfo>();
