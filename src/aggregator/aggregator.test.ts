@@ -54,6 +54,10 @@ async function startWardle(serving: TestCert, trustCA: string, allowed: string[]
       res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(o));
     };
     const url = new URL(req.url ?? '/', 'https://x');
+    if (url.pathname === `/openapi/v3${BASE}`) {
+      send(200, { openapi: '3.0.0', info: { title: 'wardle', version: 'v0' }, paths: { [`${BASE}/namespaces/{namespace}/flunders`]: {} } });
+      return;
+    }
     if (url.pathname === BASE) {
       send(200, {
         kind: 'APIResourceList',
@@ -236,6 +240,17 @@ describe('aggregated API server behind an APIService (kubernetes flavor)', () =>
     const agg = await s.request('GET', '/apis', { ...s.admin, headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList' } });
     const item = (agg.json.items as { metadata: { name: string }; versions: { version: string; resources: { resource: string; scope: string; shortNames: string[] }[] }[] }[]).find((i) => i.metadata.name === 'wardle.example.com');
     assert.deepEqual(item?.versions[0]!.resources.map((x) => [x.resource, x.scope, x.shortNames]), [['flunders', 'Namespaced', ['fl']]]);
+  });
+
+  it('/openapi/v3 lists the remote group-version, served from here', async () => {
+    const idx = await eventually(async () => {
+      const r = await s.request('GET', '/openapi/v3', s.admin);
+      return (r.json.paths as Record<string, { serverRelativeURL: string }>)[`apis/${GV}`];
+    }, 'the remote in the v3 index');
+    assert.match(idx.serverRelativeURL, /^\/openapi\/v3\/apis\/wardle\.example\.com\/v1alpha1\?hash=[0-9A-F]{128}$/);
+    const doc = await s.request('GET', idx.serverRelativeURL, s.admin);
+    assert.equal(doc.status, 200);
+    assert.equal((doc.json.info as { title: string }).title, 'wardle');
   });
 
   it('RBAC denies a user without rights before anything is proxied', async () => {

@@ -14,6 +14,8 @@ import { ExponentialBackoff, runWorkers, WorkQueue } from '../client/workqueue.j
 import { group as servedGroup, longDomainKey, shortWord, systemNamespace } from '../naming/index.js';
 import { proxyRequest, UpstreamError, type ProxiedRequest, type ProxiedResponse } from '../proxy/transport.js';
 import type { ResourceTable } from '../rest/index.js';
+import type { RemoteOpenApiDocument } from '../schema/openapi/index.js';
+import { createHash } from 'node:crypto';
 import type { AggregatedGroupVersion, DiscoverySource } from '../server/discovery.js';
 import type { RequestScope } from '../server/filters/chain.js';
 import {
@@ -146,6 +148,8 @@ export class Aggregator implements DiscoverySource {
   private readonly endpoints: Informer;
   private readonly queue = new WorkQueue<string>(new ExponentialBackoff<string>(50, 30_000));
   private readonly resources = new Map<string, Record<string, unknown>[]>();
+  /** OpenAPI v3 documents of available remote group-versions, by `apis/<group>/<version>`. */
+  private readonly openapi = new Map<string, RemoteOpenApiDocument>();
   private readonly listeners: (() => void)[] = [];
   private workers: Promise<void> | undefined;
   private readonly cancels = new Map<string, () => void>();
@@ -302,14 +306,20 @@ export class Aggregator implements DiscoverySource {
         try {
           const answer = await getJSON(ep, path, Math.min(DISCOVERY_CHECK_TIMEOUT_MS, this.opts.requestTimeoutMs ?? DISCOVERY_CHECK_TIMEOUT_MS));
           if (answer.status < 200 || answer.status >= 300) error = `bad status from ${url}: ${answer.status}`;
-          else this.setResources(name, resourcesOf(answer.body, `${a.group}/${a.version}`));
+          else {
+            this.setResources(name, resourcesOf(answer.body, `${a.group}/${a.version}`));
+            await this.fetchOpenApi(ep, a);
+          }
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
         }
         result = availabilityAfterCheck(url, error);
       }
     }
-    if (result.status !== 'True' && this.resources.delete(name)) this.changed();
+    if (result.status !== 'True') {
+      this.openapi.delete(`apis/${a.group}/${a.version}`);
+      if (this.resources.delete(name)) this.changed();
+    }
     if (sameCondition(o, result)) return;
     try {
       await this.opts.client.update(apiServicesResource(), '', withCondition(o, result, this.clock.now()), 'status');
@@ -320,6 +330,27 @@ export class Aggregator implements DiscoverySource {
       }
       throw err;
     }
+  }
+
+  /** The remote's OpenAPI v3 document of its group-version; a remote without one is listed without it. */
+  private async fetchOpenApi(ep: RemoteEndpoint, a: APIServiceInfo): Promise<void> {
+    const key = `apis/${a.group}/${a.version}`;
+    try {
+      const answer = await getJSON(ep, `/openapi/v3/${key}`, DISCOVERY_CHECK_TIMEOUT_MS);
+      if (answer.status !== 200 || typeof answer.body !== 'object' || answer.body === null || Array.isArray(answer.body)) {
+        this.openapi.delete(key);
+        return;
+      }
+      const json = Buffer.from(JSON.stringify(answer.body));
+      this.openapi.set(key, { json, hash: createHash('sha512').update(json).digest('hex').toUpperCase() });
+    } catch {
+      this.openapi.delete(key);
+    }
+  }
+
+  /** For the OpenAPI handler: the remote group-versions' v3 documents. */
+  openApiDocuments(): ReadonlyMap<string, RemoteOpenApiDocument> {
+    return this.openapi;
   }
 
   private setResources(name: string, resources: Record<string, unknown>[]): void {

@@ -233,7 +233,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     admission,
     serializers,
     nonResource: async (method, path, query) => apf?.debug(method, path, query) ?? auth.nonResource(method, path),
-    openapi: openapiHandler(() => table.all().map((s) => s.definition)),
+    openapi: openapiHandler(() => table.all().map((s) => s.definition), { remote: () => aggregator.openApiDocuments() }),
     version: versionInfo(PRODUCT_VERSION),
     tls: { cert: readFileSync(certFile), key: readFileSync(keyFile), clientCA: readFileSync(clientCaFile) },
     maxRequestsInFlight: flags.number('max-requests-inflight'),
