@@ -8,6 +8,7 @@ const LAYERS = [
   'testing',
   'lib',
   'cli',
+  'aggregator',
   'server',
   'flowcontrol',
   'controllers',

@@ -14,6 +14,7 @@ import { kubeletFlagDefinitions } from '../registry/connect/index.js';
 import { admissionFlagDefinitions } from '../admission/flags.js';
 import { flowControlFlagDefinitions } from '../flowcontrol/index.js';
 import { authFlagDefinitions } from '../auth/flags.js';
+import { aggregatorFlagDefinitions } from '../aggregator/flags.js';
 import { protobufFlagDefinitions } from '../codec/protobuf/index.js';
 
 /** kube-controller-manager's flags, shared by the server (in-process controllers) and orch-controller-manager. */
@@ -132,6 +133,7 @@ export const allFlagDefinitions: FlagDefinition[] = [
   ...admissionFlagDefinitions,
   ...protobufFlagDefinitions,
   ...flowControlFlagDefinitions,
+  ...aggregatorFlagDefinitions,
 ];
 
 /** The gates from `--feature-gates` (1.27 defaults otherwise); throws naming the flag on a bad value. */

@@ -31,7 +31,16 @@ export interface PkiPaths {
   /** The client certificate the server presents to node agents (kubeadm's apiserver-kubelet-client). */
   kubeletClientCert: string;
   kubeletClientKey: string;
+  /** The front-proxy CA (kubeadm's layout): it signs the client certificate aggregated API servers trust. */
+  frontProxyCaCert: string;
+  frontProxyCaKey: string;
+  /** The client certificate requests to aggregated API servers are sent with (CN front-proxy-client). */
+  frontProxyClientCert: string;
+  frontProxyClientKey: string;
 }
+
+/** The CommonName of the front-proxy client certificate, as kubeadm names it. */
+export const FRONT_PROXY_CLIENT_CN = 'front-proxy-client';
 
 function pkiPaths(dataDir: string): PkiPaths {
   const dir = join(dataDir, 'pki');
@@ -46,6 +55,10 @@ function pkiPaths(dataDir: string): PkiPaths {
     serviceAccountKey: join(dir, 'sa.key'),
     kubeletClientCert: join(dir, 'apiserver-kubelet-client.crt'),
     kubeletClientKey: join(dir, 'apiserver-kubelet-client.key'),
+    frontProxyCaCert: join(dir, 'front-proxy-ca.crt'),
+    frontProxyCaKey: join(dir, 'front-proxy-ca.key'),
+    frontProxyClientCert: join(dir, 'front-proxy-client.crt'),
+    frontProxyClientKey: join(dir, 'front-proxy-client.key'),
   };
 }
 
@@ -74,7 +87,7 @@ interface CA {
   key: webcrypto.CryptoKey;
 }
 
-async function loadOrCreateCA(x509: X509, p: PkiPaths): Promise<CA> {
+async function loadOrCreateCA(x509: X509, p: { caCert: string; caKey: string }, cn = `${shortWord()}-ca`): Promise<CA> {
   if (existsSync(p.caCert) && existsSync(p.caKey)) {
     const cert = new x509.X509Certificate(await readFile(p.caCert, 'utf8'));
     return { cert, key: await importEcKey(await readFile(p.caKey, 'utf8')) };
@@ -83,7 +96,7 @@ async function loadOrCreateCA(x509: X509, p: PkiPaths): Promise<CA> {
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerial(),
-    name: dn(`${shortWord()}-ca`),
+    name: dn(cn),
     notBefore: new Date(now - 60_000),
     notAfter: new Date(now + 3650 * DAY),
     keys,
@@ -166,6 +179,11 @@ export async function ensurePki(dataDir: string, bindAddress: string): Promise<P
     if (needServing) await issue(x509, ca, p.servingCert, p.servingKey, `${shortWord()}-apiserver`, { server: true, hosts });
     if (needAdmin) await issue(x509, ca, p.adminCert, p.adminKey, 'admin', { orgs: ['system:masters'] });
     if (needKubeletClient) await issue(x509, ca, p.kubeletClientCert, p.kubeletClientKey, `${shortWord()}-apiserver-kubelet-client`, { orgs: ['system:masters'] });
+  }
+  if (!existsSync(p.frontProxyCaCert) || (await needsIssue(p.frontProxyClientCert, p.frontProxyClientKey))) {
+    const { x509 } = await import('../auth/x509-lib.js');
+    const ca = await loadOrCreateCA(x509, { caCert: p.frontProxyCaCert, caKey: p.frontProxyCaKey }, 'front-proxy-ca');
+    await issue(x509, ca, p.frontProxyClientCert, p.frontProxyClientKey, FRONT_PROXY_CLIENT_CN, {});
   }
   if (needSa) {
     const keys = (await webcrypto.subtle.generateKey(

@@ -35,7 +35,9 @@ import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, startCompactor, type CreateStorageOptions, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
-import { ensurePki, type PkiPaths } from './pki.js';
+import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
+import { Aggregator } from '../aggregator/index.js';
+import { frontProxyFromFlags } from '../aggregator/flags.js';
 import { controllerManagerFlags, featureGateFromFlags } from './flags.js';
 
 export const PRODUCT_VERSION = '0.1.0';
@@ -216,6 +218,22 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     }
   }
 
+  // The aggregation layer: APIServices for what is served here, remote ones proxied.
+  const aggregator = new Aggregator({
+    client: controllerClient,
+    table,
+    frontProxy: frontProxyFromFlags(flags, {
+      clientCert: pki.frontProxyClientCert,
+      clientKey: pki.frontProxyClientKey,
+      ca: pki.frontProxyCaCert,
+      clientCA: readFileSync(clientCaFile, 'utf8'),
+      clientCommonName: FRONT_PROXY_CLIENT_CN,
+    }),
+    clock,
+    requestTimeoutMs: flags.number('request-timeout') ?? 60_000,
+    log,
+  });
+
   // API priority and fairness replaces the in-flight limits when the flag and the gate are on.
   const metrics = new ApiServerMetrics();
   const apf = priorityAndFairnessEnabled(flags, features)
@@ -239,7 +257,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     admission,
     serializers,
     nonResource: async (method, path, query) => apf?.debug(method, path, query) ?? auth.nonResource(method, path),
-    openapi: openapiHandler(() => table.all().map((s) => s.definition)),
+    openapi: openapiHandler(() => table.all().map((s) => s.definition), { remote: () => aggregator.openApiDocuments() }),
     version: versionInfo(PRODUCT_VERSION),
     tls: { cert: readFileSync(certFile), key: readFileSync(keyFile), clientCA: readFileSync(clientCaFile) },
     maxRequestsInFlight: flags.number('max-requests-inflight'),
@@ -248,6 +266,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     requestTimeoutMs: flags.number('request-timeout'),
     shutdownDelayMs: flags.number('shutdown-delay-duration'),
     http2MaxStreamsPerConnection: flags.number('http2-max-streams-per-connection'),
+    aggregation: { discovery: aggregator, serve: (scope) => aggregator.serve(scope) },
     log,
   });
 
@@ -261,9 +280,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     },
   });
   const hooks = ['bootstrap-namespaces', 'rbac-bootstrap', 'start-controllers'].map((n) => new PostStartHook(n));
+  // kube-apiserver's hooks of the aggregation layer: the ConfigMap extension servers read, and autoregistration.
+  const aggregatorHooks = ['start-cluster-authentication-info-controller', 'apiservice-registration-controller'].map((n) => new PostStartHook(n));
   // kube-apiserver's hooks: the bootstrap configuration written, and read back by the filter.
   const apfHooks = apf ? ['priority-and-fairness-config-producer', 'priority-and-fairness-config-consumer'].map((n) => new PostStartHook(n)) : [];
-  for (const h of [...hooks, ...apfHooks]) {
+  for (const h of [...hooks, ...apfHooks, ...aggregatorHooks]) {
     server.health.add(['readyz', 'healthz'], h);
     server.health.add(['livez'], withGracePeriod(h, () => startedAt + grace));
   }
@@ -335,6 +356,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
       await ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8'));
       namespaces.complete();
+      const [authInfo, registration] = aggregatorHooks as [PostStartHook, PostStartHook];
+      await aggregator.publishAuthenticationInfo();
+      authInfo.complete();
+      await aggregator.start();
+      registration.complete();
       await auth.start();
       rbac.complete();
       controllers = startControllers({
@@ -356,7 +382,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       });
       ctrl.complete();
     } catch (err) {
-      for (const h of hooks) h.fail(err);
+      for (const h of [...hooks, ...aggregatorHooks]) h.fail(err);
       log(`start-up failed: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }
@@ -370,6 +396,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await server.shutdown();
       await started.catch(() => {});
       await controllers?.stop();
+      await aggregator.stop();
       await apfStarted.catch(() => {});
       await apf?.stop();
       await auth.stop();

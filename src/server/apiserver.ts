@@ -12,7 +12,7 @@ import type { Authenticator, Authorizer } from '../auth/types.js';
 import { SerializerSet } from '../codec/serializer.js';
 import type { ResourceTable } from '../rest/index.js';
 import { ConnectionGuard, defaultConnectionLimits, type ConnectionLimits } from './connections.js';
-import { Discovery } from './discovery.js';
+import { Discovery, type DiscoverySource } from './discovery.js';
 import { withAuthentication } from './filters/authentication.js';
 import { authorize, withAuthorization } from './filters/authorization.js';
 import { withCacheControl } from './filters/cache-control.js';
@@ -70,6 +70,15 @@ export interface ApiServerConfig {
   /** Connection timeouts and limits; see ConnectionLimits for the defaults. */
   connections?: Partial<ConnectionLimits>;
   log?: (msg: string) => void;
+  /** The aggregation layer: group-versions served by other servers, proxied after authorization. */
+  aggregation?: AggregationHook;
+}
+
+/** What the aggregation layer plugs in: its discovery source and the proxy for remote group-versions. */
+export interface AggregationHook {
+  discovery: DiscoverySource;
+  /** Serves the request when a remote APIService claims its path; false otherwise. */
+  serve(scope: RequestScope): Promise<boolean>;
 }
 
 /** Go's HTTP/2 default for MAX_CONCURRENT_STREAMS, used when the flag is 0. */
@@ -113,9 +122,11 @@ export class ApiServer {
       authorize: (info, user) => authorize(config.authorizer, info, user),
       requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     };
+    const discovery = new Discovery(config.table, () => config.externalAddress ?? this.address);
+    if (config.aggregation) discovery.setSource(config.aggregation.discovery);
     const nonResource: NonResourceDeps = {
       table: config.table,
-      discovery: new Discovery(config.table, () => config.externalAddress ?? this.address),
+      discovery,
       health: this.health,
       metrics: this.metrics,
       version: config.version,
@@ -142,8 +153,9 @@ export class ApiServer {
       ],
       async (scope) => {
         const info = required(scope.info, 'RequestInfo');
+        if (info.isResourceRequest) checkPathNames(info);
+        if (config.aggregation && (await config.aggregation.serve(scope))) return;
         if (!info.isResourceRequest) return serveNonResource(nonResource, scope, info.path);
-        checkPathNames(info);
         const deprecation = this.deprecationWarning(info);
         if (deprecation) scope.warnings.push(deprecation);
         const { req, res, query, warnings, pretty } = scope;

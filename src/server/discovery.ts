@@ -3,8 +3,11 @@
 // aggregated APIGroupDiscoveryList (v2beta1) that kubectl asks for first. Groups of custom
 // resources are listed as kube-apiserver lists them: after the built-in groups (their
 // group priority is the lowest), by name, with versions in Kubernetes' version priority
-// and the first of them preferred.
+// and the first of them preferred. With the aggregation layer, groups follow their APIServices'
+// priorities (groupPriorityMinimum, highest first, then by name) and group-versions served by
+// other servers are listed with the resources fetched from them.
 import { createHash } from 'node:crypto';
+import { builtinAPIServicePriority, CUSTOM_RESOURCE_PRIORITY } from '../apis/apiregistration/index.js';
 import { parseAccept } from '../codec/media-type.js';
 import { discoveryGroup } from '../naming/index.js';
 import type { RESTStore, ResourceDefinition, ResourceTable } from '../rest/index.js';
@@ -53,18 +56,41 @@ interface GroupInfo {
   preferred: string;
   /** Every resource of the group is a custom resource. */
   custom: boolean;
+  /** The highest groupPriorityMinimum of its versions. */
+  priority: number;
+}
+
+/** A group-version the aggregation layer knows of (an APIService). */
+export interface AggregatedGroupVersion {
+  group: string;
+  version: string;
+  groupPriorityMinimum: number;
+  versionPriority: number;
+  /** Served by another server: its APIResourceList's `resources` as fetched from it. Absent: served here. */
+  remote?: { resources: Record<string, unknown>[] };
+}
+
+/** The APIServices discovery follows; `onChange` fires when their set or a remote's resources change. */
+export interface DiscoverySource {
+  groupVersions(): AggregatedGroupVersion[];
+  onChange(listener: () => void): void;
 }
 
 interface Index {
   groups: GroupInfo[];
   byGV: Map<string, RESTStore[]>;
+  remote: Map<string, Record<string, unknown>[]>;
   aggregated: Map<boolean, DiscoveryAnswer>;
 }
 
 const AGGREGATED_AS = 'APIGroupDiscoveryList';
 
+/** A built-in group kube's priority table does not list: after the listed ones, before custom resources. */
+const UNLISTED_BUILTIN_PRIORITY = { group: 1500, version: 15 };
+
 export class Discovery {
   private cache: Index | undefined;
+  private source: DiscoverySource | undefined;
 
   constructor(
     private readonly table: ResourceTable,
@@ -76,18 +102,43 @@ export class Discovery {
     });
   }
 
+  /** Follows the aggregation layer's APIServices from now on. */
+  setSource(source: DiscoverySource): void {
+    this.source = source;
+    this.cache = undefined;
+    source.onChange(() => {
+      this.cache = undefined;
+    });
+  }
+
+  /** Whether `group/version` is served by another server. */
+  isRemote(group: string, version: string): boolean {
+    return this.index().remote.has(`${group}/${version}`);
+  }
+
   private index(): Index {
     if (this.cache) return this.cache;
     const byGV = new Map<string, RESTStore[]>();
     const groups = new Map<string, GroupInfo>();
+    const registered = new Map<string, AggregatedGroupVersion>();
+    for (const gv of this.source?.groupVersions() ?? []) registered.set(`${gv.group}/${gv.version}`, gv);
+    const remote = new Map<string, Record<string, unknown>[]>();
+    for (const [key, gv] of registered) if (gv.remote) remote.set(key, gv.remote.resources);
+    const versionPriority = new Map<string, number>();
+    const raise = (g: GroupInfo, gv: string, p: { group: number; version: number }): void => {
+      g.priority = Math.max(g.priority, p.group);
+      versionPriority.set(gv, p.version);
+    };
     for (const store of this.table.all()) {
       const d = store.definition;
       const gv = `${d.group}/${d.version}`;
+      // A group-version an APIService sends elsewhere is not served from here.
+      if (remote.has(gv)) continue;
       if (!byGV.has(gv)) byGV.set(gv, []);
       byGV.get(gv)!.push(store);
       let g = groups.get(d.group);
       if (!g) {
-        g = { name: d.group, versions: [], preferred: '', custom: true };
+        g = { name: d.group, versions: [], preferred: '', custom: true, priority: 0 };
         groups.set(d.group, g);
       }
       if (!g.versions.includes(d.version)) g.versions.push(d.version);
@@ -95,16 +146,41 @@ export class Discovery {
       if (d.preferred) g.preferred = d.version;
     }
     for (const g of groups.values()) {
+      for (const v of g.versions) {
+        const gv = `${g.name}/${v}`;
+        const r = registered.get(gv);
+        raise(g, gv, r ? { group: r.groupPriorityMinimum, version: r.versionPriority } : g.custom ? CUSTOM_RESOURCE_PRIORITY : (builtinAPIServicePriority(g.name, v) ?? UNLISTED_BUILTIN_PRIORITY));
+      }
+    }
+    const withRemote = new Set<GroupInfo>();
+    for (const [key, r] of registered) {
+      if (!r.remote) continue;
+      let g = groups.get(r.group);
+      if (!g) {
+        g = { name: r.group, versions: [], preferred: '', custom: false, priority: 0 };
+        groups.set(r.group, g);
+      }
+      if (!g.versions.includes(r.version)) g.versions.push(r.version);
+      raise(g, key, { group: r.groupPriorityMinimum, version: r.versionPriority });
+      withRemote.add(g);
+    }
+    for (const g of groups.values()) {
+      if (withRemote.has(g)) {
+        // Versions of an aggregated group go by their versionPriority, then Kubernetes' version order.
+        const vp = (v: string): number => versionPriority.get(`${g.name}/${v}`) ?? 0;
+        g.versions.sort((a, b) => vp(b) - vp(a) || compareVersions(a, b));
+        g.preferred = g.versions[0]!;
+        continue;
+      }
       g.versions.sort(compareVersions);
       // A custom resource group prefers its highest-priority version, whatever its definitions say.
       if (g.custom || !g.preferred || !g.versions.includes(g.preferred)) g.preferred = g.versions[0]!;
       // The preferred version leads the list, as Kubernetes lists it.
       g.versions = [g.preferred, ...g.versions.filter((v) => v !== g.preferred)];
     }
-    // Custom resource groups have the lowest group priority (1000); equal priorities go by name.
-    const builtin = [...groups.values()].filter((g) => !g.custom);
-    const custom = [...groups.values()].filter((g) => g.custom).sort((a, b) => byteOrder(a.name, b.name));
-    this.cache = { groups: [...builtin, ...custom], byGV, aggregated: new Map() };
+    // Highest group priority first (custom resource groups have 1000); equal priorities go by name.
+    const ordered = [...groups.values()].sort((a, b) => b.priority - a.priority || byteOrder(a.name, b.name));
+    this.cache = { groups: ordered, byGV, remote, aggregated: new Map() };
     return this.cache;
   }
 
@@ -182,7 +258,7 @@ export class Discovery {
   }
 
   private aggregated(core: boolean): unknown {
-    const { groups, byGV } = this.index();
+    const { groups, byGV, remote } = this.index();
     const items = groups
       .filter((g) => (g.name === '') === core)
       .map((g) => {
@@ -192,9 +268,9 @@ export class Discovery {
           metadata,
           versions: g.versions.map((v) => ({
             version: v,
-            resources: (byGV.get(`${g.name}/${v}`) ?? [])
-              .map((s) => aggregatedResource(s.definition))
-              .sort((a, b) => byteOrder(String(a.resource), String(b.resource))),
+            resources: (remote.has(`${g.name}/${v}`) ? aggregatedFromLegacy(g.name, v, remote.get(`${g.name}/${v}`)!) : (byGV.get(`${g.name}/${v}`) ?? []).map((s) => aggregatedResource(s.definition))).sort((a, b) =>
+              byteOrder(String(a.resource), String(b.resource)),
+            ),
             freshness: 'Current',
           })),
         };
@@ -263,4 +339,44 @@ function aggregatedResource(d: ResourceDefinition): Record<string, unknown> {
     }));
   }
   return r;
+}
+
+/**
+ * A remote group-version's legacy APIResource list in the aggregated form: `x/y` entries
+ * become subresources of `x`, as kube-aggregator converts servers that serve no aggregated
+ * document. Entries that are not objects or lack a name are skipped.
+ */
+export function aggregatedFromLegacy(group: string, version: string, resources: readonly unknown[]): Record<string, unknown>[] {
+  const out = new Map<string, Record<string, unknown>>();
+  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const kindOf = (r: Record<string, unknown>): Record<string, unknown> => ({
+    group: typeof r.group === 'string' ? r.group : group,
+    version: typeof r.version === 'string' ? r.version : version,
+    kind: typeof r.kind === 'string' ? r.kind : '',
+  });
+  const items = resources.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && !Array.isArray(r) && typeof (r as Record<string, unknown>).name === 'string');
+  for (const r of items) {
+    const name = r.name as string;
+    if (name.includes('/')) continue;
+    const entry: Record<string, unknown> = {
+      resource: name,
+      responseKind: kindOf(r),
+      scope: r.namespaced === true ? 'Namespaced' : 'Cluster',
+      singularResource: typeof r.singularName === 'string' ? r.singularName : '',
+      verbs: strings(r.verbs),
+    };
+    if (strings(r.shortNames).length > 0) entry.shortNames = strings(r.shortNames);
+    if (strings(r.categories).length > 0) entry.categories = strings(r.categories);
+    out.set(name, entry);
+  }
+  for (const r of items) {
+    const name = r.name as string;
+    const slash = name.indexOf('/');
+    if (slash < 0) continue;
+    const parent = out.get(name.slice(0, slash));
+    if (!parent) continue;
+    const subs = (parent.subresources ??= []) as Record<string, unknown>[];
+    subs.push({ subresource: name.slice(slash + 1), responseKind: kindOf(r), verbs: strings(r.verbs) });
+  }
+  return [...out.values()];
 }

@@ -88,6 +88,23 @@ export function openapiV3Document(
   return v3(resources, version).documents.get(groupVersionPath.replace(/^\/+|\/+$/g, ''));
 }
 
+/** A group-version's OpenAPI v3 document served by an aggregated API server, as fetched from it. */
+export interface RemoteOpenApiDocument {
+  json: Buffer;
+  /** Upper-case hex SHA-512 of `json`. */
+  hash: string;
+}
+
+/** The v3 index with the aggregated group-versions added (they are served from here too). */
+function withRemoteDocuments(idx: { json: Buffer; etag: string }, remote: ReadonlyMap<string, RemoteOpenApiDocument>): { json: Buffer; etag: string } {
+  if (remote.size === 0) return idx;
+  const parsed = JSON.parse(idx.json.toString('utf8')) as { paths: Record<string, { serverRelativeURL: string }> };
+  const paths = new Map(Object.entries(parsed.paths));
+  for (const [key, d] of remote) if (!paths.has(key)) paths.set(key, { serverRelativeURL: `/openapi/v3/${key}?hash=${d.hash}` });
+  const json = Buffer.from(JSON.stringify({ paths: Object.fromEntries([...paths].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) }));
+  return { json, etag: `"${createHash('sha512').update(json).digest('hex').toUpperCase()}"` };
+}
+
 /** The answer shape of the server's raw handlers. */
 export interface OpenApiAnswer {
   code: number;
@@ -129,9 +146,10 @@ function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
  */
 export function openapiHandler(
   resources: () => readonly OpenApiResource[],
-  opts: { version?: string } = {},
+  opts: { version?: string; remote?: () => ReadonlyMap<string, RemoteOpenApiDocument> } = {},
 ): (path: string, query: URLSearchParams, accept: string | undefined, ifNoneMatch?: string) => Promise<OpenApiAnswer | undefined> {
   const version = opts.version ?? DEFAULT_VERSION;
+  const remote = (): ReadonlyMap<string, RemoteOpenApiDocument> => opts.remote?.() ?? new Map();
   return async (path, query, accept, ifNoneMatch) => {
     const clean = path.replace(/\/+$/, '');
     if (clean === '/openapi/v2') {
@@ -145,14 +163,14 @@ export function openapiHandler(
         : { code: 200, contentType: 'application/json', body: doc.json, headers };
     }
     if (clean === '/openapi/v3') {
-      const idx = openapiV3Index(resources(), version);
+      const idx = withRemoteDocuments(openapiV3Index(resources(), version), remote());
       const headers = { ETag: idx.etag, Vary: 'Accept' };
       if (etagMatches(ifNoneMatch, idx.etag)) return { code: 304, contentType: 'application/json', body: '', headers };
       return { code: 200, contentType: 'application/json', body: idx.json, headers };
     }
     if (clean.startsWith('/openapi/v3/')) {
       const gv = clean.slice('/openapi/v3/'.length);
-      const doc = openapiV3Document(resources(), gv, version);
+      const doc = openapiV3Document(resources(), gv, version) ?? remote().get(gv.replace(/^\/+|\/+$/g, ''));
       if (!doc) return undefined;
       const etag = `"${doc.hash}"`;
       const headers: Record<string, string> = { ETag: etag, Vary: 'Accept' };
