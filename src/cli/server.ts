@@ -21,6 +21,7 @@ import { SerializerSet } from '../codec/serializer.js';
 import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
+import { installPodEviction } from '../registry/eviction.js';
 import { CustomResourceRegistrar } from '../registry/customresource/index.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
 import type { RESTStore, ResourceTable } from '../rest/index.js';
@@ -157,6 +158,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const client = new LoopbackClient(table, LOOPBACK_USER);
   const admission = buildAdmissionChain(flags, { client, resources: table, features, clock, log });
   const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
+  // pods/eviction takes disruptions from budgets through the loopback client, as kube-apiserver does.
+  installPodEviction(table, { client: controllerClient, features });
   // Custom resources follow their definitions in the table; the existing ones are served
   // before the server reports ready.
   const conversionTransport = conversionWebhookTransport({ client });

@@ -700,10 +700,13 @@ export class GenericStore implements RESTStore {
     return parts && Object.hasOwn(parts, subresource) ? parts[subresource] : undefined;
   }
 
-  /** An object whose deletion was requested and that no finalizer holds any more. */
+  /**
+   * An object whose deletion was requested and that no finalizer holds any more. One still
+   * in its grace period (a pod waiting for its node) stays: a status write must not end it.
+   */
   protected readyToRemove(obj: KubeObject): boolean {
     const m = obj.metadata ?? {};
-    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0;
+    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && (m.deletionGracePeriodSeconds ?? 0) === 0;
   }
 
   // -------------------------------------------------------------------------------------
