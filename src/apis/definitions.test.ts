@@ -37,7 +37,7 @@ describe('builtinResourceDefinitions', () => {
     const sa = orch.find((d) => d.group === '' && d.resource === 'serviceaccounts');
     assert.deepEqual(sa?.subresources, [{ name: 'token', kind: 'TokenRequest', group: 'authentication.orch.io', version: 'v1', verbs: ['create'] }]);
     const eviction = orch.find((d) => d.resource === 'pods')?.subresources.find((s) => s.name === 'eviction');
-    assert.deepEqual(eviction, { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] });
+    assert.deepEqual(eviction, { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'], acceptedVersions: ['v1beta1'] });
     setFlavor('kubernetes');
     const kube = builtinResourceDefinitions();
     assert.ok(kube.some((d) => d.group === 'rbac.authorization.k8s.io' && d.resource === 'clusterrolebindings'));

@@ -73,6 +73,8 @@ function subresource(s: SurfaceResource['subresources'][number]): SubresourceDef
   const out: SubresourceDefinition = { name: s.name, kind: s.kind, verbs: [...s.verbs] };
   if (s.group !== undefined) out.group = fromKubernetesGroup(s.group);
   if (s.version !== undefined) out.version = s.version;
+  // The eviction subresource takes the Eviction of policy/v1beta1 as well (Kubernetes' AcceptsGroupVersion).
+  if (s.kind === 'Eviction' && s.group === 'policy' && s.version === 'v1') out.acceptedVersions = ['v1beta1'];
   return out;
 }
 

@@ -49,6 +49,10 @@ export interface KindSpec {
   tracksGeneration?: boolean;
   /** Deletion goes through the namespace lifecycle (the Namespace kind only). */
   namespaceLifecycle?: boolean;
+  /** Checks only a create runs (fields a new object may not set), after `validate`. */
+  validateCreate?(obj: KubeObject): FieldError[];
+  /** Subresources that update one part of the object (see Strategy.partUpdates). */
+  partUpdates?: Strategy['partUpdates'];
 }
 
 export interface StrategyShape {
@@ -102,7 +106,7 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
       }
       spec.prepareForStatusUpdate?.(o, old);
     },
-    validate,
+    validate: spec.validateCreate ? (o) => [...validate(o), ...(spec.validateCreate?.(o) ?? [])] : validate,
     validateUpdate(o, old) {
       return [...validate(o), ...(spec.validateUpdate?.(o, old) ?? [])];
     },
@@ -122,5 +126,6 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
   if (spec.defaultGarbageCollectionPolicy) strategy.defaultGarbageCollectionPolicy = spec.defaultGarbageCollectionPolicy;
   if (spec.tracksGeneration) strategy.tracksGeneration = true;
   if (spec.namespaceLifecycle) strategy.namespaceLifecycle = true;
+  if (spec.partUpdates) strategy.partUpdates = spec.partUpdates;
   return strategy;
 }

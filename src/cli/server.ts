@@ -22,6 +22,7 @@ import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
 import { installConnectSubresources, preferredAddressTypesFromFlags, type KubeletClientConfig } from '../registry/connect/index.js';
+import { installPodEviction } from '../registry/eviction.js';
 import { CustomResourceRegistrar } from '../registry/customresource/index.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
 import type { RESTStore, ResourceTable } from '../rest/index.js';
@@ -183,6 +184,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const client = new LoopbackClient(table, LOOPBACK_USER);
   const admission = buildAdmissionChain(flags, { client, resources: table, features, clock, log });
   const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
+  // pods/eviction takes disruptions from budgets through the loopback client, as kube-apiserver does.
+  installPodEviction(table, { client: controllerClient, features });
   // Custom resources follow their definitions in the table; the existing ones are served
   // before the server reports ready.
   const conversionTransport = conversionWebhookTransport({ client });

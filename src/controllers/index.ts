@@ -17,6 +17,7 @@ import type { ControllerContext, ControllerDescriptor, ControllerOptions } from 
 import { garbageCollectorController } from './garbagecollector/index.js';
 import { tokenControllers } from './tokens/index.js';
 import { batchControllers } from './batch/index.js';
+import { disruptionControllerDescriptor } from './disruption/index.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
 
 export {
@@ -96,6 +97,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     },
     garbageCollectorController,
     ...batchControllers,
+    disruptionControllerDescriptor,
     csrApprovingController,
     csrSigningController,
     csrCleanerController,

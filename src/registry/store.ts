@@ -41,6 +41,7 @@ import type {
   ConnectRequest,
   RequestContext,
   AsyncVersionConversion,
+  PartUpdate,
   ResourceDefinition,
   Strategy,
   UpdatedObjectInfo,
@@ -316,7 +317,7 @@ export class GenericStore implements RESTStore {
   // Reads (answered by the CacheDelegator; the Store checks the request and names the kind)
 
   async get(ctx: RequestContext, namespace: string, name: string, opts: GetOptions, subresource?: string): Promise<KubeObject> {
-    if (subresource && !(subresource === 'status' && this.strategy.hasStatus)) {
+    if (subresource && !(subresource === 'status' && this.strategy.hasStatus) && !this.partUpdate(subresource)) {
       if (subresource === 'scale' && this.strategy.scale) return await this.scaleOf(await this.get(ctx, namespace, name, opts));
       const handler = this.handlerFor(subresource);
       if (!handler.get) throw this.unsupported(subresource, 'get');
@@ -544,7 +545,7 @@ export class GenericStore implements RESTStore {
     subresource?: string,
   ): Promise<UpdateResult> {
     objInfo = this.withApply(objInfo, opts, subresource);
-    if (subresource && !(subresource === 'status' && this.strategy.hasStatus)) {
+    if (subresource && !(subresource === 'status' && this.strategy.hasStatus) && !this.partUpdate(subresource)) {
       if (subresource === 'scale' && this.strategy.scale) return this.updateScale(ctx, namespace, name, objInfo, opts);
       const handler = this.handlerFor(subresource);
       if (!handler.update) throw this.unsupported(subresource, 'update');
@@ -678,7 +679,8 @@ export class GenericStore implements RESTStore {
     if (this.tracksGeneration && meta(obj).generation === oldMeta.generation && specPart(this.withScalarZeros(obj)) !== specPart(old)) {
       meta(obj).generation = (oldMeta.generation ?? 0) + 1;
     }
-    const errs = [...validateObjectMetaUpdate(meta(obj), oldMeta), ...this.strategy.validateUpdate(obj, old)];
+    const part = subresource ? this.partUpdate(subresource) : undefined;
+    const errs = [...validateObjectMetaUpdate(meta(obj), oldMeta), ...(part ? part.validateUpdate(obj, old) : this.strategy.validateUpdate(obj, old))];
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
     this.trackManagedFields(obj, old, opts, subresource);
@@ -688,14 +690,25 @@ export class GenericStore implements RESTStore {
 
   /** The strategy's update rules: `/status` changes only status, the main resource all else. */
   protected prepareForUpdate(obj: KubeObject, old: KubeObject, subresource?: string): void {
-    if (subresource === 'status') this.strategy.prepareForStatusUpdate(obj, old);
+    const part = subresource ? this.partUpdate(subresource) : undefined;
+    if (part) part.prepareForUpdate(obj, old);
+    else if (subresource === 'status') this.strategy.prepareForStatusUpdate(obj, old);
     else this.strategy.prepareForUpdate(obj, old);
   }
 
-  /** An object whose deletion was requested and that no finalizer holds any more. */
+  /** The kind's rules for a subresource that updates one part of the object, if it is one. */
+  private partUpdate(subresource: string): PartUpdate | undefined {
+    const parts = this.strategy.partUpdates;
+    return parts && Object.hasOwn(parts, subresource) ? parts[subresource] : undefined;
+  }
+
+  /**
+   * An object whose deletion was requested and that no finalizer holds any more. One still
+   * in its grace period (a pod waiting for its node) stays: a status write must not end it.
+   */
   protected readyToRemove(obj: KubeObject): boolean {
     const m = obj.metadata ?? {};
-    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0;
+    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && (m.deletionGracePeriodSeconds ?? 0) === 0;
   }
 
   // -------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ export interface SubresourceDefinition {
   group?: string;
   version?: string;
   verbs: string[];
+  /** Other versions of the subresource's group whose objects a create also takes (Eviction: v1beta1). */
+  acceptedVersions?: string[];
 }
 
 export interface ResourceDefinition {

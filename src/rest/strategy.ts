@@ -59,6 +59,19 @@ export interface Strategy {
    * Terminating, and the `finalize` subresource clears `spec.finalizers` before removal.
    */
   namespaceLifecycle?: boolean;
+  /**
+   * Subresources that write one part of the object through the Store, as `status` does
+   * (pods' `ephemeralcontainers`): get answers the whole object, update keeps the rest.
+   */
+  partUpdates?: Readonly<Record<string, PartUpdate>>;
+}
+
+/** How a subresource that owns one part of an object updates it. */
+export interface PartUpdate {
+  /** Restores everything but the part from `old`. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** The checks of such an update; they replace the kind's update validation. */
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
 }
 
 export interface ScaleAccess {

@@ -51,7 +51,7 @@ function intOrPercentIsZero(v: unknown): boolean {
   return v === 0 || v === '0%';
 }
 
-function validateIntOrPercent(v: unknown, path: string): FieldError[] {
+export function validateIntOrPercent(v: unknown, path: string): FieldError[] {
   if (v === undefined || v === null) return [];
   if (typeof v === 'number') return nonNegative(v, path);
   if (!isPercent(v)) return [invalidField(path, v, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];

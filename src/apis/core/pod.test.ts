@@ -163,6 +163,54 @@ describe('ephemeral containers', () => {
     assert.deepEqual(validateEphemeralContainersUpdate(now, old), []);
     const changed = structuredClone(now);
     ((changed.spec as Record<string, unknown>).ephemeralContainers as Record<string, unknown>[])[0].image = 'alpine';
-    assert.deepEqual(rendered(validateEphemeralContainersUpdate(changed, now)), ['spec.ephemeralContainers: Forbidden: existing ephemeral containers "debug" may not be changed']);
+    assert.deepEqual(rendered(validateEphemeralContainersUpdate(changed, now)), ['spec.ephemeralContainers: Forbidden: existing ephemeral containers "debug" may not be changed\n']);
+    assert.deepEqual(rendered(validateEphemeralContainersUpdate(old, now)), ['spec.ephemeralContainers: Forbidden: existing ephemeral containers "debug" may not be removed\n']);
   });
+
+  it('may not be set on create', () => {
+    const p = defaulted({ containers: [{ name: 'web', image: 'nginx' }], ephemeralContainers: [{ name: 'dbg', image: 'busybox' }] });
+    assert.deepEqual(rendered(pods.validate(p)), ['spec.ephemeralContainers: Forbidden: cannot be set on create']);
+  });
+
+  const base = { containers: [{ name: 'web', image: 'nginx' }], initContainers: [{ name: 'init', image: 'busybox' }] };
+  const cases: { name: string; ec: Record<string, unknown>; want: string[] }[] = [
+    { name: 'a plain debug container', ec: { name: 'dbg', image: 'busybox', stdin: true, tty: true, targetContainerName: 'web' }, want: [] },
+    { name: 'an empty resources struct is no resources', ec: { name: 'dbg', image: 'busybox', resources: {} }, want: [] },
+    { name: 'ports', ec: { name: 'dbg', image: 'busybox', ports: [{ containerPort: 80 }] }, want: ['spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container'] },
+    {
+      name: 'resources',
+      ec: { name: 'dbg', image: 'busybox', resources: { limits: { cpu: '1' } } },
+      want: ['spec.ephemeralContainers[0].resources: Forbidden: cannot be set for an Ephemeral Container'],
+    },
+    {
+      name: 'probes and lifecycle',
+      ec: { name: 'dbg', image: 'busybox', readinessProbe: { exec: { command: ['true'] } }, lifecycle: {} },
+      want: [
+        'spec.ephemeralContainers[0].readinessProbe: Forbidden: cannot be set for an Ephemeral Container',
+        'spec.ephemeralContainers[0].lifecycle: Forbidden: cannot be set for an Ephemeral Container',
+      ],
+    },
+    { name: 'a name taken by a container', ec: { name: 'web', image: 'busybox' }, want: ['spec.ephemeralContainers[0].name: Duplicate value: "web"'] },
+    { name: 'a name taken by an init container', ec: { name: 'init', image: 'busybox' }, want: ['spec.ephemeralContainers[0].name: Duplicate value: "init"'] },
+    { name: 'an unknown target', ec: { name: 'dbg', image: 'busybox', targetContainerName: 'nope' }, want: ['spec.ephemeralContainers[0].targetContainerName: Not found: "nope"'] },
+    { name: 'no image', ec: { name: 'dbg' }, want: ['spec.ephemeralContainers[0].image: Required value'] },
+    {
+      name: 'a subPath mount',
+      ec: { name: 'dbg', image: 'busybox', volumeMounts: [{ name: 'v', mountPath: '/v', subPath: 'x' }] },
+      want: ['spec.ephemeralContainers[0].volumeMounts[0].subPath: Forbidden: cannot be set for an Ephemeral Container'],
+    },
+  ];
+  for (const c of cases) {
+    it(`through the subresource: ${c.name}`, () => {
+      const old = defaulted({ ...structuredClone(base), volumes: [{ name: 'v', emptyDir: {} }] });
+      const now = structuredClone(old);
+      (now.spec as Record<string, unknown>).ephemeralContainers = [c.ec];
+      // As the Store does: defaults, then the subresource's preparation.
+      pods.defaults(now);
+      const part = pods.partUpdates?.ephemeralcontainers;
+      assert.ok(part);
+      part.prepareForUpdate(now, old);
+      assert.deepEqual(rendered(part.validateUpdate(now, old)), c.want);
+    });
+  }
 });

@@ -209,7 +209,18 @@ export const pods: KindSpec = {
   validate(o) {
     return validatePodSpec(o.spec, 'spec');
   },
+  validateCreate(o) {
+    // Ephemeral containers are added to running pods only, through their subresource.
+    if (arr(at(o, 'spec.ephemeralContainers')).length > 0) return [forbiddenField('spec.ephemeralContainers', 'cannot be set on create')];
+    return [];
+  },
   validateUpdate: validatePodUpdate,
+  partUpdates: {
+    ephemeralcontainers: {
+      prepareForUpdate: (o, old) => prepareEphemeralContainersUpdate(o, old),
+      validateUpdate: (o, old) => [...validatePodSpec(o.spec, 'spec'), ...validateEphemeralContainersUpdate(o, old)],
+    },
+  },
   gracefulDeletePeriod: podGracePeriod,
   fields: {
     'spec.nodeName': (o) => str(at(o, 'spec.nodeName')) ?? '',
@@ -275,12 +286,9 @@ export function validateEphemeralContainersUpdate(o: KubeObject, old: KubeObject
   for (const c of objs(at(old, 'spec.ephemeralContainers'))) {
     const name = str(c.name) ?? '';
     const current = now.get(name);
-    if (!current) errs.push(forbiddenField('spec.ephemeralContainers', `existing ephemeral containers "${name}" may not be removed`));
-    else if (!deepEqual(current, c)) errs.push(forbiddenField('spec.ephemeralContainers', `existing ephemeral containers "${name}" may not be changed`));
+    // Kubernetes ends these messages with a line break (a diff follows a change).
+    if (!current) errs.push(forbiddenField('spec.ephemeralContainers', `existing ephemeral containers "${name}" may not be removed\n`));
+    else if (!deepEqual(current, c)) errs.push(forbiddenField('spec.ephemeralContainers', `existing ephemeral containers "${name}" may not be changed\n`));
   }
-  objs(at(o, 'spec.ephemeralContainers')).forEach((c, i) => {
-    if (!str(c.name)) errs.push({ type: 'FieldValueRequired', field: `spec.ephemeralContainers[${i}].name`, detail: 'Required value' });
-    if (!str(c.image)) errs.push({ type: 'FieldValueRequired', field: `spec.ephemeralContainers[${i}].image`, detail: 'Required value' });
-  });
   return errs;
 }

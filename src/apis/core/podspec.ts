@@ -1,6 +1,6 @@
 // Pod specs: their defaults and validation, shared by Pods and every kind with a pod
 // template (PodTemplate, ReplicationController, the apps workloads, Jobs, CronJobs).
-import { duplicateField, invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
+import { duplicateField, forbiddenField, invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
 import { isPlainObject } from '../../apimachinery/types.js';
 import { notFoundField } from '../fielderrors.js';
 import { quantityNanos, QUANTITY_MESSAGE } from '../../schema/quantity.js';
@@ -233,6 +233,69 @@ function validateVolumes(list: unknown, path: string): { errs: FieldError[]; nam
   return { errs, names };
 }
 
+/**
+ * The container fields an ephemeral container may set, in the order of Kubernetes' type;
+ * the others (ports, resources, resizePolicy, probes, lifecycle) are for the workload.
+ */
+const EPHEMERAL_FIELDS: readonly [string, boolean][] = [
+  ['name', true],
+  ['image', true],
+  ['command', true],
+  ['args', true],
+  ['workingDir', true],
+  ['ports', false],
+  ['envFrom', true],
+  ['env', true],
+  ['resources', false],
+  ['resizePolicy', false],
+  ['volumeMounts', true],
+  ['volumeDevices', true],
+  ['livenessProbe', false],
+  ['readinessProbe', false],
+  ['startupProbe', false],
+  ['lifecycle', false],
+  ['terminationMessagePath', true],
+  ['terminationMessagePolicy', true],
+  ['imagePullPolicy', true],
+  ['securityContext', true],
+  ['stdin', true],
+  ['stdinOnce', true],
+  ['tty', true],
+];
+
+/** Whether a container field holds more than Go's zero value (an empty struct is zero, an empty list is not). */
+function isSet(value: unknown, struct: boolean): boolean {
+  if (value === undefined || value === null) return false;
+  if (struct && isPlainObject(value)) return Object.values(value).some((v) => v !== undefined && v !== null);
+  return true;
+}
+
+/**
+ * Ephemeral containers: the container checks, names unique across every container of the
+ * pod, a target that is a regular or init container, and none of the workload-only fields.
+ */
+function validateEphemeralContainers(list: unknown, path: string, volumes: Set<string>, names: Set<string>): FieldError[] {
+  const items = arr(list);
+  if (items.length === 0) return [];
+  const targets = new Set(names);
+  const errs = validateContainers(list, path, volumes, names, false);
+  items.forEach((raw, i) => {
+    if (!isPlainObject(raw)) return;
+    const p = `${path}[${i}]`;
+    const target = str(raw.targetContainerName) ?? '';
+    if (target !== '' && !targets.has(target)) errs.push(notFoundField(`${p}.targetContainerName`, target));
+    for (const [field, allowed] of EPHEMERAL_FIELDS) {
+      // resources is a struct in Go; the other disallowed fields are lists or pointers.
+      if (!allowed && isSet(getOwn(raw, field), field === 'resources')) errs.push(forbiddenField(`${p}.${field}`, 'cannot be set for an Ephemeral Container'));
+    }
+    objs(raw.volumeMounts).forEach((m, j) => {
+      if (str(m.subPath)) errs.push(forbiddenField(`${p}.volumeMounts[${j}].subPath`, 'cannot be set for an Ephemeral Container'));
+      if (str(m.subPathExpr)) errs.push(forbiddenField(`${p}.volumeMounts[${j}].subPathExpr`, 'cannot be set for an Ephemeral Container'));
+    });
+  });
+  return errs;
+}
+
 /** Essential PodSpec checks; `path` is the spec's own path (`spec`, `spec.template.spec`). */
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const s = obj(spec);
@@ -241,6 +304,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const containerNames = new Set<string>();
   errs.push(...validateContainers(s.containers, `${path}.containers`, volumes, containerNames, true));
   errs.push(...validateContainers(s.initContainers, `${path}.initContainers`, volumes, containerNames, false));
+  errs.push(...validateEphemeralContainers(s.ephemeralContainers, `${path}.ephemeralContainers`, volumes, containerNames));
   errs.push(...oneOf(s.restartPolicy, RESTART_POLICIES, `${path}.restartPolicy`, true));
   errs.push(...oneOf(s.dnsPolicy, DNS_POLICIES, `${path}.dnsPolicy`, true));
   errs.push(...nonNegative(s.terminationGracePeriodSeconds, `${path}.terminationGracePeriodSeconds`));

@@ -23,7 +23,7 @@ export async function decodeObject(r: ResourceRequest, serializers: SerializerSe
   const wantApiVersion = apiVersionOf(want);
   const gotKind = obj.kind || want.kind;
   const gotApiVersion = obj.apiVersion || wantApiVersion;
-  if (gotApiVersion !== wantApiVersion) {
+  if (gotApiVersion !== wantApiVersion && !alsoAccepted(store, r.info.subresource, gotApiVersion)) {
     throw badRequest(`the API version in the data (${gotApiVersion}) does not match the expected API version (${wantApiVersion})`);
   }
   if (gotKind !== want.kind) {
@@ -41,6 +41,14 @@ export async function decodeObject(r: ResourceRequest, serializers: SerializerSe
     );
   }
   return obj;
+}
+
+/** Whether the subresource also takes objects of `apiVersion` (converted to its own version, same shape). */
+function alsoAccepted(store: RESTStore, subresource: string, apiVersion: string): boolean {
+  const sub = subresource ? store.definition.subresources.find((s) => s.name === subresource) : undefined;
+  if (!sub?.acceptedVersions) return false;
+  const group = sub.group ?? store.definition.group;
+  return sub.acceptedVersions.some((v) => apiVersionOf({ group, version: v }) === apiVersion);
 }
 
 /** An optional JSON body (DeleteOptions): undefined when empty. */
