@@ -9,6 +9,7 @@ const LAYERS = [
   'lib',
   'cli',
   'server',
+  'audit',
   'controllers',
   'auth',
   'admission',

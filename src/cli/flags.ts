@@ -13,6 +13,7 @@ import { serviceFlagDefinitions } from '../registry/services/index.js';
 import { admissionFlagDefinitions } from '../admission/flags.js';
 import { authFlagDefinitions } from '../auth/flags.js';
 import { protobufFlagDefinitions } from '../codec/protobuf/index.js';
+import { auditFlagDefinitions } from '../audit/index.js';
 
 /** kube-controller-manager's flags, shared by the server (in-process controllers) and orch-controller-manager. */
 export const controllerFlagDefinitions: FlagDefinition[] = [
@@ -122,8 +123,8 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
   return { controllers, options, leaderElection };
 }
 
-/** Every flag `orch-apiserver` takes: the server's, authentication's, admission's and the codec's. */
-export const allFlagDefinitions: FlagDefinition[] = [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions, ...protobufFlagDefinitions];
+/** Every flag `orch-apiserver` takes: the server's, authentication's, admission's, audit's and the codec's. */
+export const allFlagDefinitions: FlagDefinition[] = [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions, ...auditFlagDefinitions, ...protobufFlagDefinitions];
 
 /** The gates from `--feature-gates` (1.27 defaults otherwise); throws naming the flag on a bad value. */
 export function featureGateFromFlags(flags: ParsedFlags, log: (line: string) => void): FeatureGate {

@@ -11,6 +11,9 @@ import { SerializerSet } from '../codec/serializer.js';
 import type { ResourceTable } from '../rest/index.js';
 import { ConnectionGuard, defaultConnectionLimits, type ConnectionLimits } from './connections.js';
 import { Discovery } from './discovery.js';
+import type { Auditor } from '../audit/index.js';
+import { domainKey } from '../naming/index.js';
+import { withAudit, withFailedAuthenticationAudit } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { authorize, withAuthorization } from './filters/authorization.js';
 import { withCacheControl } from './filters/cache-control.js';
@@ -40,6 +43,8 @@ export interface ApiServerConfig {
   /** Applies Impersonate-* headers; throws ApiError 403/400. */
   impersonate?: Impersonator;
   admission?: AdmissionChain;
+  /** Records audit events (`--audit-policy-file` and a backend); nothing is audited without it. */
+  auditor?: Auditor;
   /** Other modules' non-resource paths (OIDC discovery, JWKS); undefined when not theirs. */
   nonResource?(method: string, path: string): Promise<RawAnswer | undefined>;
   openapi?: OpenApiHandler;
@@ -112,8 +117,9 @@ export class ApiServer {
       nonResource: config.nonResource?.bind(config),
       shuttingDown: () => this.shuttingDown,
     };
+    if (config.auditor) this.metrics.addRegistry(config.auditor.metrics.registry);
     // kube-apiserver's DefaultBuildHandlerChain order, outermost first (README.md says where
-    // and why this differs). Audit, when built, goes between authentication and impersonation.
+    // and why this differs).
     this.chain = compose(
       [
         withRequestId,
@@ -122,7 +128,9 @@ export class ApiServer {
         withPanicRecovery(config.log, this.serializers),
         withRequestInfo,
         withRequestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+        withFailedAuthenticationAudit(config.auditor),
         withAuthentication(config.authenticator, (conn) => this.connections.authenticated(conn)),
+        withAudit(config.auditor),
         withImpersonation(config.impersonate),
         withMaxInFlightLimit({ readOnly: config.maxRequestsInFlight ?? 400, mutating: config.maxMutatingRequestsInFlight ?? 200 }, this.metrics),
         withAuthorization(config.authorizer),
@@ -131,10 +139,10 @@ export class ApiServer {
         const info = required(scope.info, 'RequestInfo');
         if (!info.isResourceRequest) return serveNonResource(nonResource, scope, info.path);
         checkPathNames(info);
-        const deprecation = this.deprecationWarning(info);
+        const deprecation = this.deprecationWarning(info, scope);
         if (deprecation) scope.warnings.push(deprecation);
-        const { req, res, query, warnings, pretty } = scope;
-        await serveResource(handlers, { req, res, info, query, user: required(scope.user, 'the user'), signal: scope.abort.signal, warnings, pretty });
+        const { req, res, query, warnings, pretty, audit } = scope;
+        await serveResource(handlers, { req, res, info, query, user: required(scope.user, 'the user'), signal: scope.abort.signal, warnings, pretty, audit });
       },
     );
     this.health.add(['livez', 'readyz', 'healthz'], { name: 'ping', check: () => {} });
@@ -237,8 +245,8 @@ export class ApiServer {
     }
   }
 
-  /** The warning for a request to a deprecated version, counted in the deprecated-API gauge. */
-  private deprecationWarning(info: RequestInfo): string | undefined {
+  /** The warning for a request to a deprecated version, counted in the deprecated-API gauge and audited. */
+  private deprecationWarning(info: RequestInfo, scope: RequestScope): string | undefined {
     const store = this.config.table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
     const dep = store?.definition.deprecated;
     if (!store || !dep) return undefined;
@@ -248,6 +256,8 @@ export class ApiServer {
     if (dep.removedIn) text += `, unavailable in v${dep.removedIn}+`;
     if (dep.replacement) text += `; use ${dep.replacement}`;
     this.metrics.deprecatedRequest(d.group, d.version, d.resource, info.subresource, dep.removedIn ?? '');
+    scope.audit?.add(domainKey('deprecated'), 'true');
+    if (dep.removedIn) scope.audit?.add(domainKey('removed-release'), dep.removedIn);
     return text;
   }
 

@@ -2,6 +2,7 @@
 // and one request (ResourceRequest), and what a write of that request addresses.
 import type { UserInfo } from '../../apimachinery/types.js';
 import type { AdmissionChain } from '../../admission/types.js';
+import type { RequestAudit } from '../../audit/index.js';
 import type { SerializerSet } from '../../codec/serializer.js';
 import type { RESTStore, RequestContext, ResourceTable } from '../../rest/index.js';
 import type { ServerRequest, ServerResponse } from '../http.js';
@@ -31,6 +32,8 @@ export interface ResourceRequest {
   signal: AbortSignal;
   warnings: string[];
   pretty: boolean;
+  /** The request's audit event, when the policy audits it. */
+  audit?: RequestAudit;
 }
 
 /** A routed request: the Store it goes to, with the namespace the Store is called with. */
@@ -54,5 +57,6 @@ export function writeTargetOf(routed: Routed, name: string, dryRun: boolean): Wr
     dryRun,
     dryRunValues: r.query.getAll('dryRun').filter((v) => v),
     fieldManager: r.query.get('fieldManager') ?? undefined,
+    audit: r.audit,
   };
 }
