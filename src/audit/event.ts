@@ -13,12 +13,19 @@ export function nowMicros(): number {
   return Math.floor((performance.timeOrigin + performance.now()) * 1000);
 }
 
+// Events come in bursts within one second: its formatted part is reused.
+let cachedSecond = NaN;
+let cachedPrefix = '';
+
 /** metav1.MicroTime: RFC 3339 with exactly six fractional digits, UTC. */
 export function microTime(micros: number): string {
-  const ms = Math.floor(micros / 1000);
-  const iso = new Date(ms).toISOString(); // 2006-01-02T15:04:05.000Z
-  const frac = String(((micros % 1_000_000) + 1_000_000) % 1_000_000).padStart(6, '0');
-  return `${iso.slice(0, 19)}.${frac}Z`;
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19); // 2006-01-02T15:04:05
+  }
+  const frac = micros - second * 1_000_000;
+  return `${cachedPrefix}.${frac < 100000 ? String(frac).padStart(6, '0') : String(frac)}Z`;
 }
 
 /** time.RFC3339Nano: trailing zeros of the fraction dropped. */
@@ -68,7 +75,8 @@ function statusJson(st: ResponseStatus): string {
 
 /** The event's JSON text, without a trailing newline. */
 export function encodeEvent(ev: AuditEvent, apiVersion = eventApiVersion()): string {
-  let s = `{"kind":"Event","apiVersion":${q(apiVersion)},"level":${q(ev.level)},"auditID":${q(ev.auditID)},"stage":${q(ev.stage)},"requestURI":${q(ev.requestURI)},"verb":${q(ev.verb)},"user":${userJson(ev.user)}`;
+  // Level and stage are fixed words; everything else is quoted.
+  let s = `{"kind":"Event","apiVersion":${q(apiVersion)},"level":"${ev.level}","auditID":${q(ev.auditID)},"stage":"${ev.stage}","requestURI":${q(ev.requestURI)},"verb":${q(ev.verb)},"user":${userJson(ev.user)}`;
   if (ev.impersonatedUser) s += `,"impersonatedUser":${userJson(ev.impersonatedUser)}`;
   if (ev.sourceIPs.length > 0) s += `,"sourceIPs":[${ev.sourceIPs.map(q).join(',')}]`;
   if (ev.userAgent) s += `,"userAgent":${q(ev.userAgent)}`;

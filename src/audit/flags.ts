@@ -148,9 +148,10 @@ export function auditorFromFlags(flags: ParsedFlags, setup: AuditSetup = {}): Au
         writer =
           logPath === '-'
             ? new StdoutWriter()
-            : new RotatingFile(logPath, { maxBytes: maxSize * 1024 * 1024, maxBackups, maxAgeDays: maxAge, compress: flags.boolean('audit-log-compress') ?? false }, clock, (e) =>
-                setup.log?.(`audit log rotation: ${e.message}`),
-              );
+            : new RotatingFile(logPath, { maxBytes: maxSize * 1024 * 1024, maxBackups, maxAgeDays: maxAge, compress: flags.boolean('audit-log-compress') ?? false }, clock, (e, lines) => {
+                metrics.error('log', lines);
+                setup.log?.(`Error in audit plugin 'log' affecting ${lines} audit events: ${e.message}`);
+              });
       } catch (e) {
         throw new AuditConfigError(`--audit-log-path: ensureLogFile: ${e instanceof Error ? e.message : String(e)}`);
       }

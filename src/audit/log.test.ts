@@ -27,6 +27,7 @@ describe('rotating audit log file', () => {
     const f = new RotatingFile(join(d, 'audit.log'), { maxBytes: 250, maxBackups: 2, maxAgeDays: 0, compress: false }, clock);
     for (let i = 0; i < 10; i++) {
       f.write(line(i));
+      await f.settled();
       clock.step(1000);
     }
     await f.settled();
@@ -50,6 +51,29 @@ describe('rotating audit log file', () => {
     await f.close();
   });
 
+  it('writes the lines of one turn together, rotating between them without losing a backup', async () => {
+    const d = dir();
+    const f = new RotatingFile(join(d, 'a.log'), { maxBytes: 100, maxBackups: 0, maxAgeDays: 0, compress: false }, new FakeClock());
+    for (let i = 0; i < 4; i++) f.write(line(i));
+    assert.equal(readFileSync(join(d, 'a.log'), 'utf8'), '', 'nothing written before the turn ends');
+    await f.settled();
+    const files = readdirSync(d).sort();
+    assert.deepEqual(files, ['a-2024-01-01T00-00-00.000.log', 'a-2024-01-01T00-00-00.001.log', 'a-2024-01-01T00-00-00.002.log', 'a.log']);
+    assert.equal(files.map((n) => readFileSync(join(d, n), 'utf8')).join(''), line(0) + line(1) + line(2) + line(3));
+    await f.close();
+  });
+
+  it('counts lines it could not write', async () => {
+    const d = dir();
+    const failed: number[] = [];
+    const f = new RotatingFile(join(d, 'a.log'), { maxBytes: 1000, maxBackups: 0, maxAgeDays: 0, compress: false }, new FakeClock(), (_e, n) => failed.push(n));
+    await f.close();
+    f.write(line(0));
+    f.write(line(1));
+    await f.settled();
+    assert.deepEqual(failed, [2]);
+  });
+
   it('refuses a single line larger than the file may be', async () => {
     const f = new RotatingFile(join(dir(), 'a.log'), { maxBytes: 50, maxBackups: 0, maxAgeDays: 0, compress: false }, new FakeClock());
     assert.throws(() => f.write(line(1)), /write length 100 exceeds maximum file size 50/);
@@ -62,6 +86,7 @@ describe('rotating audit log file', () => {
     const f = new RotatingFile(join(d, 'audit'), { maxBytes: 150, maxBackups: 0, maxAgeDays: 2, compress: true }, clock);
     f.write(line(0));
     f.write(line(1)); // rotates: backup of day 0
+    await f.settled();
     clock.step(3 * 24 * 3_600_000);
     f.write(line(2)); // rotates: backup of day 3; the day-0 backup is too old
     await f.settled();

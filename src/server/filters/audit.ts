@@ -44,13 +44,17 @@ function begin(auditor: Auditor, scope: RequestScope, info: RequestInfo, user: U
   });
 }
 
-/** A backend in `blocking-strict` mode that cannot record the event fails the request. */
-async function recordOrReject(auditor: Auditor, audit: RequestAudit): Promise<void> {
-  const ok = await audit.process('RequestReceived');
-  if (!ok && auditor.strict) {
+/** A backend in `blocking-strict` mode that cannot record the first stage fails the request. */
+async function recordOrReject(auditor: Auditor, recorded: boolean | Promise<boolean>): Promise<void> {
+  if (!(await recorded) && auditor.strict) {
     auditor.metrics.rejectedRequest();
     throw internalError(new Error('failed to store audit event'));
   }
+}
+
+/** Waits only for a backend that makes requests wait (a webhook in a blocking mode). */
+async function settle(recorded: boolean | Promise<boolean>): Promise<void> {
+  if (typeof recorded !== 'boolean') await recorded;
 }
 
 export function withAudit(auditor: Auditor | undefined): Filter {
@@ -60,8 +64,8 @@ export function withAudit(auditor: Auditor | undefined): Filter {
     const audit = begin(auditor, scope, info, scope.authenticatedUser);
     if (!audit) return next(scope);
     scope.audit = audit;
-    const started = audit.process('RequestReceived');
-    if (started !== true) await recordOrReject(auditor, audit);
+    const received = audit.process('RequestReceived');
+    if (received !== true) await recordOrReject(auditor, received);
     const noteImpersonation = (): void => {
       if (scope.user && scope.authenticatedUser && scope.user !== scope.authenticatedUser) audit.impersonated(scope.user);
     };
@@ -76,17 +80,17 @@ export function withAudit(auditor: Auditor | undefined): Filter {
       noteImpersonation();
       if (err instanceof ApiError) {
         audit.status(err.status);
-        void audit.process('ResponseComplete');
+        await settle(audit.process('ResponseComplete'));
       } else {
         audit.status({ code: 500, status: 'Failure', reason: 'InternalError', message: `APIServer panic'd: ${err instanceof Error ? err.message : String(err)}` });
-        void audit.process('Panic');
+        await settle(audit.process('Panic'));
       }
       throw err;
     }
     noteImpersonation();
     // The code sent wins over a Status body's (a delete's Success Status carries none).
     audit.code(scope.res.statusCode);
-    void audit.process('ResponseComplete');
+    await settle(audit.process('ResponseComplete'));
   };
 }
 
