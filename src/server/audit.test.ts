@@ -185,3 +185,51 @@ describe('audit ID without auditing', () => {
     }
   });
 });
+
+describe('audit of failures inside the server', () => {
+  it('records Panic, not ResponseComplete, when a handler fails with an internal error', async () => {
+    const backend = new MemoryBackend();
+    const srv = await startTestServer({
+      auditor: new Auditor(parsePolicy(POLICY), backend, new AuditMetrics(), false),
+      nonResource: async () => {
+        throw new Error('boom');
+      },
+    });
+    try {
+      const r = await srv.request('GET', '/custom/thing', { headers: { 'Audit-ID': 'panic-1' } });
+      assert.equal(r.status, 500);
+      const events = backend.of('panic-1');
+      assert.deepEqual(events.map((e) => e.stage), ['RequestReceived', 'Panic']);
+      assert.deepEqual(events[1]!.responseStatus, { metadata: {}, status: 'Failure', message: "APIServer panic'd: boom", reason: 'InternalError', code: 500 });
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('blocking-strict: a backend that cannot record the first stage fails the request', async () => {
+    const failing: AuditBackend = { name: 'log', processEvents: () => false, shutdown: async () => {} };
+    const metrics = new AuditMetrics();
+    const srv = await startTestServer({ auditor: new Auditor(parsePolicy(POLICY), failing, metrics, true) });
+    try {
+      const r = await srv.request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'strict' } } });
+      assert.equal(r.status, 500);
+      assert.match(r.body, /failed to store audit event/);
+      assert.equal(await metrics.value('rejected'), 1);
+      const get = await srv.request('GET', '/api/v1/namespaces/default/configmaps/strict');
+      assert.equal(get.status, 500, 'reads are refused too');
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('blocking (not strict): the same failure leaves requests alone', async () => {
+    const failing: AuditBackend = { name: 'log', processEvents: () => false, shutdown: async () => {} };
+    const srv = await startTestServer({ auditor: new Auditor(parsePolicy(POLICY), failing, new AuditMetrics(), false) });
+    try {
+      const r = await srv.request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lenient' } } });
+      assert.equal(r.status, 201);
+    } finally {
+      await srv.close();
+    }
+  });
+});
