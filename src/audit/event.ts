@@ -42,7 +42,12 @@ function sortedEntries<V>(m: Map<string, V> | Record<string, V>): [string, V][] 
   return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+// A request's user is written at every stage: its text is kept with the user object.
+const userText = new WeakMap<EventUser, string>();
+
 function userJson(u: EventUser): string {
+  const cached = userText.get(u);
+  if (cached !== undefined) return cached;
   let s = `{"username":${q(u.username)}`;
   if (u.uid) s += `,"uid":${q(u.uid)}`;
   if (u.groups && u.groups.length > 0) s += `,"groups":[${u.groups.map(q).join(',')}]`;
@@ -51,7 +56,9 @@ function userJson(u: EventUser): string {
     // A nil value is written as null, as Go writes a nil ExtraValue.
     if (entries.length > 0) s += `,"extra":{${entries.map(([k, v]) => `${q(k)}:${v ? `[${v.map(q).join(',')}]` : 'null'}`).join(',')}}`;
   }
-  return `${s}}`;
+  s += '}';
+  userText.set(u, s);
+  return s;
 }
 
 function objectRefJson(r: ObjectReference): string {
@@ -135,8 +142,20 @@ export function legacyEventString(ev: AuditEvent): string {
   );
 }
 
+// Most requests name only their peer, and most peers are few: the last answer is kept.
+let lastPeer: string | undefined;
+let lastPeerIps: readonly string[] = [];
+
 /** The source IPs of a request as kube-apiserver lists them: X-Forwarded-For, X-Real-Ip, then the peer. */
 export function sourceIPs(forwardedFor: string | undefined, realIp: string | undefined, remote: string | undefined): string[] {
+  if (!forwardedFor && !realIp && remote !== undefined) {
+    if (remote !== lastPeer) {
+      const ip = parseIp(remote);
+      lastPeer = remote;
+      lastPeerIps = ip ? [ip] : [];
+    }
+    return [...lastPeerIps];
+  }
   const ips: string[] = [];
   if (forwardedFor) {
     for (const part of forwardedFor.split(',').slice(0, 64)) {
