@@ -81,6 +81,16 @@ describe('audit on the whole server', () => {
     assert.ok(!srv.logs.some((l) => l.includes('hunter2')));
   });
 
+  it('names the impersonated user beside the one who asked', async () => {
+    const r = await srv.request('GET', '/api/v1/namespaces/default/configmaps', { ...srv.admin, headers: { 'Impersonate-User': 'bob', 'Impersonate-Group': 'devs' } });
+    const id = String(r.headers['audit-id']);
+    const ev = await eventually(() => readEvents(logDir()).find((e) => e.auditID === id), 'the event');
+    const full = ev as Ev & { user: { username: string }; impersonatedUser?: { username: string; groups?: string[] } };
+    assert.equal(full.user.username, 'test-admin');
+    assert.equal(full.impersonatedUser?.username, 'bob');
+    assert.ok(full.impersonatedUser?.groups?.includes('devs'));
+  });
+
   it('marks requests to deprecated versions', async () => {
     const r = await srv.request('GET', '/apis/flowcontrol.apiserver.orch.io/v1beta2/flowschemas', srv.admin);
     assert.equal(r.status, 200);
