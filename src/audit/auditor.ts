@@ -173,9 +173,16 @@ export class RequestAudit implements AuditAnnotations {
     ev.stage = stage;
     ev.stageTimestamp = stage === 'RequestReceived' ? ev.requestReceivedTimestamp : Math.max(nowMicros(), ev.requestReceivedTimestamp);
     this.auditor.metrics.event();
+    const backend = this.auditor.backend;
+    if (backend.consumesAtOnce) {
+      // Written before this returns: the live event is read as it is now.
+      ev.annotations = this.annotations.size > 0 ? this.annotations : undefined;
+      return backend.processEvents([new EventSnapshot(ev)]);
+    }
+    // Kept for later (a batch): the event as it is at this stage.
     const snapshot: AuditEvent = { ...ev };
     if (ev.objectRef) snapshot.objectRef = { ...ev.objectRef };
     if (this.annotations.size > 0) snapshot.annotations = new Map(this.annotations);
-    return this.auditor.backend.processEvents([new EventSnapshot(snapshot)]);
+    return backend.processEvents([new EventSnapshot(snapshot)]);
   }
 }

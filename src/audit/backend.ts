@@ -25,6 +25,11 @@ export interface AuditBackend {
   /** The plugin name errors are counted under. */
   readonly name: string;
   /**
+   * True when the backend is done with the events before `processEvents` returns (a blocking
+   * log): it may be handed the live event, without a copy.
+   */
+  readonly consumesAtOnce?: boolean;
+  /**
    * Takes events; false (or a promise of false) when they could not be recorded. A backend
    * that must wait (a blocking webhook) returns a promise.
    */
@@ -50,7 +55,10 @@ export interface BatchConfig {
 /** Sends every event to each backend; success only when all succeed. */
 export class UnionBackend implements AuditBackend {
   readonly name = 'union';
-  constructor(private readonly backends: readonly AuditBackend[]) {}
+  readonly consumesAtOnce: boolean;
+  constructor(private readonly backends: readonly AuditBackend[]) {
+    this.consumesAtOnce = backends.every((b) => b.consumesAtOnce === true);
+  }
 
   processEvents(events: EventSnapshot[]): boolean | Promise<boolean> {
     const results = this.backends.map((b) => b.processEvents(events));
@@ -66,8 +74,10 @@ export class UnionBackend implements AuditBackend {
 /** `blocking`: the request waits for the write, but a failure does not fail it. */
 export class IgnoreErrorsBackend implements AuditBackend {
   readonly name: string;
+  readonly consumesAtOnce: boolean;
   constructor(private readonly delegate: AuditBackend) {
     this.name = delegate.name;
+    this.consumesAtOnce = delegate.consumesAtOnce === true;
   }
 
   processEvents(events: EventSnapshot[]): boolean | Promise<boolean> {

@@ -194,6 +194,7 @@ function unlinkQuiet(path: string): void {
 
 export class LogBackend implements AuditBackend {
   readonly name = 'log';
+  readonly consumesAtOnce = true;
   constructor(
     private readonly out: LineWriter,
     private readonly format: LogFormat,
