@@ -19,7 +19,7 @@ export interface RequestFacts {
   auditID: string;
   requestURI: string;
   userAgent: string | undefined;
-  sourceIPs: string[];
+  sourceIPs: readonly string[];
   /** When the request arrived, in microseconds since the epoch. */
   receivedMicros: number;
 }
@@ -70,11 +70,12 @@ export class Auditor {
   }
 }
 
+/** The user as the event names it (authenticated users are never changed afterwards: no copies). */
 function eventUser(u: UserInfo): EventUser {
   const out: EventUser = { username: u.username };
   if (u.uid) out.uid = u.uid;
-  if (u.groups && u.groups.length > 0) out.groups = [...u.groups];
-  if (u.extra && Object.keys(u.extra).length > 0) out.extra = { ...u.extra };
+  if (u.groups && u.groups.length > 0) out.groups = u.groups;
+  if (u.extra && Object.keys(u.extra).length > 0) out.extra = u.extra;
   return out;
 }
 

@@ -116,7 +116,7 @@ function goQuote(s: string): string {
   return `${out}"`;
 }
 
-const quotedList = (list: string[]): string => list.map(goQuote).join(',');
+const quotedList = (list: readonly string[]): string => list.map(goQuote).join(',');
 
 /** The "legacy" one-line format: `<time> AUDIT: id="..." stage="..." ...`. */
 export function legacyEventString(ev: AuditEvent): string {
@@ -147,14 +147,14 @@ let lastPeer: string | undefined;
 let lastPeerIps: readonly string[] = [];
 
 /** The source IPs of a request as kube-apiserver lists them: X-Forwarded-For, X-Real-Ip, then the peer. */
-export function sourceIPs(forwardedFor: string | undefined, realIp: string | undefined, remote: string | undefined): string[] {
+export function sourceIPs(forwardedFor: string | undefined, realIp: string | undefined, remote: string | undefined): readonly string[] {
   if (!forwardedFor && !realIp && remote !== undefined) {
     if (remote !== lastPeer) {
       const ip = parseIp(remote);
       lastPeer = remote;
       lastPeerIps = ip ? [ip] : [];
     }
-    return [...lastPeerIps];
+    return lastPeerIps;
   }
   const ips: string[] = [];
   if (forwardedFor) {

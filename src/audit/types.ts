@@ -50,8 +50,8 @@ export interface RequestAuditConfig {
 export interface EventUser {
   username: string;
   uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
+  groups?: readonly string[];
+  extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ObjectReference {
@@ -83,7 +83,7 @@ export interface AuditEvent {
   verb: string;
   user: EventUser;
   impersonatedUser?: EventUser;
-  sourceIPs: string[];
+  sourceIPs: readonly string[];
   userAgent: string;
   objectRef?: ObjectReference;
   responseStatus?: ResponseStatus;
