@@ -10,6 +10,7 @@ const LAYERS = [
   'cli',
   'aggregator',
   'server',
+  'audit',
   'flowcontrol',
   'controllers',
   'auth',

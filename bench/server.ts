@@ -6,7 +6,9 @@
 //   custom resources (CRD created to first custom resource accepted; creates and LIST of
 //   10,000 custom resources against the same figures for ConfigMaps in this run); API priority
 //   and fairness (create rate with it on against off, same run; another user's GET p99 while
-//   one user floods at 50 concurrent clients, against the same user alone).
+//   one user floods at 50 concurrent clients, against the same user alone); creates with
+//   every request audited at Metadata level to a log file against the same server without
+//   audit, each on a fresh start.
 // Both servers run as child processes so that their memory is measured alike.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -543,6 +545,37 @@ async function priorityAndFairness(work: string, children: Child[], targets: Tar
   await floodRatio('APF off, in-flight 8+4', await offSmall.user('victim', 1), await offSmall.user('flooder', 50));
 }
 
+/**
+ * Create req/s with an audit policy recording every request at Metadata level to a log file
+ * (the default blocking mode), against the same server started without audit. The runs go
+ * off, on, on, off, so that drift in the machine's load falls on both alike.
+ */
+async function auditCreates(serverArgs: string[], port: number, tls: ClientConfig, work: string): Promise<void> {
+  const policy = join(work, 'audit-policy.yaml');
+  writeFileSync(policy, 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n');
+  const rates: Record<'off' | 'on', number> = { off: 0, on: 0 };
+  for (const [run, mode] of (['off', 'on', 'on', 'off'] as const).entries()) {
+    const args = mode === 'on' ? [...serverArgs, '--audit-policy-file', policy, '--audit-log-path', join(work, 'audit', 'audit.log')] : serverArgs;
+    const child = startChild(args);
+    const api = new Target(`orch-apiserver (audit ${mode})`, `https://127.0.0.1:${port}`, tls, 64);
+    try {
+      await timeToReady(api, child, performance.now());
+      const ns = `audit-${mode}-${run}`;
+      await api.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
+      const r = await load(api, 64, CREATE_SECONDS, (w, i) => ({ method: 'POST', path: `/api/v1/namespaces/${ns}/configmaps`, body: configMap(ns, `c-${w}-${i}`) }));
+      if (r.errors) process.stdout.write(`  (${r.errors} server errors with audit ${mode})\n`);
+      process.stdout.write(`  audit ${mode}: ${r.rps.toFixed(0)} req/s\n`);
+      rates[mode] += r.rps / 2;
+    } finally {
+      api.close();
+      await child.stop();
+    }
+  }
+  const lines = existsSync(join(work, 'audit', 'audit.log')) ? readFileSync(join(work, 'audit', 'audit.log'), 'utf8').split('\n').length - 1 : 0;
+  process.stdout.write(`  (${lines} audit events written)\n`);
+  row('create with audit at Metadata to a file, req/s (vs no audit)', rates.on, rates.off, 'req/s', true);
+}
+
 async function main(): Promise<void> {
   if (!existsSync(ENTRY_POINT)) throw new Error(`the server entry point ${ENTRY_POINT} is missing: run npm run build`);
   const work = mkdtempSync(join(tmpdir(), 'orch-bench-'));
@@ -619,6 +652,16 @@ async function main(): Promise<void> {
     }));
     row('create, req/s', createServer.rps, createRaw.rps, 'req/s', true);
     if (createServer.errors) process.stdout.write(`  (${createServer.errors} server errors)\n`);
+
+    process.stdout.write('\nCreate with audit at Metadata to a file, against no audit:\n');
+    await server.stop();
+    api.close();
+    await auditCreates(serverArgs, port, tls, work);
+    server = startChild(serverArgs);
+    children.push(server);
+    api = new Target('orch-apiserver', `https://127.0.0.1:${port}`, tls, 64);
+    targets.push(api);
+    await timeToReady(api, server, performance.now());
 
     await customResources(api, createServer.rps);
 

@@ -1,7 +1,8 @@
 // PodSecurity (simplified): a namespace's `pod-security.<domain>/enforce` label (privileged,
 // baseline or restricted) refuses pods that break the level's most important checks, and its
-// `warn` label turns the same findings into warnings. Checks are reported in the order of
-// their identifiers, each as `<title> (<detail>)`, as the Pod Security Standards word them.
+// `warn` label turns the same findings into warnings, its `audit` label into audit
+// annotations. Checks are reported in the order of their identifiers, each as
+// `<title> (<detail>)`, as the Pod Security Standards word them.
 import type { ApiClient } from '../client/types.js';
 import { longDomainKey } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
@@ -180,7 +181,7 @@ export function evaluatePod(level: PodSecurityLevel, podSpec: JsonMap): string[]
   return findings;
 }
 
-function levelOf(labels: Record<string, string>, mode: 'enforce' | 'warn'): { level: PodSecurityLevel; version: string } | undefined {
+function levelOf(labels: Record<string, string>, mode: 'enforce' | 'warn' | 'audit'): { level: PodSecurityLevel; version: string } | undefined {
   const level = labels[podSecurityLabel(mode)];
   if (!level || !LEVELS.includes(level as PodSecurityLevel)) return undefined;
   return { level: level as PodSecurityLevel, version: labels[podSecurityLabel(mode, '-version')] || 'latest' };
@@ -200,10 +201,17 @@ export class PodSecurity implements AdmissionPlugin {
     const labels = stringMapAt(ns?.metadata as JsonMap | undefined, 'labels');
     const enforce = levelOf(labels, 'enforce');
     const warn = levelOf(labels, 'warn');
-    if (!enforce && !warn) return;
+    // The `audit` label's findings go to the audit event only.
+    const audit = attrs.audit ? levelOf(labels, 'audit') : undefined;
     const spec = specOf(attrs.object) ?? {};
     // Updates that leave the pod spec alone (labels, annotations) are not judged again.
     if (attrs.operation === 'UPDATE' && deepEqual(specOf(attrs.oldObject) ?? {}, spec)) return;
+    attrs.audit?.add(longDomainKey('enforce-policy', 'pod-security'), enforce ? `${enforce.level}:${enforce.version}` : 'privileged:latest');
+    if (audit) {
+      const findings = evaluatePod(audit.level, spec);
+      if (findings.length) attrs.audit?.add(longDomainKey('audit-violations', 'pod-security'), `would violate PodSecurity "${audit.level}:${audit.version}": ${findings.join(', ')}`);
+    }
+    if (!enforce && !warn) return;
     if (warn) {
       const findings = evaluatePod(warn.level, spec);
       if (findings.length) attrs.warnings.push(`would violate PodSecurity "${warn.level}:${warn.version}": ${findings.join(', ')}`);

@@ -16,6 +16,7 @@ import { flowControlFlagDefinitions } from '../flowcontrol/index.js';
 import { authFlagDefinitions } from '../auth/flags.js';
 import { aggregatorFlagDefinitions } from '../aggregator/flags.js';
 import { protobufFlagDefinitions } from '../codec/protobuf/index.js';
+import { auditFlagDefinitions } from '../audit/index.js';
 
 /** kube-controller-manager's flags, shared by the server (in-process controllers) and orch-controller-manager. */
 export const controllerFlagDefinitions: FlagDefinition[] = [
@@ -126,11 +127,12 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
   return { controllers, options, leaderElection };
 }
 
-/** Every flag `orch-apiserver` takes: the server's, authentication's, admission's and the codec's. */
+/** Every flag `orch-apiserver` takes: the server's, authentication's, admission's, audit's, the codec's, priority and fairness' and the aggregator's. */
 export const allFlagDefinitions: FlagDefinition[] = [
   ...serverFlagDefinitions,
   ...authFlagDefinitions,
   ...admissionFlagDefinitions,
+  ...auditFlagDefinitions,
   ...protobufFlagDefinitions,
   ...flowControlFlagDefinitions,
   ...aggregatorFlagDefinitions,

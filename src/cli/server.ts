@@ -40,11 +40,14 @@ import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
 import { Aggregator } from '../aggregator/index.js';
 import { frontProxyFromFlags } from '../aggregator/flags.js';
 import { controllerManagerFlags, featureGateFromFlags } from './flags.js';
+import { auditorFromFlags } from '../audit/index.js';
 
 export const PRODUCT_VERSION = '0.1.0';
 
 /** The identity in-process work runs as (bootstrap, controllers, auth lookups). */
 const LOOPBACK_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
+/** How long shutdown waits for the audit backends to deliver what they buffered. */
+const AUDIT_SHUTDOWN_MS = 10_000;
 
 export interface RunningServer {
   server: ApiServer;
@@ -140,6 +143,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   // Bad controller flags (an unknown --controllers name) and feature gates refuse the start before anything is done.
   const controllerSettings = controllerManagerFlags(flags);
   const features = featureGateFromFlags(flags, log);
+  // The audit policy and backends: a bad flag or file refuses the start here too.
+  const auditor = auditorFromFlags(flags, { log, clock: opts.clock ?? realClock });
   const dataDir = resolve(flags.string('data-dir') ?? './.orch');
   const backend = flags.string('storage-backend') ?? 'sqlite';
   const writeKubeconfig = opts.writeKubeconfig ?? true;
@@ -258,6 +263,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     authorizer: auth.authorizer,
     impersonate: (headers, user) => auth.impersonate(headers, user),
     admission,
+    auditor,
     serializers,
     nonResource: async (method, path, query) => apf?.debug(method, path, query) ?? auth.nonResource(method, path),
     openapi: openapiHandler(() => table.all().map((s) => s.definition), { remote: () => aggregator.openApiDocuments() }),
@@ -397,6 +403,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await server.shutdown();
+      // Buffered audit events are delivered, within bounds: a webhook that is down does not hold the exit.
+      if (auditor) await Promise.race([auditor.shutdown(), new Promise((r) => setTimeout(r, AUDIT_SHUTDOWN_MS).unref())]);
       await started.catch(() => {});
       await controllers?.stop();
       await aggregator.stop();

@@ -13,6 +13,9 @@ import { SerializerSet } from '../codec/serializer.js';
 import type { ResourceTable } from '../rest/index.js';
 import { ConnectionGuard, defaultConnectionLimits, type ConnectionLimits } from './connections.js';
 import { Discovery, type DiscoverySource } from './discovery.js';
+import type { Auditor } from '../audit/index.js';
+import { domainKey } from '../naming/index.js';
+import { withAudit, withFailedAuthenticationAudit } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { authorize, withAuthorization } from './filters/authorization.js';
 import { withCacheControl } from './filters/cache-control.js';
@@ -45,6 +48,8 @@ export interface ApiServerConfig {
   /** Applies Impersonate-* headers; throws ApiError 403/400. */
   impersonate?: Impersonator;
   admission?: AdmissionChain;
+  /** Records audit events (`--audit-policy-file` and a backend); nothing is audited without it. */
+  auditor?: Auditor;
   /** Other modules' non-resource paths (OIDC discovery, JWKS); undefined when not theirs. */
   nonResource?(method: string, path: string, query: URLSearchParams): Promise<RawAnswer | undefined>;
   openapi?: OpenApiHandler;
@@ -134,8 +139,9 @@ export class ApiServer {
       nonResource: config.nonResource?.bind(config),
       shuttingDown: () => this.shuttingDown,
     };
+    if (config.auditor) this.metrics.addRegistry(config.auditor.metrics.registry);
     // kube-apiserver's DefaultBuildHandlerChain order, outermost first (README.md says where
-    // and why this differs). Audit, when built, goes between authentication and impersonation.
+    // and why this differs).
     this.chain = compose(
       [
         withRequestId,
@@ -144,7 +150,9 @@ export class ApiServer {
         withPanicRecovery(config.log, this.serializers),
         withRequestInfo,
         withRequestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+        withFailedAuthenticationAudit(config.auditor),
         withAuthentication(config.authenticator, (conn) => this.connections.authenticated(conn)),
+        withAudit(config.auditor),
         withImpersonation(config.impersonate),
         config.flowControl
           ? withPriorityAndFairness(config.flowControl, this.metrics)
@@ -156,9 +164,9 @@ export class ApiServer {
         if (info.isResourceRequest) checkPathNames(info);
         if (config.aggregation && (await config.aggregation.serve(scope))) return;
         if (!info.isResourceRequest) return serveNonResource(nonResource, scope, info.path);
-        const deprecation = this.deprecationWarning(info);
+        const deprecation = this.deprecationWarning(info, scope);
         if (deprecation) scope.warnings.push(deprecation);
-        const { req, res, query, warnings, pretty } = scope;
+        const { req, res, query, warnings, pretty, audit } = scope;
         await serveResource(handlers, {
           req,
           res,
@@ -168,6 +176,7 @@ export class ApiServer {
           signal: scope.abort.signal,
           warnings,
           pretty,
+          audit,
           ...(scope.watchInitialized ? { onWatchInitialized: scope.watchInitialized } : {}),
         });
       },
@@ -289,8 +298,9 @@ export class ApiServer {
     void this.handle(req as unknown as ServerRequest, res as unknown as ServerResponse);
   }
 
-  /** The warning for a request to a deprecated version, counted in the deprecated-API gauge. */
-  private deprecationWarning(info: RequestInfo): string | undefined {
+  /** The warning for a request to a deprecated version, counted in the deprecated-API gauge and audited. */
+  private deprecationWarning(info: RequestInfo, scope: RequestScope): string | undefined {
+
     const store = this.config.table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
     const dep = store?.definition.deprecated;
     if (!store || !dep) return undefined;
@@ -300,6 +310,8 @@ export class ApiServer {
     if (dep.removedIn) text += `, unavailable in v${dep.removedIn}+`;
     if (dep.replacement) text += `; use ${dep.replacement}`;
     this.metrics.deprecatedRequest(d.group, d.version, d.resource, info.subresource, dep.removedIn ?? '');
+    scope.audit?.add(domainKey('deprecated'), 'true');
+    if (dep.removedIn) scope.audit?.add(domainKey('removed-release'), dep.removedIn);
     return text;
   }
 

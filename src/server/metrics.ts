@@ -8,6 +8,8 @@ export class ApiServerMetrics {
   private readonly duration: Histogram<string>;
   private readonly inflight: Gauge<string>;
   private readonly deprecated: Gauge<string>;
+  /** Other modules' registries /metrics includes (the audit metrics). */
+  private readonly others: Registry[] = [];
 
   constructor() {
     this.requests = new Counter({
@@ -62,9 +64,13 @@ export class ApiServerMetrics {
     this.deprecated.set({ group, version, resource, subresource, removed_release: removedRelease }, 1);
   }
 
+  addRegistry(registry: Registry): void {
+    this.others.push(registry);
+  }
+
   /** The server's own metrics plus those other modules record in prom-client's default registry (admission webhooks). */
   async text(): Promise<{ contentType: string; body: string }> {
-    const merged = Registry.merge([this.registry, defaultRegistry]);
+    const merged = Registry.merge([this.registry, ...this.others, defaultRegistry]);
     return { contentType: merged.contentType, body: await merged.metrics() };
   }
 }

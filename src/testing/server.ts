@@ -10,6 +10,7 @@ import { admissionFlagDefinitions } from '../admission/flags.js';
 import { serverFlagDefinitions } from '../cli/flags.js';
 import { startServer, type RunningServer } from '../cli/server.js';
 import { authFlagDefinitions } from '../auth/flags.js';
+import { auditFlagDefinitions } from '../audit/index.js';
 import { createCA, issueCert, type TestCert } from './pki.js';
 
 export interface Identity {
@@ -46,7 +47,7 @@ export async function startAuthTestServer(args: string[] = [], opts: { dataDir?:
   writeFileSync(caFile, clientCA.certPem);
   const flags = parseFlags(
     ['--data-dir', dataDir, '--storage-backend=memory', '--secure-port=0', '--bind-address=127.0.0.1', `--client-ca-file=${caFile}`, ...args],
-    [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions],
+    [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions, ...auditFlagDefinitions],
   );
   const logs: string[] = [];
   const running = await startServer(flags, { log: (l) => logs.push(l) });

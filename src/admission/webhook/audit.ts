@@ -1,6 +1,6 @@
-// Audit annotations the webhook plugins record for a request. The admission contract has no
-// audit field yet, so the plugins use this optional extension of the attributes: a request
-// path that audits passes `addAuditAnnotation`, others simply record nothing.
+// Audit annotations the webhook plugins record for a request, on the request's audit event
+// (`attrs.audit`, absent when the request is not audited). `addAuditAnnotation` is an older
+// hook some callers still pass; it is called too.
 import { domainKey } from '../../naming/index.js';
 import type { AdmissionAttributes } from '../types.js';
 
@@ -12,6 +12,7 @@ export interface AuditedAdmissionAttributes extends AdmissionAttributes {
 }
 
 export function annotate(attrs: AdmissionAttributes, key: string, value: string, level: AuditAnnotationLevel = 'Metadata'): void {
+  attrs.audit?.add(key, value, level);
   (attrs as AuditedAdmissionAttributes).addAuditAnnotation?.(key, value, level);
 }
 

@@ -13,6 +13,7 @@ import { WebhookMatcher } from './matcher.js';
 import { webhookMetrics } from './metrics.js';
 import { CallingWebhookError } from './review.js';
 import { serviceUnavailable } from '../../apimachinery/errors.js';
+import { Auditor, AuditMetrics, parsePolicy, type AuditBackend } from '../../audit/index.js';
 
 setFlavor('orch');
 
@@ -133,4 +134,33 @@ test('rejection codes above 600 are counted as 600', async () => {
   const s = setup({}, (review) => ({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: false, status: { code: 777 } } }));
   await assert.rejects(s.validating.validate(attrs()), (e: unknown) => e instanceof ApiError && e.code === 777);
   assert.equal((await counted(s.registry))[0]?.rejection_code, '600');
+});
+
+test("the request's audit event gets the mutation annotation at Metadata and the patch from Request level", async () => {
+  const patch = [{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }];
+  const s = setup({}, allow({ patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') }));
+  const annotationsAt = async (level: string): Promise<Record<string, string>> => {
+    let seen: Record<string, string> = {};
+    const capture: AuditBackend = {
+      name: 'capture',
+      processEvents: (events) => {
+        seen = Object.fromEntries(events[0]!.event.annotations ?? []);
+        return true;
+      },
+      shutdown: async () => {},
+    };
+    const policy = parsePolicy(`{"apiVersion":"audit.orch.io/v1","kind":"Policy","rules":[{"level":"${level}"}]}`);
+    const audit = new Auditor(policy, capture, new AuditMetrics(), false).begin(
+      { user: { username: 'u', groups: [] }, verb: 'create', isResourceRequest: true, path: '/', apiGroup: '', apiVersion: 'v1', resource: 'configmaps', subresource: '', namespace: 'team', name: 'c' },
+      { auditID: 'x', requestURI: '/', userAgent: undefined, sourceIPs: [], receivedMicros: 0 },
+    )!;
+    await s.mutating.admit(attrs({ audit }));
+    audit.process('ResponseComplete');
+    return seen;
+  };
+  const mutation = '{"configuration":"cfg","webhook":"hook.example.com","mutated":true}';
+  assert.deepEqual(await annotationsAt('Metadata'), { 'mutation.webhook.admission.orch.io/round_0_index_0': mutation });
+  const req = await annotationsAt('Request');
+  assert.equal(req['mutation.webhook.admission.orch.io/round_0_index_0'], mutation);
+  assert.deepEqual(JSON.parse(req['patch.webhook.admission.orch.io/round_0_index_0']!), { configuration: 'cfg', webhook: 'hook.example.com', patch, patchType: 'JSONPatch' });
 });

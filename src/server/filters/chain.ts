@@ -1,6 +1,6 @@
 // The request-scoped state every filter and handler shares, and how filters compose: each
 // filter wraps the handler below it, so the first filter in the list runs outermost.
-import type { AuditAnnotations } from '../../apimachinery/audit.js';
+import type { RequestAudit } from '../../audit/index.js';
 import type { UserInfo } from '../../apimachinery/types.js';
 import type { AuthenticationRequest } from '../../auth/types.js';
 import type { ServerRequest, ServerResponse } from '../http.js';
@@ -30,8 +30,10 @@ export interface RequestScope {
   authenticatedUser?: UserInfo;
   /** The user the request acts as: the authenticated user, or whom it impersonates. */
   user?: UserInfo;
+  /** The id the `Audit-Id` header carries and audit events name the request by. */
+  auditID?: string;
   /** The request's audit event, set by the audit filter when the policy audits the request. */
-  audit?: AuditAnnotations;
+  audit?: RequestAudit;
   /** Set by priority and fairness on a watch: the watch handler calls it once its initial events are sent. */
   watchInitialized?: () => void;
 }

@@ -33,6 +33,7 @@ export async function serveCreate(deps: HandlerDeps, routed: Routed): Promise<vo
   const choice = negotiate(r, deps.serializers, store, 'object');
   const dryRun = dryRunFromQuery(r.query, 'CreateOptions');
   const obj = await decodeObject(r, deps.serializers, deps.maxBodyBytes, store, 'CreateOptions');
+  r.audit?.requestObject(obj);
   if (!r.info.subresource) checkNamespace(obj, namespace, store);
   const name = r.info.subresource ? r.info.name : (obj.metadata?.name ?? '');
   const fieldManager = checkedFieldManager(r.query.get('fieldManager') ?? undefined, 'CreateOptions');

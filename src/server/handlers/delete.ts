@@ -30,7 +30,9 @@ export async function deleteResources(
 export async function serveDelete(deps: HandlerDeps, routed: Routed): Promise<void> {
   const { r, ctx, store } = routed;
   const choice = negotiate(r, deps.serializers, store, 'object');
-  const opts = parseDeleteOptions(r.query, await readOptionalJson(r, deps.serializers, deps.maxBodyBytes));
+  const body = await readOptionalJson(r, deps.serializers, deps.maxBodyBytes);
+  if (body !== undefined) r.audit?.requestObject(body);
+  const opts = parseDeleteOptions(r.query, body);
   const name = r.info.name;
   const { orphanDependents } = opts;
   const result = await deleteResource(deps.admission, ctx, writeTargetOf(routed, name, opts.dryRun), opts);

@@ -58,6 +58,7 @@ export async function servePatch(deps: HandlerDeps, routed: Routed): Promise<voi
       // As in Kubernetes, the patch is read once the object is known to exist.
       if (!current) throw notFound({ group: def.group, resource: def.resource }, name);
       const patch = decodePatch(raw, patchType, level);
+      r.audit?.requestPatch(patch);
       let patched: unknown;
       let opErrors: string[] = [];
       if (patchType === 'application/json-patch+json') {
@@ -86,6 +87,7 @@ async function serveApply(deps: HandlerDeps, routed: Routed, raw: Uint8Array, dr
   const fieldManager = validateApplyOptions(r.query.get('fieldManager'));
   const force = parseForce(r.query.get('force'));
   const config = await decodeApplyConfigurationAsync(raw);
+  r.audit?.requestPatch(config);
   const name = r.info.name;
   const kind = expectedKind(store, r.info.subresource);
   const def = store.definition;

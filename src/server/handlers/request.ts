@@ -2,6 +2,7 @@
 // and one request (ResourceRequest), and what a write of that request addresses.
 import type { UserInfo } from '../../apimachinery/types.js';
 import type { AdmissionChain } from '../../admission/types.js';
+import type { RequestAudit } from '../../audit/index.js';
 import type { SerializerSet } from '../../codec/serializer.js';
 import type { RESTStore, RequestContext, ResourceTable } from '../../rest/index.js';
 import type { ServerRequest, ServerResponse } from '../http.js';
@@ -35,6 +36,8 @@ export interface ResourceRequest {
   pretty: boolean;
   /** A watch calls it once it has sent the events that were ready when it started (priority and fairness frees its seat). */
   onWatchInitialized?: () => void;
+  /** The request's audit event, when the policy audits it. */
+  audit?: RequestAudit;
 }
 
 /** A routed request: the Store it goes to, with the namespace the Store is called with. */
@@ -58,5 +61,6 @@ export function writeTargetOf(routed: Routed, name: string, dryRun: boolean): Wr
     dryRun,
     dryRunValues: r.query.getAll('dryRun').filter((v) => v),
     fieldManager: r.query.get('fieldManager') ?? undefined,
+    audit: r.audit,
   };
 }

@@ -38,6 +38,7 @@ export function writeEncoded(r: ResourceRequest, serializers: SerializerSet, cho
   // A Status in answer to a Table or metadata request is written as itself, in JSON.
   const serializer = isStatus && choice.representation.as !== 'Object' ? serializers.all()[0]! : choice.serializer;
   const contentType = isStatus ? serializer.mediaType : choice.contentType;
+  r.audit?.responseObject(out);
   const bytes = serializer.encode(out, { pretty: r.pretty });
   setWarnings(r.res, r.warnings);
   writeBody(r.res, code, contentType, bytes, r.req.method === 'HEAD');

@@ -40,6 +40,7 @@ export async function serveUpdate(deps: HandlerDeps, routed: Routed): Promise<vo
   const choice = negotiate(r, deps.serializers, store, 'object');
   const dryRun = dryRunFromQuery(r.query, 'UpdateOptions');
   const body = await decodeObject(r, deps.serializers, deps.maxBodyBytes, store, 'UpdateOptions');
+  r.audit?.requestObject(body);
   const name = r.info.name;
   checkName(body, name, namespace);
   checkNamespace(body, namespace, store);

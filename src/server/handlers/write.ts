@@ -3,6 +3,7 @@
 // the validating phase as the Store's hook, and the field manager check.
 import { invalid } from '../../apimachinery/errors.js';
 import type { GroupVersionKind, KubeObject, UserInfo } from '../../apimachinery/types.js';
+import type { AuditAnnotations } from '../../apimachinery/audit.js';
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../../admission/types.js';
 import { fieldManagerErrors } from '../../apply/index.js';
 import { metaGroup } from '../../naming/index.js';
@@ -23,6 +24,8 @@ export interface WriteTarget {
   /** The `dryRun` values as asked, for the options admission sees. */
   dryRunValues: readonly string[];
   fieldManager?: string;
+  /** The request's audit event (admission plugins annotate it). */
+  audit?: AuditAnnotations;
 }
 
 /** The kind a body for `subresource` of the store's resource must be, with its group and version. */
@@ -56,6 +59,7 @@ export function admissionAttributes(
     dryRun: w.dryRun,
     options: admissionOptions(operation, w.dryRunValues, w.fieldManager),
     warnings: w.warnings,
+    audit: w.audit,
   };
 }
 
