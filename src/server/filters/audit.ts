@@ -9,16 +9,9 @@ import type { UserInfo } from '../../apimachinery/types.js';
 import { sourceIPs, type Auditor, type PolicyAttributes, type RequestAudit } from '../../audit/index.js';
 import { nowMicros } from '../../audit/event.js';
 import { headerValue, remoteAddress } from '../http.js';
-import type { RequestInfo } from '../request-info.js';
+import { isLongRunning, type RequestInfo } from '../request-info.js';
 import { required, type Filter, type RequestScope } from './chain.js';
 
-const LONG_RUNNING_VERBS = new Set(['watch', 'proxy']);
-const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
-
-/** kube-apiserver's long-running request check: these answer over a long time. */
-export function isLongRunning(info: RequestInfo): boolean {
-  return LONG_RUNNING_VERBS.has(info.verb) || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
-}
 
 function begin(auditor: Auditor, scope: RequestScope, info: RequestInfo, user: UserInfo | undefined): RequestAudit | undefined {
   const { req } = scope;

@@ -6,14 +6,13 @@
 import { tooManyRequests } from '../../apimachinery/errors.js';
 import type { FlowController } from '../../flowcontrol/controller.js';
 import type { ApiServerMetrics } from '../metrics.js';
+import { isLongRunning } from '../request-info.js';
 import { required, type Filter } from './chain.js';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
 export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
 
 /** kube-apiserver's BasicLongRunningRequestCheck: these verbs and subresources are not limited. */
-const LONG_RUNNING_VERBS = new Set(['watch', 'proxy']);
-const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 
 export function withPriorityAndFairness(flowControl: FlowController, metrics: ApiServerMetrics): Filter {
@@ -22,8 +21,7 @@ export function withPriorityAndFairness(flowControl: FlowController, metrics: Ap
     const info = required(scope.info, 'RequestInfo');
     const user = required(scope.user, 'the user');
     const isWatch = info.isResourceRequest && info.verb === 'watch';
-    const longRunning = info.isResourceRequest && (LONG_RUNNING_VERBS.has(info.verb) || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
-    if (longRunning && !isWatch) return next(scope);
+    if (isLongRunning(info) && !isWatch) return next(scope);
 
     const decision = await flowControl.admit({ info, user }, scope.abort.signal);
     const { flowSchema, priorityLevel } = decision.classification;
