@@ -1,6 +1,7 @@
 // The API server: the HTTPS listener (HTTP/2 with HTTP/1.1 fallback), the filter chain
 // composed in kube-apiserver's order (see README.md), the handlers it ends in (resource
 // requests by verb, non-resource endpoints), health, and graceful shutdown.
+import type { FeatureGate } from '../apimachinery/features.js';
 import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -61,6 +62,8 @@ export interface ApiServerConfig {
   /** Connection timeouts and limits; see ConnectionLimits for the defaults. */
   connections?: Partial<ConnectionLimits>;
   log?: (msg: string) => void;
+  /** The server's feature gates (list chunking, remaining item counts, aggregated discovery); the 1.27 defaults when absent. */
+  features?: FeatureGate;
 }
 
 /** Go's HTTP/2 default for MAX_CONCURRENT_STREAMS, used when the flag is 0. */
@@ -101,10 +104,11 @@ export class ApiServer {
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds ?? 1800,
       shutdownSignal: this.shutdownController.signal,
       authorize: (info, user) => authorize(config.authorizer, info, user),
+      features: config.features,
     };
     const nonResource: NonResourceDeps = {
       table: config.table,
-      discovery: new Discovery(config.table, () => config.externalAddress ?? this.address),
+      discovery: new Discovery(config.table, () => config.externalAddress ?? this.address, config.features?.enabled('AggregatedDiscoveryEndpoint') ?? true),
       health: this.health,
       metrics: this.metrics,
       version: config.version,

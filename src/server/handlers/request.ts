@@ -1,5 +1,6 @@
 // What the HTTP handlers of resource requests are given: the server's shared parts (deps)
 // and one request (ResourceRequest), and what a write of that request addresses.
+import type { FeatureGate } from '../../apimachinery/features.js';
 import type { UserInfo } from '../../apimachinery/types.js';
 import type { AdmissionChain } from '../../admission/types.js';
 import type { SerializerSet } from '../../codec/serializer.js';
@@ -20,6 +21,8 @@ export interface HandlerDeps {
   /** Authorizes a further verb on the same resource (an apply that creates also needs `create`). */
   authorize?: (info: RequestInfo, user: UserInfo) => Promise<void>;
   now?: () => Date;
+  /** The server's feature gates; the 1.27 defaults when absent. */
+  features?: FeatureGate;
 }
 
 export interface ResourceRequest {
