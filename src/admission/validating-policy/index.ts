@@ -122,6 +122,8 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
   private readonly matchDeps: MatchDeps;
   /** Compiled policies by name, rebuilt when a policy changes (compiling per request would cost too much). */
   private policies: Map<string, PolicyEntry> | undefined;
+  /** Bindings by policy name, rebuilt when a binding changes (the informer's list copies every object). */
+  private bindings: Map<string, KubeObject[]> | undefined;
 
   constructor(private readonly deps: ValidatingPolicyDeps) {
     this.own = deps.informers ? undefined : new SharedInformerFactory(deps.client);
@@ -135,6 +137,10 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       this.policies = undefined;
     };
     this.policyInformer.addEventHandler({ onAdd: invalidate, onUpdate: invalidate, onDelete: invalidate });
+    const invalidateBindings = (): void => {
+      this.bindings = undefined;
+    };
+    this.bindingInformer.addEventHandler({ onAdd: invalidateBindings, onUpdate: invalidateBindings, onDelete: invalidateBindings });
     this.matchDeps = {
       namespaceLabels: namespaceLabelsLookup((r) => this.factory.informerFor(r), deps.client),
       equivalents: deps.resources ? equivalentsOf(deps.resources) : undefined,
@@ -160,6 +166,21 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       this.policies = out;
     }
     return this.policies;
+  }
+
+  private bindingsByPolicy(): Map<string, KubeObject[]> {
+    if (!this.bindings) {
+      const out = new Map<string, KubeObject[]>();
+      for (const b of this.bindingInformer.list()) {
+        const policyName = text(isObject(b.spec) ? b.spec.policyName : undefined);
+        const list = out.get(policyName) ?? [];
+        list.push(b);
+        out.set(policyName, list);
+      }
+      for (const list of out.values()) list.sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
+      this.bindings = out;
+    }
+    return this.bindings;
   }
 
   /** The param object of a binding, or the configuration error that stands for it. */
@@ -191,12 +212,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
     }
     const policies = this.compiledPolicies();
     if (policies.size === 0) return;
-    const bindingsByPolicy = new Map<string, KubeObject[]>();
-    for (const b of this.bindingInformer.list()) {
-      const policyName = text(isObject(b.spec) ? b.spec.policyName : undefined);
-      if (!policies.has(policyName)) continue;
-      bindingsByPolicy.set(policyName, [...(bindingsByPolicy.get(policyName) ?? []), b]);
-    }
+    const bindingsByPolicy = this.bindingsByPolicy();
     const denials: Denial[] = [];
     const configError = (p: PolicyEntry, message: string, binding?: string): void => {
       if (p.failurePolicy === 'Ignore') return;
