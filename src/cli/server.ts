@@ -19,7 +19,7 @@ import { ensureClusterInfo } from '../controllers/tokens/index.js';
 import { binarySerializer } from '../codec/binary.js';
 import { storageCodecFromFlags } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
-import { fromKubernetesGroup, setFlavor, shortWord, type Flavor } from '../naming/index.js';
+import { fromKubernetesGroup, group, setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
 import { CustomResourceRegistrar } from '../registry/customresource/index.js';
@@ -130,13 +130,20 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const keyFile = flags.string('tls-private-key-file') ?? pki.servingKey;
   const clientCaFile = flags.string('client-ca-file') ?? pki.caCert;
 
-  const storageOpts = storageOptions(flags, dataDir);
-  const storage: Storage = await createStorage(storageOpts);
-  const windowMs = flags.number('watch-history-window') ?? 300_000;
   const definitions = builtinResourceDefinitions({
     runtimeConfig: flags.string('runtime-config') ?? '',
     customResourceValidationExpressions: features.enabled('CustomResourceValidationExpressions'),
   });
+  // Refused before storage opens: kube-apiserver would start and then refuse every request as not ready.
+  if (features.enabled('ValidatingAdmissionPolicy') && !flags.list('disable-admission-plugins').includes('ValidatingAdmissionPolicy')) {
+    const served = (resource: string): boolean => definitions.some((d) => d.group === group('admissionregistration') && d.version === 'v1alpha1' && d.resource === resource);
+    if (!served('validatingadmissionpolicies') || !served('validatingadmissionpolicybindings')) {
+      throw new Error(`--feature-gates=ValidatingAdmissionPolicy=true needs --runtime-config=${group('admissionregistration')}/v1alpha1=true (the policies and bindings are not served)`);
+    }
+  }
+  const storageOpts = storageOptions(flags, dataDir);
+  const storage: Storage = await createStorage(storageOpts);
+  const windowMs = flags.number('watch-history-window') ?? 300_000;
   const storageCodec = storageCodecFromFlags(flags);
   const maxObjectSizeBytes = flags.number('max-object-size-bytes') ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
   if (!Number.isSafeInteger(maxObjectSizeBytes) || maxObjectSizeBytes <= 0) {
