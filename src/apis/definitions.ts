@@ -3,6 +3,7 @@
 // conversions attached.
 import { fromKubernetesApiVersion, fromKubernetesGroup } from '../naming/index.js';
 import type { ResourceDefinition, Strategy, SubresourceDefinition } from '../rest/index.js';
+import { withoutValidationRules } from './apiextensions/gated-fields.js';
 import { conversionFor, kindSpecFor, servedVariantFor } from './kinds.js';
 import { enabledResources, parseRuntimeConfig } from './runtime-config.js';
 import { makeStrategy } from './strategy.js';
@@ -11,6 +12,8 @@ import { surface, type SurfaceResource } from './surface.js';
 export interface BuiltinOptions {
   /** The `--runtime-config` flag's value. */
   runtimeConfig?: string;
+  /** The CustomResourceValidationExpressions gate (default on): off drops `x-kubernetes-validations` from definitions written. */
+  customResourceValidationExpressions?: boolean;
 }
 
 /** Every resource served by default, plus or minus what `runtimeConfig` switches. */
@@ -20,7 +23,11 @@ export function builtinResourceDefinitions(opts: BuiltinOptions = {}): ResourceD
   // One Strategy per stored kind, shared by the versions stored in the same place unless a
   // served version writes it with rules of its own.
   const strategies = new Map<string, Strategy>();
-  return rows.map((row) => toDefinition(row, preferred, strategies));
+  const defs = rows.map((row) => toDefinition(row, preferred, strategies));
+  if (opts.customResourceValidationExpressions === false) {
+    for (const d of defs) if (d.resource === 'customresourcedefinitions' && d.group === fromKubernetesGroup('apiextensions.k8s.io') && d.strategy) d.strategy = withoutValidationRules(d.strategy);
+  }
+  return defs;
 }
 
 function toDefinition(row: SurfaceResource, preferred: Map<string, string>, strategies: Map<string, Strategy>): ResourceDefinition {

@@ -100,7 +100,8 @@ describe('auth over HTTPS with the default configuration', () => {
     const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'orch-auth-tokens-'));
     const tokenFile = join(dir, 'tokens.csv');
     writeFileSync(tokenFile, `${STATIC_TOKEN},static-user,uid-42,"qa,testers"\n`);
-    s = await startAuthTestServer([`--token-auth-file=${tokenFile}`, '--enable-bootstrap-token-auth']);
+    // SelfSubjectReview's alpha and beta versions are served only when asked for, as in 1.27.
+    s = await startAuthTestServer([`--token-auth-file=${tokenFile}`, '--enable-bootstrap-token-auth', `--runtime-config=${AUTHN}/v1alpha1=true,${AUTHN}/v1beta1=true`]);
     who['admin'] = s.admin;
     for (const name of ['alice', 'bob', 'carol', 'dave', 'eve']) who[name] = await s.user(name);
     who['frank'] = await s.user('frank', 'ops');

@@ -12,13 +12,14 @@ import { conversionWebhookTransport } from '../admission/webhook/index.js';
 import { buildAuth, type AuthModule } from '../auth/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
+import { surface } from '../apis/surface.js';
 import type { ApiClient } from '../client/types.js';
 import { ensureSystemNamespaces, startControllers, type RunningControllers } from '../controllers/index.js';
 import { ensureClusterInfo } from '../controllers/tokens/index.js';
 import { binarySerializer } from '../codec/binary.js';
 import { storageCodecFromFlags } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
-import { setFlavor, shortWord, type Flavor } from '../naming/index.js';
+import { fromKubernetesGroup, group, setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
 import { installConnectSubresources, preferredAddressTypesFromFlags, type KubeletClientConfig } from '../registry/connect/index.js';
@@ -161,10 +162,20 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const keyFile = flags.string('tls-private-key-file') ?? pki.servingKey;
   const clientCaFile = flags.string('client-ca-file') ?? pki.caCert;
 
+  const definitions = builtinResourceDefinitions({
+    runtimeConfig: flags.string('runtime-config') ?? '',
+    customResourceValidationExpressions: features.enabled('CustomResourceValidationExpressions'),
+  });
+  // Refused before storage opens: kube-apiserver would start and then refuse every request as not ready.
+  if (features.enabled('ValidatingAdmissionPolicy') && !flags.list('disable-admission-plugins').includes('ValidatingAdmissionPolicy')) {
+    const served = (resource: string): boolean => definitions.some((d) => d.group === group('admissionregistration') && d.version === 'v1alpha1' && d.resource === resource);
+    if (!served('validatingadmissionpolicies') || !served('validatingadmissionpolicybindings')) {
+      throw new Error(`--feature-gates=ValidatingAdmissionPolicy=true needs --runtime-config=${group('admissionregistration')}/v1alpha1=true (the policies and bindings are not served)`);
+    }
+  }
   const storageOpts = storageOptions(flags, dataDir);
   const storage: Storage = await createStorage(storageOpts);
   const windowMs = flags.number('watch-history-window') ?? 300_000;
-  const definitions = builtinResourceDefinitions({ runtimeConfig: flags.string('runtime-config') ?? '' });
   const storageCodec = storageCodecFromFlags(flags);
   const maxObjectSizeBytes = flags.number('max-object-size-bytes') ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
   if (!Number.isSafeInteger(maxObjectSizeBytes) || maxObjectSizeBytes <= 0) {
@@ -202,6 +213,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     cacherOptions: { historyWindowMs: windowMs },
     codec: storageCodec,
     maxObjectSizeBytes,
+    celValidation: features.enabled('CustomResourceValidationExpressions'),
     onError: (err) => log(`custom resources: ${err instanceof Error ? err.message : String(err)}`),
   });
 
@@ -218,7 +230,16 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       return externalAddress;
     },
   });
-  for (const store of auth.stores) table.add(store);
+  // The review APIs obey --runtime-config as built-in ones do: a version the 1.27 surface
+  // lists but the flag leaves off (SelfSubjectReview v1alpha1 and v1beta1 by default) is not served.
+  const listed = new Set(surface.map((r) => `${fromKubernetesGroup(r.group)}/${r.version}/${r.resource}`));
+  const enabled = new Set(definitions.map((d) => `${d.group}/${d.version}/${d.resource}`));
+  for (const store of auth.stores) {
+    const d = store.definition;
+    const key = `${d.group}/${d.version}/${d.resource}`;
+    if (listed.has(key) && !enabled.has(key)) continue;
+    table.add(store);
+  }
   for (const sub of auth.subresources) {
     for (const store of table.all()) {
       const d = store.definition;
@@ -277,7 +298,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     http2MaxStreamsPerConnection: flags.number('http2-max-streams-per-connection'),
     aggregation: { discovery: aggregator, serve: (scope) => aggregator.serve(scope) },
     log,
+    features,
   });
+  server.metrics.recordFeatures(features.all());
 
   // Health: storage, and one check per start-up hook (trusted by /livez during the grace period).
   const startedAt = Date.now();

@@ -2,6 +2,7 @@
 // composed in kube-apiserver's order (see README.md), the handlers it ends in (resource
 // requests by verb, non-resource endpoints), health, and graceful shutdown.
 import { ServerResponse as Http1Response, type IncomingMessage } from 'node:http';
+import type { FeatureGate } from '../apimachinery/features.js';
 import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -75,6 +76,8 @@ export interface ApiServerConfig {
   /** Connection timeouts and limits; see ConnectionLimits for the defaults. */
   connections?: Partial<ConnectionLimits>;
   log?: (msg: string) => void;
+  /** The server's feature gates (list chunking, remaining item counts, aggregated discovery); the 1.27 defaults when absent. */
+  features?: FeatureGate;
   /** The aggregation layer: group-versions served by other servers, proxied after authorization. */
   aggregation?: AggregationHook;
 }
@@ -126,8 +129,9 @@ export class ApiServer {
       shutdownSignal: this.shutdownController.signal,
       authorize: (info, user) => authorize(config.authorizer, info, user),
       requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      features: config.features,
     };
-    const discovery = new Discovery(config.table, () => config.externalAddress ?? this.address);
+    const discovery = new Discovery(config.table, () => config.externalAddress ?? this.address, config.features?.enabled('AggregatedDiscoveryEndpoint') ?? true);
     if (config.aggregation) discovery.setSource(config.aggregation.discovery);
     const nonResource: NonResourceDeps = {
       table: config.table,

@@ -96,6 +96,8 @@ export class Discovery {
     private readonly table: ResourceTable,
     /** `host:port` clients use to reach the server. */
     private readonly serverAddress: () => string,
+    /** Whether the aggregated document is served (the AggregatedDiscoveryEndpoint gate); without it Accept falls back to the plain lists. */
+    private readonly aggregatedEnabled = true,
   ) {
     table.onChange(() => {
       this.cache = undefined;
@@ -200,7 +202,7 @@ export class Discovery {
 
   /** `/api`. */
   legacyRoot(accept: string | undefined): DiscoveryAnswer {
-    if (Discovery.wantsAggregated(accept)) return this.aggregatedAnswer(true);
+    if (this.aggregatedEnabled && Discovery.wantsAggregated(accept)) return this.aggregatedAnswer(true);
     const core = this.index().groups.find((g) => g.name === '');
     return {
       contentType: 'application/json',
@@ -214,7 +216,7 @@ export class Discovery {
 
   /** `/apis`. */
   groupList(accept: string | undefined): DiscoveryAnswer {
-    if (Discovery.wantsAggregated(accept)) return this.aggregatedAnswer(false);
+    if (this.aggregatedEnabled && Discovery.wantsAggregated(accept)) return this.aggregatedAnswer(false);
     return {
       contentType: 'application/json',
       body: { kind: 'APIGroupList', apiVersion: 'v1', groups: this.index().groups.filter((g) => g.name !== '').map((g) => groupDoc(g)) },

@@ -68,6 +68,20 @@ export class ApiServerMetrics {
     this.others.push(registry);
   }
 
+  /**
+   * `kubernetes_feature_enabled`: one series per known feature gate, 1 when on. The stage is
+   * the gate's pre-release label, empty for GA gates, as the Kubernetes components report it.
+   */
+  recordFeatures(gates: { name: string; stage: string; enabled: boolean }[]): void {
+    const gauge = new Gauge({
+      name: 'kubernetes_feature_enabled',
+      help: 'This metric records the data about the stage and enablement of a k8s feature.',
+      labelNames: ['name', 'stage'],
+      registers: [this.registry],
+    });
+    for (const g of gates) gauge.set({ name: g.name, stage: g.stage === 'GA' ? '' : g.stage }, g.enabled ? 1 : 0);
+  }
+
   /** The server's own metrics plus those other modules record in prom-client's default registry (admission webhooks). */
   async text(): Promise<{ contentType: string; body: string }> {
     const merged = Registry.merge([this.registry, ...this.others, defaultRegistry]);

@@ -6,6 +6,7 @@ import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
 import { arr, at, meta, obj, objs, setDefault, str, type JsonObject } from '../util.js';
 import { isDNS1123Subdomain, oneOf, validateLabelSelector } from '../validation.js';
+import { validatingAdmissionPolicy, validatingAdmissionPolicyBinding } from './policies.js';
 
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
@@ -149,6 +150,6 @@ const validatingWebhooks: KindSpec = {
 export const admissionregistrationKinds: Record<string, KindSpec> = {
   MutatingWebhookConfiguration: mutatingWebhooks,
   ValidatingWebhookConfiguration: validatingWebhooks,
-  ValidatingAdmissionPolicy: { tracksGeneration: true },
-  ValidatingAdmissionPolicyBinding: { tracksGeneration: true },
+  ValidatingAdmissionPolicy: validatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding: validatingAdmissionPolicyBinding,
 };

@@ -56,10 +56,10 @@ function servingConversion(crd: CRDView, version: string, compiled: VersionSchem
 }
 
 /** One ResourceDefinition per served version of `crdObject`, highest version priority first. */
-export function customResourceDefinitions(crdObject: KubeObject, conversionOpts: CRDConversionOptions = {}): ResourceDefinition[] {
+export function customResourceDefinitions(crdObject: KubeObject, conversionOpts: CRDConversionOptions = {}, celValidation = true): ResourceDefinition[] {
   const crd = readCRD(crdObject);
   const schemas = new Map<string, VersionSchema>();
-  for (const v of crd.versions) if (v.schema) schemas.set(v.name, compileVersionSchema(v.schema));
+  for (const v of crd.versions) if (v.schema) schemas.set(v.name, compileVersionSchema(v.schema, celValidation));
   const served = crd.versions.filter((v) => v.served);
   const order = sortByVersionPriority(served.map((v) => v.name));
   const storage = { group: crd.group, resource: crd.specNames.plural || crd.names.plural, version: crd.storageVersion };

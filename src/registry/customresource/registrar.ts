@@ -27,6 +27,8 @@ export interface CustomResourceRegistrarOptions {
   now?: () => Date;
   /** How conversion webhooks are called; without it a `Webhook` conversion fails with a 500. */
   conversionTransport?: ConversionWebhookTransport;
+  /** Whether `x-kubernetes-validations` rules are evaluated (the CustomResourceValidationExpressions gate; default true). */
+  celValidation?: boolean;
   onError?: (err: unknown) => void;
 }
 
@@ -94,7 +96,7 @@ export class CustomResourceRegistrar {
         current.flag.terminating = view.terminating;
         return;
       }
-      const definitions = customResourceDefinitions(crd, { transport: this.opts.conversionTransport });
+      const definitions = customResourceDefinitions(crd, { transport: this.opts.conversionTransport }, this.opts.celValidation ?? true);
       const storage = definitions[0]?.storage;
       if (!storage) {
         void this.remove(name);

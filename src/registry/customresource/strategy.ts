@@ -18,8 +18,9 @@ export interface VersionSchema {
   cel: SchemaValidator;
 }
 
-export function compileVersionSchema(schema: JSONSchemaProps): VersionSchema {
-  return { schema, cel: compileValidations(schema, '').validator };
+/** `cel: false` (the CustomResourceValidationExpressions gate off) leaves the rules unevaluated, as kube-apiserver does. */
+export function compileVersionSchema(schema: JSONSchemaProps, cel = true): VersionSchema {
+  return { schema, cel: cel ? compileValidations(schema, '').validator : { empty: true, validate: () => [] } };
 }
 
 export interface CustomResourceStrategyOptions {

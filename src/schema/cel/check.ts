@@ -34,6 +34,11 @@ function trav(n: number): number {
   return Math.ceil(TRAVERSAL * n);
 }
 
+/** A part of a dyn value: no larger than the value when its size is known (measured values). */
+function within(t: CelT): CelT {
+  return t.kind === 'dyn' && t.max !== undefined ? { kind: 'dyn', max: t.max } : DYN;
+}
+
 function isDyn(t: CelT): boolean {
   return t.kind === 'dyn';
 }
@@ -103,8 +108,8 @@ const OPERATORS: Record<string, Overload[]> = (() => {
     '_/_': arith(),
     '_%_': [{ args: [INT, INT], result: () => INT }, { args: [UINT, UINT], result: () => UINT }],
     '_[_]': [
-      { args: [listOf(DYN), INT], result: (_t, a) => (a[0].kind === 'list' ? a[0].elem : DYN) },
-      { args: [mapOf(DYN, DYN), DYN], result: (_t, a) => (a[0].kind === 'map' ? a[0].value : DYN) },
+      { args: [listOf(DYN), INT], result: (_t, a) => (a[0].kind === 'list' ? a[0].elem : within(a[0])) },
+      { args: [mapOf(DYN, DYN), DYN], result: (_t, a) => (a[0].kind === 'map' ? a[0].value : within(a[0])) },
     ],
     '@in': [
       { args: [DYN, listOf(DYN)], result: () => BOOL, cost: (_t, a) => 1 + maxSize(a[1]) },
@@ -177,7 +182,7 @@ export function check(expr: Expr, scope: Scope): Checked {
         if (!f) throw new CheckError(`undefined field '${sel.field}'`, expr.id);
         ft = f;
       } else if (t.kind === 'map') ft = t.value;
-      else if (t.kind === 'dyn') ft = DYN;
+      else if (t.kind === 'dyn') ft = within(t);
       else throw new CheckError(`type '${typeName(t)}' does not support field selection`, expr.id);
       return { type: sel.testOnly ? BOOL : ft, cost: operand.cost + 1 };
     }
@@ -222,7 +227,7 @@ export function check(expr: Expr, scope: Scope): Checked {
       let iterT: CelT;
       if (rt.kind === 'list') iterT = rt.elem;
       else if (rt.kind === 'map') iterT = rt.key;
-      else if (rt.kind === 'dyn') iterT = DYN;
+      else if (rt.kind === 'dyn') iterT = within(rt);
       else throw new CheckError(`expression of type '${typeName(rt)}' cannot be range of a comprehension (must be list, map, or dynamic)`, c.iterRange.id);
       const n = maxSize(rt);
       const init = check(c.accuInit, scope);

@@ -63,12 +63,19 @@ function usesIdent(expr: Expr, name: string): boolean {
   }
 }
 
+/** An expression checked against named variables: its result type, static cost and plan. */
+export interface CheckedProgram {
+  run(vars: Record<string, CelInput>): CelResult;
+  expr: Expr;
+  type: CelT;
+  cost: number;
+}
+
 /**
- * Compiles a rule or message expression for a node of type `self`; `want` is the result
- * kind it must have. `prefix` names what failed (`compilation failed`, `messageExpression
- * compilation failed`), as Kubernetes words it.
+ * Parses, checks and plans `src` with the variables of `scope`. The detail of a failure is
+ * cel-go's issue text after `prefix` (`compilation failed`).
  */
-export function compileExpression(src: string, self: CelT, want: 'bool' | 'string', prefix: string): CompileOutcome {
+export function compileInScope(src: string, scope: ReadonlyMap<string, CelT>, prefix: string): { ok: true; value: CheckedProgram } | { ok: false; detail: string } {
   const codePoints = [...src].length;
   if (codePoints > MAX_EXPRESSION_CODE_POINTS) {
     return { ok: false, detail: `${prefix}: ${issue(src, 0, `expression code point size exceeds limit: size: ${codePoints}, limit ${MAX_EXPRESSION_CODE_POINTS}`)}` };
@@ -88,10 +95,6 @@ export function compileExpression(src: string, self: CelT, want: 'bool' | 'strin
     for (let i = 0; i < pos.line - 1 && i < lines.length; i++) offset += lines[i].length + 1;
     return { ok: false, detail: `${prefix}: ${issue(src, offset + pos.col - 1, `Syntax error: ${pos.rest}`)}` };
   }
-  const scope = new Map<string, CelT>([
-    ['self', self],
-    ['oldSelf', self],
-  ]);
   let checked;
   try {
     checked = check(parsed.expr, scope);
@@ -103,14 +106,39 @@ export function compileExpression(src: string, self: CelT, want: 'bool' | 'strin
     if (e instanceof RangeError) return { ok: false, detail: `${prefix}: ${issue(src, 0, `expression recursion limit exceeded: ${MAX_NESTING}`)}` };
     throw e;
   }
-  const t = checked.type.kind;
+  const run = plan(env, parsed);
+  return { ok: true, value: { run: (vars) => run(vars), expr: parsed.expr, type: checked.type, cost: checked.cost } };
+}
+
+/** The cost bound of a checked expression with other variable types (sizes measured on actual values). */
+export function costInScope(expr: Expr, scope: ReadonlyMap<string, CelT>, fallback: number): number {
+  try {
+    return check(expr, scope).cost;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Compiles a rule or message expression for a node of type `self`; `want` is the result
+ * kind it must have. `prefix` names what failed (`compilation failed`, `messageExpression
+ * compilation failed`), as Kubernetes words it.
+ */
+export function compileExpression(src: string, self: CelT, want: 'bool' | 'string', prefix: string): CompileOutcome {
+  const scope = new Map<string, CelT>([
+    ['self', self],
+    ['oldSelf', self],
+  ]);
+  const out = compileInScope(src, scope, prefix);
+  if (!out.ok) return out;
+  const t = out.value.type.kind;
   if (t !== want && t !== 'dyn') {
     return { ok: false, detail: want === 'bool' ? 'cel expression must evaluate to a bool' : 'messageExpression must evaluate to a string' };
   }
-  const run = plan(env, parsed);
-  const usesOldSelf = usesIdent(parsed.expr, 'oldSelf');
+  const { run, expr, cost } = out.value;
+  const usesOldSelf = usesIdent(expr, 'oldSelf');
   const program: Program = (self, oldSelf) => run(oldSelf === undefined ? { self } : { self, oldSelf });
-  return { ok: true, value: { program, expr: parsed.expr, cost: checked.cost, usesOldSelf } };
+  return { ok: true, value: { program, expr, cost, usesOldSelf } };
 }
 
 /** The runtime cost bound of an expression, with sizes measured on the actual values. */

@@ -217,13 +217,14 @@ export function toCel(value: unknown, t: CelT): CelInput {
  * cost check uses (an actual value is never larger than what it measures).
  */
 export function measuredType(t: CelT, value: unknown): CelT {
-  if (value === null || value === undefined) return t;
+  // A null where anything may stand measures as null, not as the largest value a request holds.
+  if (value === null || value === undefined) return t.kind === 'dyn' ? NULL : t;
   if (typeof value === 'string') return { kind: t.kind === 'bytes' ? 'bytes' : 'string', max: value.length };
   if (Array.isArray(value)) {
     const elemDecl = t.kind === 'list' ? t.elem : DYN;
     let elem: CelT | undefined;
     for (const v of value) elem = widen(elem, measuredType(elemDecl, v));
-    return listOf(elem ?? elemDecl, value.length);
+    return listOf(elem ?? (elemDecl.kind === 'dyn' ? NULL : elemDecl), value.length);
   }
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
@@ -244,7 +245,8 @@ export function measuredType(t: CelT, value: unknown): CelT {
       v = widen(v, measuredType(valueDecl, x));
       keyMax = Math.max(keyMax, k.length);
     }
-    return mapOf({ kind: 'string', max: keyMax }, v ?? valueDecl, entries.length);
+    // An empty untyped collection holds nothing: measuring its elements as unbounded would inflate every bound above it.
+    return mapOf({ kind: 'string', max: keyMax }, v ?? (valueDecl.kind === 'dyn' ? NULL : valueDecl), entries.length);
   }
   return t.kind === 'dyn' ? (typeof value === 'number' ? DOUBLE : typeof value === 'boolean' ? BOOL : DYN) : t;
 }

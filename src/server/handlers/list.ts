@@ -11,7 +11,14 @@ export function listResources(ctx: RequestContext, store: RESTStore, namespace: 
 
 export async function serveList(deps: HandlerDeps, { r, ctx, store, namespace }: Routed): Promise<void> {
   const choice = negotiate(r, deps.serializers, store, 'list');
-  const list = await listResources(ctx, store, namespace, parseListOptions(r.query, false));
+  const opts = parseListOptions(r.query, false);
+  // Without APIListChunking the storage does not page: limit and continue are ignored and the whole list answers.
+  if (deps.features && !deps.features.enabled('APIListChunking')) {
+    delete opts.limit;
+    delete opts.continue;
+  }
+  const list = await listResources(ctx, store, namespace, opts);
+  if (deps.features && !deps.features.enabled('RemainingItemCount')) delete list.metadata.remainingItemCount;
   // A client that reset its stream meanwhile gets nothing: encoding a large list for nobody is the cost.
   if (r.signal.aborted) return;
   respond(r, deps.serializers, store, choice, 200, list, deps.now?.() ?? new Date());

@@ -1,5 +1,6 @@
 // What the HTTP handlers of resource requests are given: the server's shared parts (deps)
 // and one request (ResourceRequest), and what a write of that request addresses.
+import type { FeatureGate } from '../../apimachinery/features.js';
 import type { UserInfo } from '../../apimachinery/types.js';
 import type { AdmissionChain } from '../../admission/types.js';
 import type { RequestAudit } from '../../audit/index.js';
@@ -23,6 +24,8 @@ export interface HandlerDeps {
   now?: () => Date;
   /** The server's request timeout: how long a connect subresource waits for its target's answer headers. */
   requestTimeoutMs?: number;
+  /** The server's feature gates; the 1.27 defaults when absent. */
+  features?: FeatureGate;
 }
 
 export interface ResourceRequest {
