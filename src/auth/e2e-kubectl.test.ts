@@ -42,7 +42,8 @@ describe('kubectl auth (kubernetes flavor)', { skip: KUBECTL ? false : 'kubectl 
   };
 
   before(async () => {
-    s = await startAuthTestServer(['--compat=kubernetes']);
+    // SelfSubjectReview is a beta API in 1.27, off unless --runtime-config serves it.
+    s = await startAuthTestServer(['--compat=kubernetes', '--runtime-config=authentication.k8s.io/v1beta1=true']);
     kubeconfigFor('admin', s.admin);
     kubeconfigFor('bob', await s.user('bob', 'team-b'));
     for (const ns of ['dev', 'prod']) assert.equal((await kubectl('admin', 'create', 'namespace', ns)).code, 0);
