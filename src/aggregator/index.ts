@@ -385,15 +385,18 @@ export class Aggregator implements DiscoverySource {
     const desired = desiredLocalAPIServices(this.opts.table);
     const label = automanagedLabel();
     const r = apiServicesResource();
-    for (const [name, want] of desired) {
-      const have = this.apiServices.get('', name);
-      try {
-        if (!have) await this.opts.client.create(r, '', want);
-        else if (have.metadata?.labels?.[label] !== undefined && specDiffers(have, want)) await this.opts.client.update(r, '', { ...structuredClone(have), spec: want.spec });
-      } catch (err) {
-        if (!isApiError(err) || (err.code !== 409 && err.code !== 404)) throw err;
-      }
-    }
+    // Concurrently: on a fresh store these are some forty writes before the server is ready.
+    await Promise.all(
+      [...desired].map(async ([name, want]) => {
+        const have = this.apiServices.get('', name);
+        try {
+          if (!have) await this.opts.client.create(r, '', want);
+          else if (have.metadata?.labels?.[label] !== undefined && specDiffers(have, want)) await this.opts.client.update(r, '', { ...have, spec: want.spec });
+        } catch (err) {
+          if (!isApiError(err) || (err.code !== 409 && err.code !== 404)) throw err;
+        }
+      }),
+    );
     for (const have of this.apiServices.list()) {
       const name = have.metadata?.name ?? '';
       if (have.metadata?.labels?.[label] === undefined || desired.has(name)) continue;

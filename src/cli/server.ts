@@ -388,13 +388,15 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
       await ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8'));
       namespaces.complete();
+      // The aggregation layer's hooks and the RBAC policy do not depend on each other.
       const [authInfo, registration] = aggregatorHooks as [PostStartHook, PostStartHook];
-      await aggregator.publishAuthenticationInfo();
-      authInfo.complete();
-      await aggregator.start();
-      registration.complete();
-      await auth.start();
-      rbac.complete();
+      const aggregation = (async () => {
+        await aggregator.publishAuthenticationInfo();
+        authInfo.complete();
+        await aggregator.start();
+        registration.complete();
+      })();
+      await Promise.all([aggregation, auth.start().then(() => rbac.complete())]);
       controllers = startControllers({
         client: controllerClient,
         table,
