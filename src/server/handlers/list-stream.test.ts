@@ -144,6 +144,22 @@ describe('streamed LIST answers', () => {
     assert.equal((JSON.parse(res.body) as KubeList).items.length, 5000);
   });
 
+  it('keeps about 1 MiB queued for a client that stops reading, then waits', async () => {
+    const res = new FakeResponse();
+    res.full = true;
+    // Nothing is ever handed to the socket: everything written stays queued.
+    Object.defineProperty(res, 'writableLength', { get: () => res.chunks.reduce((n, c) => n + c.length, 0) });
+    const done = respondList(request(res), serializers, store, negotiateOutput(undefined, serializers, 'list'), list(configMaps(20000)), NOW);
+    await ticks(200);
+    const queued = res.chunks.reduce((n, c) => n + c.length, 0);
+    assert.ok(queued > 1024 * 1024 && queued < 1024 * 1024 + 128 * 1024, `${queued} bytes queued`);
+    res.full = false;
+    res.chunks.length = 0;
+    res.emit('drain');
+    await done;
+    assert.ok(res.writableEnded);
+  });
+
   it('stops encoding when the client goes away midway', async () => {
     const res = new FakeResponse();
     res.full = true;

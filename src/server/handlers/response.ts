@@ -95,12 +95,16 @@ async function writeChunks(r: ResourceRequest, contentType: string, chunks: Iter
     res.destroy(failed);
   };
   r.signal.addEventListener('abort', abandon, { once: true });
+  const gone = (): boolean => r.signal.aborted || res.destroyed === true;
   try {
     while (!next.done) {
-      if (r.signal.aborted || res.destroyed) return;
-      if (!res.write(next.value)) await drained(res, r.signal);
+      if (gone()) return;
+      const room = res.write(next.value);
+      // Node reports a full buffer past 16 KiB; waiting there would leave the socket idle while
+      // the next chunk is encoded. A little more is kept queued, still bounded per request.
+      if (!room && (res.writableLength ?? Infinity) > LIST_QUEUED_BYTES) await drained(res, r.signal);
       else await new Promise<void>((resolve) => setImmediate(resolve));
-      if (r.signal.aborted || res.destroyed) return;
+      if (gone()) return;
       try {
         next = chunks.next();
       } catch (err) {
@@ -115,9 +119,15 @@ async function writeChunks(r: ResourceRequest, contentType: string, chunks: Iter
   }
 }
 
+/** How many bytes of a streamed list may wait in the response's buffers before encoding pauses. */
+const LIST_QUEUED_BYTES = 1024 * 1024;
+
 /** What a streamed answer needs of Node's responses beyond ServerResponse (both HTTP versions have it). */
 interface StreamingResponse extends ServerResponse {
-  readonly destroyed: boolean;
+  /** Absent on HTTP/2 responses: their end shows as the request's signal. */
+  readonly destroyed?: boolean;
+  /** Bytes queued and not yet handed to the socket. */
+  readonly writableLength?: number;
   destroy(err?: Error): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
