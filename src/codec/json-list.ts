@@ -17,8 +17,8 @@ export interface StreamedList {
   element(i: number): unknown;
 }
 
-/** About how many bytes of JSON go out in one write. */
-export const LIST_CHUNK_BYTES = 64 * 1024;
+/** About how many bytes of JSON go out in one write (fewer, larger writes cost less on TLS). */
+export const LIST_CHUNK_BYTES = 256 * 1024;
 
 // Stands in for the elements while the envelope is encoded; random so no client text can hold it.
 const PLACEHOLDER = `orch-list-items-${randomBytes(12).toString('hex')}`;
@@ -43,21 +43,50 @@ export function* jsonListChunks(list: StreamedList, pretty: boolean, chunkBytes 
   const order = goOrderOfElement(list.envelope, list.key);
   // Indented output puts each element on its own line, one step deeper than the field's line.
   const fieldIndent = pretty ? head.slice(head.lastIndexOf('\n') + 1).match(/^ */)![0] : '';
-  const inner = pretty ? `\n${fieldIndent}  ` : '';
-  const separator = pretty ? `,${inner}` : ',';
-  let pending = `${head}[${inner}`;
-  for (let i = 0; i < list.count; i++) {
-    let item = stringifyJson(order(list.element(i)), indent);
-    // JSON strings hold no raw newline: every newline in the text is indentation to deepen.
-    if (pretty) item = item.replaceAll('\n', inner);
-    pending += i === 0 ? item : separator + item;
-    if (pending.length >= chunkBytes) {
+  // Elements are encoded a batch at a time (one stringify call per batch costs less than one
+  // per element); the batch is sized from the elements seen so far to make one chunk.
+  let batch = 16;
+  let written = 0;
+  let first = true;
+  yield* chunked(function* () {
+    yield `${head}[`;
+    for (let i = 0; i < list.count; ) {
+      const end = Math.min(list.count, i + batch);
+      const elements = new Array<unknown>(end - i);
+      for (let j = i; j < end; j++) elements[j - i] = order(list.element(j));
+      const text = batchText(stringifyJson(elements, indent), fieldIndent, pretty);
+      written += text.length;
+      yield first ? text : `,${text}`;
+      first = false;
+      i = end;
+      batch = Math.max(1, Math.min(4096, Math.floor(chunkBytes / (written / i))));
+    }
+    yield `${pretty ? `\n${fieldIndent}` : ''}]${tail}`;
+  }(), chunkBytes);
+}
+
+/**
+ * The elements of an encoded array as they sit inside the list: without the brackets, and
+ * when indented, each line moved under the list field (JSON strings hold no raw newline, so
+ * every newline in the text is indentation).
+ */
+function batchText(array: string, fieldIndent: string, pretty: boolean): string {
+  if (!pretty) return array.slice(1, -1);
+  const inside = array.slice(1, array.length - 2); // "\n  A,\n  B" without the closing "\n]"
+  return fieldIndent === '' ? inside : inside.replaceAll('\n', `\n${fieldIndent}`);
+}
+
+/** Joins pieces of text into buffers of at least `size` characters (the last one shorter). */
+function* chunked(pieces: Iterable<string>, size: number): Generator<Buffer, void, undefined> {
+  let pending = '';
+  for (const piece of pieces) {
+    pending += piece;
+    if (pending.length >= size) {
       yield Buffer.from(pending);
       pending = '';
     }
   }
-  pending += `${pretty ? `\n${fieldIndent}` : ''}]${tail}`;
-  yield Buffer.from(pending);
+  if (pending !== '') yield Buffer.from(pending);
 }
 
 /** A copy of `envelope` with `key` set, in the key's place when the envelope has it. */

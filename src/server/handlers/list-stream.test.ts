@@ -8,6 +8,7 @@ import { connect as http2Connect, constants as h2, createServer as createHttp2Se
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { KubeList, KubeObject } from '../../apimachinery/types.js';
+import { LIST_CHUNK_BYTES } from '../../codec/json-list.js';
 import { negotiateOutput } from '../../codec/negotiate.js';
 import { SerializerSet } from '../../codec/serializer.js';
 import { metaGroup } from '../../naming/index.js';
@@ -99,7 +100,7 @@ describe('streamed LIST answers', () => {
   for (const accept of accepts) {
     for (const query of ['', 'includeObject=Object', 'includeObject=None']) {
       for (const pretty of [false, true]) {
-        for (const size of [0, 1, 700]) {
+        for (const size of [0, 1, 3000]) {
           it(`writes the bytes of the whole encode: ${accept ?? 'plain JSON'} ${query} pretty=${pretty}, ${size} items`, async () => {
             const choice = negotiateOutput(accept, serializers, 'list');
             const whole = new FakeResponse();
@@ -111,7 +112,7 @@ describe('streamed LIST answers', () => {
             assert.equal(streamed.getHeader('content-type'), whole.getHeader('content-type'));
             assert.deepEqual(streamed.getHeader('warning'), ['299 - "careful"']);
             assert.ok(streamed.writableEnded);
-            if (streamed.body.length > 3 * 64 * 1024) assert.ok(streamed.chunks.length > 2, `${streamed.chunks.length} writes`);
+            if (streamed.body.length > 3 * LIST_CHUNK_BYTES) assert.ok(streamed.chunks.length > 2, `${streamed.chunks.length} writes`);
           });
         }
       }
@@ -135,7 +136,7 @@ describe('streamed LIST answers', () => {
     const done = respondList(request(res), serializers, store, negotiateOutput(undefined, serializers, 'list'), list(configMaps(5000)), NOW);
     await ticks(20);
     assert.equal(res.chunks.length, 1, 'one chunk written, then the writer waits for drain');
-    assert.ok(res.chunks[0]!.length < 128 * 1024);
+    assert.ok(res.chunks[0]!.length < 3 * LIST_CHUNK_BYTES);
     assert.equal(res.writableEnded, false);
     res.full = false;
     res.emit('drain');
@@ -152,7 +153,7 @@ describe('streamed LIST answers', () => {
     const done = respondList(request(res), serializers, store, negotiateOutput(undefined, serializers, 'list'), list(configMaps(20000)), NOW);
     await ticks(200);
     const queued = res.chunks.reduce((n, c) => n + c.length, 0);
-    assert.ok(queued > 1024 * 1024 && queued < 1024 * 1024 + 128 * 1024, `${queued} bytes queued`);
+    assert.ok(queued > 1024 * 1024 && queued < 1024 * 1024 + 3 * LIST_CHUNK_BYTES, `${queued} bytes queued`);
     res.full = false;
     res.chunks.length = 0;
     res.emit('drain');
