@@ -145,7 +145,8 @@ class Target {
     });
   }
 
-  request(method: string, path: string, body?: string): Promise<{ status: number; body: Buffer }> {
+  request(method: string, path: string, body?: string): Promise<{ status: number; body: Buffer; firstByteMs: number }> {
+    const t0 = performance.now();
     return new Promise((resolve, reject) => {
       const headers: Record<string, string> = { Accept: 'application/json' };
       if (this.token) headers['Authorization'] = `Bearer ${this.token}`;
@@ -155,8 +156,12 @@ class Target {
       }
       const req = https.request(this.base + path, { method, agent: this.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        let firstByteMs = NaN;
+        res.on('data', (c: Buffer) => {
+          if (chunks.length === 0) firstByteMs = performance.now() - t0;
+          chunks.push(c);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), firstByteMs }));
         res.on('error', reject);
       });
       req.on('error', reject);
@@ -250,20 +255,22 @@ async function waitForFile(path: string, child: Child): Promise<void> {
 const LIST_RUNS = 3;
 
 /** The median time of a few LISTs and the peak RSS over them. */
-async function timedList(child: Child, target: Target, path: string): Promise<{ result: { status: number; body: Buffer }; ms: number; peakMiB: number }> {
+async function timedList(child: Child, target: Target, path: string): Promise<{ result: { status: number; body: Buffer }; ms: number; firstByteMs: number; peakMiB: number }> {
   const times: number[] = [];
+  const firstBytes: number[] = [];
   let peak = 0;
   let last: { status: number; body: Buffer } | undefined;
   for (let i = 0; i < LIST_RUNS; i++) {
     const t = performance.now();
     const { result, peakMiB } = await withPeakRss(child.process.pid!, () => target.request('GET', path));
     times.push(performance.now() - t);
+    firstBytes.push(result.firstByteMs);
     if (result.status !== 200) throw new Error(`LIST ${path} answered ${result.status}`);
     peak = Math.max(peak, peakMiB);
     last = result;
   }
-  times.sort((a, b) => a - b);
-  return { result: last!, ms: times[Math.floor(times.length / 2)]!, peakMiB: peak };
+  const median = (v: number[]): number => v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+  return { result: last!, ms: median(times), firstByteMs: median(firstBytes), peakMiB: peak };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -623,7 +630,6 @@ async function main(): Promise<void> {
     const fixtures: RawFixtures = { get: 'get.json', create: 'create.json', lists: {} };
     const writeFixtures = (): void => writeFileSync(join(work, 'fixtures.json'), JSON.stringify(fixtures));
 
-    process.stdout.write('\nGET of one object, 50 connections:\n');
     const rawPort = await freePort();
     writeFixtures();
     let rawT0 = performance.now();
@@ -632,63 +638,68 @@ async function main(): Promise<void> {
     let baseline = new Target('raw', `https://127.0.0.1:${rawPort}`, tls, 64);
     targets.push(baseline);
     const rawStartMs = await timeToReady(baseline, raw, rawT0);
-    const getPath = '/api/v1/namespaces/bench/configmaps/one';
-    const getServer = await load(api, 50, GET_SECONDS, () => ({ method: 'GET', path: getPath }));
-    const getRaw = await load(baseline, 50, GET_SECONDS, () => ({ method: 'GET', path: getPath }));
-    row('GET one object, req/s', getServer.rps, getRaw.rps, 'req/s', true);
-    row('GET one object, p99', getServer.p99ms, getRaw.p99ms, 'ms', false);
-    if (getServer.errors) process.stdout.write(`  (${getServer.errors} server errors)\n`);
+    // `BENCH_ONLY=list` runs the LIST figures (and start-up) alone.
+    const listOnly = process.env.BENCH_ONLY === 'list';
+    if (!listOnly) {
+      process.stdout.write('\nGET of one object, 50 connections:\n');
+      const getPath = '/api/v1/namespaces/bench/configmaps/one';
+      const getServer = await load(api, 50, GET_SECONDS, () => ({ method: 'GET', path: getPath }));
+      const getRaw = await load(baseline, 50, GET_SECONDS, () => ({ method: 'GET', path: getPath }));
+      row('GET one object, req/s', getServer.rps, getRaw.rps, 'req/s', true);
+      row('GET one object, p99', getServer.p99ms, getRaw.p99ms, 'ms', false);
+      if (getServer.errors) process.stdout.write(`  (${getServer.errors} server errors)\n`);
 
-    process.stdout.write('\nCreate, 64 concurrent clients, sqlite:\n');
-    const createServer = await load(api, 64, CREATE_SECONDS, (w, i) => ({
-      method: 'POST',
-      path: '/api/v1/namespaces/bench/configmaps',
-      body: configMap('bench', `c-${w}-${i}`),
-    }));
-    const createRaw = await load(baseline, 64, CREATE_SECONDS, (w, i) => ({
-      method: 'POST',
-      path: '/api/v1/namespaces/bench/configmaps',
-      body: configMap('bench', `c-${w}-${i}`),
-    }));
-    row('create, req/s', createServer.rps, createRaw.rps, 'req/s', true);
-    if (createServer.errors) process.stdout.write(`  (${createServer.errors} server errors)\n`);
+      process.stdout.write('\nCreate, 64 concurrent clients, sqlite:\n');
+      const createServer = await load(api, 64, CREATE_SECONDS, (w, i) => ({
+        method: 'POST',
+        path: '/api/v1/namespaces/bench/configmaps',
+        body: configMap('bench', `c-${w}-${i}`),
+      }));
+      const createRaw = await load(baseline, 64, CREATE_SECONDS, (w, i) => ({
+        method: 'POST',
+        path: '/api/v1/namespaces/bench/configmaps',
+        body: configMap('bench', `c-${w}-${i}`),
+      }));
+      row('create, req/s', createServer.rps, createRaw.rps, 'req/s', true);
+      if (createServer.errors) process.stdout.write(`  (${createServer.errors} server errors)\n`);
 
-    process.stdout.write('\nCreate with audit at Metadata to a file, against no audit:\n');
-    await server.stop();
-    api.close();
-    await auditCreates(serverArgs, port, tls, work);
-    server = startChild(serverArgs);
-    children.push(server);
-    api = new Target('orch-apiserver', `https://127.0.0.1:${port}`, tls, 64);
-    targets.push(api);
-    await timeToReady(api, server, performance.now());
+      process.stdout.write('\nCreate with audit at Metadata to a file, against no audit:\n');
+      await server.stop();
+      api.close();
+      await auditCreates(serverArgs, port, tls, work);
+      server = startChild(serverArgs);
+      children.push(server);
+      api = new Target('orch-apiserver', `https://127.0.0.1:${port}`, tls, 64);
+      targets.push(api);
+      await timeToReady(api, server, performance.now());
 
-    await customResources(api, createServer.rps);
+      await customResources(api, createServer.rps);
 
-    process.stdout.write(`\nWatch fan-out, ${WATCHERS} watchers, ${WATCH_EVENTS} events:\n`);
-    const fanList = JSON.parse((await api.request('GET', '/api/v1/namespaces/fan/configmaps')).body.toString()) as { metadata: { resourceVersion: string } };
-    const fanAgent = (t: Target): Target => new Target(t.name, t.base, tls, Infinity);
-    const apiWatch = fanAgent(api);
-    const rawWatch = fanAgent(baseline);
-    targets.push(apiWatch, rawWatch);
-    const serverFan = await watchFanOut(
-      apiWatch,
-      () => `/api/v1/namespaces/fan/configmaps?watch=true&resourceVersion=${fanList.metadata.resourceVersion}`,
-      async (seq, sentAt) => {
-        await api.request('POST', '/api/v1/namespaces/fan/configmaps', configMap('fan', `e-${seq}`, { sentAt: String(sentAt) }));
-      },
-    );
-    const rawFan = await watchFanOut(
-      rawWatch,
-      () => '/watch',
-      async (seq, sentAt) => {
-        const event = JSON.stringify({ type: 'ADDED', object: JSON.parse(configMap('fan', `e-${seq}`, { sentAt: String(sentAt) })) }) + '\n';
-        await baseline.request('POST', '/emit', event);
-      },
-    );
-    row('watch fan-out, events/s delivered', serverFan.eventsPerSecond, rawFan.eventsPerSecond, 'events/s', true);
-    row('watch fan-out, p99 delay', serverFan.p99ms, rawFan.p99ms, 'ms', false);
-    if (serverFan.delivered < WATCHERS * WATCH_EVENTS) process.stdout.write(`  (server delivered ${serverFan.delivered} of ${WATCHERS * WATCH_EVENTS})\n`);
+      process.stdout.write(`\nWatch fan-out, ${WATCHERS} watchers, ${WATCH_EVENTS} events:\n`);
+      const fanList = JSON.parse((await api.request('GET', '/api/v1/namespaces/fan/configmaps')).body.toString()) as { metadata: { resourceVersion: string } };
+      const fanAgent = (t: Target): Target => new Target(t.name, t.base, tls, Infinity);
+      const apiWatch = fanAgent(api);
+      const rawWatch = fanAgent(baseline);
+      targets.push(apiWatch, rawWatch);
+      const serverFan = await watchFanOut(
+        apiWatch,
+        () => `/api/v1/namespaces/fan/configmaps?watch=true&resourceVersion=${fanList.metadata.resourceVersion}`,
+        async (seq, sentAt) => {
+          await api.request('POST', '/api/v1/namespaces/fan/configmaps', configMap('fan', `e-${seq}`, { sentAt: String(sentAt) }));
+        },
+      );
+      const rawFan = await watchFanOut(
+        rawWatch,
+        () => '/watch',
+        async (seq, sentAt) => {
+          const event = JSON.stringify({ type: 'ADDED', object: JSON.parse(configMap('fan', `e-${seq}`, { sentAt: String(sentAt) })) }) + '\n';
+          await baseline.request('POST', '/emit', event);
+        },
+      );
+      row('watch fan-out, events/s delivered', serverFan.eventsPerSecond, rawFan.eventsPerSecond, 'events/s', true);
+      row('watch fan-out, p99 delay', serverFan.p99ms, rawFan.p99ms, 'ms', false);
+      if (serverFan.delivered < WATCHERS * WATCH_EVENTS) process.stdout.write(`  (server delivered ${serverFan.delivered} of ${WATCHERS * WATCH_EVENTS})\n`);
+    }
 
     process.stdout.write('\nLIST of ConfigMaps:\n');
     const small = LIST_SIZES[0] ?? 10_000;
@@ -711,13 +722,13 @@ async function main(): Promise<void> {
       // Every namespace: list-a, list-b and the objects the benchmarks above made, `large` in all.
       { path: '/api/v1/configmaps' },
     ];
-    const serverLists: { ms: number; mib: number; items: number }[] = [];
+    const serverLists: { ms: number; firstByteMs: number; mib: number; items: number }[] = [];
     for (const l of lists) {
-      const { result, ms, peakMiB } = await timedList(server, api, l.path);
+      const { result, ms, firstByteMs, peakMiB } = await timedList(server, api, l.path);
       const file = `list-${serverLists.length}.json`;
       writeFileSync(join(work, file), result.body);
       fixtures.lists[l.path] = file;
-      serverLists.push({ ms, mib: peakMiB, items: (JSON.parse(result.body.toString()) as { items: unknown[] }).items.length });
+      serverLists.push({ ms, firstByteMs, mib: peakMiB, items: (JSON.parse(result.body.toString()) as { items: unknown[] }).items.length });
     }
     // The raw server must know the list fixtures: restart it with them.
     await raw.stop();
@@ -730,9 +741,10 @@ async function main(): Promise<void> {
     targets.push(baseline);
     await timeToReady(baseline, raw, rawT0);
     for (const [i, l] of lists.entries()) {
-      const { ms, peakMiB } = await timedList(raw, baseline, l.path);
+      const { ms, firstByteMs, peakMiB } = await timedList(raw, baseline, l.path);
       const srv = serverLists[i]!;
       row(`LIST ${srv.items} ConfigMaps, time`, srv.ms, ms, 'ms', false);
+      row(`LIST ${srv.items} ConfigMaps, time to first byte`, srv.firstByteMs, firstByteMs, 'ms', false);
       row(`LIST ${srv.items} ConfigMaps, peak RSS`, srv.mib, peakMiB, 'MiB', false);
     }
 
@@ -740,7 +752,7 @@ async function main(): Promise<void> {
     row('start-up to readyz 200 (existing data dir)', startMs, rawStartMs, 'ms', false);
     row('start-up to readyz 200 (first start, PKI generated)', firstStartMs, rawStartMs, 'ms', false);
     row(`start-up to readyz 200 (${large} ConfigMaps stored)`, loadedStartMs, rawStartMs, 'ms', false);
-    await priorityAndFairness(work, children, targets);
+    if (!listOnly) await priorityAndFairness(work, children, targets);
     printTable();
   } finally {
     for (const t of targets) t.close();

@@ -208,3 +208,19 @@ function sortedDeep(v: unknown): unknown {
   }
   return isPlainObject(v) ? sortedKeys(v, sortedDeep) : v;
 }
+
+/**
+ * How one element of `value[key]` is brought into Go's shape when `value` is written by
+ * `inGoOrder`: lets a list be encoded item by item with the same bytes as whole.
+ */
+export function goOrderOfElement(value: Record<string, unknown>, key: string): (element: unknown) => unknown {
+  const id = typeOf(value);
+  if (id) {
+    const f = planFor(id).fields[key];
+    if (f === undefined || f.walk === Walk.None) return (element) => element;
+    // Every walk treats an array element by element (or not at all): one element alone walks as it would among the others.
+    return (element) => (walked([element], f) as unknown[])[0];
+  }
+  if (typeof value.kind === 'string' && typeof value.apiVersion === 'string') return sortedDeep;
+  return (element) => element;
+}

@@ -3,7 +3,7 @@ import type { KubeList } from '../../apimachinery/types.js';
 import type { ListOptions, RESTStore, RequestContext } from '../../rest/index.js';
 import { parseListOptions } from './options.js';
 import type { HandlerDeps, Routed } from './request.js';
-import { negotiate, respond } from './response.js';
+import { negotiate, respondList } from './response.js';
 
 export function listResources(ctx: RequestContext, store: RESTStore, namespace: string, opts: ListOptions): Promise<KubeList> {
   return store.list!(ctx, namespace, opts);
@@ -21,5 +21,5 @@ export async function serveList(deps: HandlerDeps, { r, ctx, store, namespace }:
   if (deps.features && !deps.features.enabled('RemainingItemCount')) delete list.metadata.remainingItemCount;
   // A client that reset its stream meanwhile gets nothing: encoding a large list for nobody is the cost.
   if (r.signal.aborted) return;
-  respond(r, deps.serializers, store, choice, 200, list, deps.now?.() ?? new Date());
+  await respondList(r, deps.serializers, store, choice, list, deps.now?.() ?? new Date());
 }

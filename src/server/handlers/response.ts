@@ -3,10 +3,11 @@
 // into a Table or metadata when asked, encoded and written with the request's warnings.
 import { isPlainObject, type KubeList, type KubeObject } from '../../apimachinery/types.js';
 import { negotiateOutput, type OutputChoice, type Target } from '../../codec/negotiate.js';
+import { jsonListChunks, type StreamedList } from '../../codec/json-list.js';
 import { fallbackTableConvertor, parseIncludeObject, partialObjectMetadata, partialObjectMetadataList, toTable } from '../../codec/representation.js';
-import type { SerializerSet } from '../../codec/serializer.js';
+import { jsonSerializer, type SerializerSet } from '../../codec/serializer.js';
 import type { RESTStore, TableConvertor } from '../../rest/index.js';
-import { headerValue, setWarnings, writeBody } from '../http.js';
+import { headerValue, setWarnings, writeBody, type ServerResponse } from '../http.js';
 import type { ResourceRequest } from './request.js';
 import { expectedKind } from './write.js';
 
@@ -42,6 +43,109 @@ export function writeEncoded(r: ResourceRequest, serializers: SerializerSet, cho
   const bytes = serializer.encode(out, { pretty: r.pretty });
   setWarnings(r.res, r.warnings);
   writeBody(r.res, code, contentType, bytes, r.req.method === 'HEAD');
+}
+
+/**
+ * Answers a LIST. JSON goes out as a stream (the envelope, then the items as each is
+ * encoded) so the first byte leaves at once and memory does not grow with the list; other
+ * formats, HEAD, and requests whose audit event keeps the response body are encoded whole.
+ */
+export async function respondList(r: ResourceRequest, serializers: SerializerSet, store: RESTStore, choice: OutputChoice, list: KubeList, now: Date): Promise<void> {
+  const streamed = choice.serializer === jsonSerializer && r.req.method !== 'HEAD' && r.audit?.level !== 'RequestResponse' && Array.isArray(list.items) ? streamedList(r, store, choice, list, now) : undefined;
+  if (!streamed) {
+    respond(r, serializers, store, choice, 200, list, now);
+    return;
+  }
+  await writeChunks(r, choice.contentType, jsonListChunks(streamed, r.pretty));
+}
+
+/** The list in the representation asked for, its items built one at a time. */
+function streamedList(r: ResourceRequest, store: RESTStore, choice: OutputChoice, list: KubeList, now: Date): StreamedList {
+  const rep = choice.representation;
+  const items = list.items;
+  if (rep.as === 'Table') {
+    const includeObject = parseIncludeObject(r.query.get('includeObject'));
+    const convertor = tableConvertorOf(store);
+    const row = (objects: KubeObject[], withColumns: boolean): Record<string, unknown> => toTable(objects, list.metadata, convertor, { version: rep.version, includeObject, withColumns, now });
+    return { envelope: row([], true), key: 'rows', count: items.length, element: (i) => (row([items[i]!], false).rows as unknown[])[0] };
+  }
+  if (rep.as !== 'Object') {
+    return { envelope: partialObjectMetadataList({ ...list, items: [] }, rep.version) as unknown as Record<string, unknown>, key: 'items', count: items.length, element: (i) => partialObjectMetadata(items[i]!, rep.version) };
+  }
+  return { envelope: list as unknown as Record<string, unknown>, key: 'items', count: items.length, element: (i) => items[i] };
+}
+
+/**
+ * Writes a 200 answer chunk by chunk: waits for the client to read when its buffers are
+ * full, lets other requests run between chunks, and stops when the request ends (client
+ * gone, deadline). A failure after the first chunk cannot become a Status any more: the
+ * response is destroyed (HTTP/2 RST_STREAM, HTTP/1.1 closed without the last chunk) so the
+ * client sees an error rather than a shorter list that parses.
+ */
+async function writeChunks(r: ResourceRequest, contentType: string, chunks: Iterator<Buffer>): Promise<void> {
+  const res = r.res as StreamingResponse;
+  // Before anything is written a failure is still an ordinary error answer.
+  let next = chunks.next();
+  setWarnings(res, r.warnings);
+  res.statusCode = 200;
+  res.setHeader('Content-Type', contentType);
+  let failed: Error | undefined;
+  const abandon = (): void => {
+    failed ??= new Error('the list was not sent whole: the request ended');
+    res.destroy(failed);
+  };
+  r.signal.addEventListener('abort', abandon, { once: true });
+  const gone = (): boolean => r.signal.aborted || res.destroyed === true;
+  try {
+    while (!next.done) {
+      if (gone()) return;
+      const room = res.write(next.value);
+      // Node reports a full buffer past 16 KiB; waiting there would leave the socket idle while
+      // the next chunk is encoded. A little more is kept queued, still bounded per request.
+      if (!room && (res.writableLength ?? Infinity) > LIST_QUEUED_BYTES) await drained(res, r.signal);
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+      if (gone()) return;
+      try {
+        next = chunks.next();
+      } catch (err) {
+        failed = err instanceof Error ? err : new Error(String(err));
+        res.destroy(failed);
+        return;
+      }
+    }
+    res.end();
+  } finally {
+    r.signal.removeEventListener('abort', abandon);
+  }
+}
+
+/** How many bytes of a streamed list may wait in the response's buffers before encoding pauses. */
+const LIST_QUEUED_BYTES = 1024 * 1024;
+
+/** What a streamed answer needs of Node's responses beyond ServerResponse (both HTTP versions have it). */
+interface StreamingResponse extends ServerResponse {
+  /** Absent on HTTP/2 responses: their end shows as the request's signal. */
+  readonly destroyed?: boolean;
+  /** Bytes queued and not yet handed to the socket. */
+  readonly writableLength?: number;
+  destroy(err?: Error): unknown;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+}
+
+/** Resolves when the response can take more, or will never (closed, request ended). */
+function drained(res: StreamingResponse, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /**

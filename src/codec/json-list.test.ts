@@ -1,0 +1,111 @@
+// A streamed list is the same bytes as the whole list encoded at once, whatever the list
+// holds and however small the chunks are.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { jsonListChunks, type StreamedList } from './json-list.js';
+import { jsonSerializer } from './serializer.js';
+
+function configMap(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  // Built out of Go's order on purpose: the encoder must reorder each item as the whole encode does.
+  return { data: { b: '2', a: '1' }, metadata: { resourceVersion: '7', namespace: 'ns', name }, apiVersion: 'v1', kind: 'ConfigMap', ...extra };
+}
+
+function protoKeyed(): Record<string, unknown> {
+  // JSON.parse makes `__proto__` an own key, as a decoded request body has it.
+  const data = JSON.parse('{"__proto__":"not a prototype","constructor":"x"}') as Record<string, unknown>;
+  return configMap('proto', { data });
+}
+
+const cases: { name: string; list: Record<string, unknown> }[] = [
+  { name: 'empty list', list: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '5' }, items: [] } },
+  { name: 'one item', list: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '5' }, items: [configMap('a')] } },
+  {
+    name: 'continue and remainingItemCount, envelope out of order',
+    list: { items: [configMap('a'), configMap('b')], metadata: { remainingItemCount: 12, continue: 'eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ', resourceVersion: '9' }, apiVersion: 'v1', kind: 'ConfigMapList' },
+  },
+  {
+    name: 'unicode, escapes and lone surrogates',
+    list: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items: [configMap('u', { data: { 'ключ': 'значение 🚀', quote: '"\\\n\t\u2028', lone: '\ud800' } })] },
+  },
+  {
+    name: 'bigint values',
+    list: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [configMap('n', { data: { big: 9223372036854775807n } }), configMap('m')] },
+  },
+  { name: '__proto__ keys in an item', list: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items: [protoKeyed(), configMap('b')] } },
+  {
+    name: 'custom resource list (keys sorted)',
+    list: { kind: 'WidgetList', apiVersion: 'example.com/v1', metadata: { resourceVersion: '3' }, items: [{ spec: { z: 1, a: [{ y: 2, b: 3 }] }, kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name: 'w' } }] },
+  },
+  {
+    name: 'omitted zero fields and empty maps in items',
+    list: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '' }, items: [configMap('z', { immutable: false, binaryData: {}, data: {} })] },
+  },
+  {
+    name: 'items that are not objects',
+    list: { kind: 'List', apiVersion: 'v1', metadata: {}, items: [null, 1, 'two', [3], { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x' } }] },
+  },
+  { name: 'no kind at all', list: { metadata: {}, items: [{ b: 1, a: 2 }, { c: 3 }] } },
+];
+
+function streamed(list: Record<string, unknown>, pretty: boolean, chunkBytes?: number): { text: string; chunks: number } {
+  const items = list.items as unknown[];
+  const source: StreamedList = { envelope: list, key: 'items', count: items.length, element: (i) => items[i] };
+  const chunks = [...jsonListChunks(source, pretty, chunkBytes)];
+  return { text: Buffer.concat(chunks).toString(), chunks: chunks.length };
+}
+
+const whole = (list: unknown, pretty: boolean): string => Buffer.from(jsonSerializer.encode(list, { pretty })).toString();
+
+describe('streamed JSON lists', () => {
+  for (const { name, list } of cases) {
+    for (const pretty of [false, true]) {
+      for (const chunkBytes of [1, 100, undefined]) {
+        it(`${name}: byte-identical to the whole encode (pretty=${pretty}, chunks of ${chunkBytes ?? 'default'})`, () => {
+          assert.equal(streamed(list, pretty, chunkBytes).text, whole(list, pretty));
+        });
+      }
+    }
+  }
+
+  it('writes a large list in chunks of about the size asked for', () => {
+    const items = Array.from({ length: 2000 }, (_, i) => configMap(`cm-${i}`));
+    const list = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items };
+    const out = streamed(list, false, 16 * 1024);
+    assert.equal(out.text, whole(list, false));
+    // Each chunk holds at least the size asked for and at most about two (one batch past it).
+    const most = Math.ceil(Buffer.byteLength(out.text) / (16 * 1024));
+    assert.ok(out.chunks >= most / 3 && out.chunks <= most, `${out.chunks} chunks, at most ${most} expected`);
+  });
+
+  it('encodes items only as chunks are pulled', () => {
+    let built = 0;
+    const source: StreamedList = {
+      envelope: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: {} },
+      key: 'items',
+      count: 1000,
+      element: (i) => {
+        built++;
+        return configMap(`cm-${i}`);
+      },
+    };
+    const it = jsonListChunks(source, false, 1024);
+    it.next();
+    assert.ok(built > 0 && built < 20, `${built} items built for the first chunk`);
+  });
+
+  it('throws from the pull that meets an item it cannot encode', () => {
+    const cyclic: Record<string, unknown> = configMap('loop');
+    cyclic.self = cyclic;
+    const source: StreamedList = { envelope: { kind: 'List', apiVersion: 'v1', metadata: {} }, key: 'items', count: 3, element: (i) => (i === 2 ? cyclic : configMap(`cm-${i}`)) };
+    const it = jsonListChunks(source, false, 1);
+    assert.equal(it.next().done, false, 'the envelope goes out before the bad item is met');
+    assert.throws(() => {
+      for (;;) if (it.next().done) break;
+    }, TypeError);
+  });
+
+  it('does not mistake client text for the items placeholder', () => {
+    const list = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { continue: '"orch-list-items-"' }, items: [configMap('a', { data: { k: 'orch-list-items-' } })] };
+    assert.equal(streamed(list, false).text, whole(list, false));
+  });
+});
