@@ -4,7 +4,8 @@ import { parse } from 'yaml';
 import { FakeClock } from '../apimachinery/clock.js';
 import { ApiError } from '../apimachinery/errors.js';
 import type { KubeObject } from '../apimachinery/types.js';
-import { EventRateLimit, LruCache, parseEventRateLimitConfig, TokenBucket, type EventLimit } from './event-rate-limit.js';
+import { TokenBucket } from '../apimachinery/token-bucket.js';
+import { EventRateLimit, LruCache, parseEventRateLimitConfig, type EventLimit } from './event-rate-limit.js';
 import type { AdmissionAttributes, AdmissionOperation } from './types.js';
 
 const API_VERSION = 'eventratelimit.admission.orch.io/v1alpha1';

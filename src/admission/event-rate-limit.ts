@@ -9,6 +9,7 @@ import { isPlainObject } from '../apimachinery/types.js';
 import { group } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 import { stringAt, type JsonMap } from './util.js';
+import { TokenBucket } from '../apimachinery/token-bucket.js';
 
 export const EVENT_RATE_LIMIT = 'EventRateLimit';
 
@@ -100,33 +101,6 @@ export function parseEventRateLimitConfig(config: Readonly<Record<string, unknow
   if (errs.length === 1) throw new EventRateLimitConfigError(errs[0]!);
   if (errs.length > 1) throw new EventRateLimitConfigError(`[${errs.join(', ')}]`);
   return limits;
-}
-
-/** A token bucket that starts full: `burst` tokens, refilled at `qps` a second. */
-export class TokenBucket {
-  private tokens: number;
-  private last: number;
-
-  constructor(
-    private readonly qps: number,
-    private readonly burst: number,
-    private readonly clock: Clock,
-  ) {
-    this.tokens = burst;
-    this.last = clock.now().getTime();
-  }
-
-  /** Takes a token when one is there. */
-  tryAccept(): boolean {
-    const now = this.clock.now().getTime();
-    if (now > this.last) {
-      this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
-      this.last = now;
-    }
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
-  }
 }
 
 /** A bounded map that forgets the least recently used key first. */

@@ -6,6 +6,7 @@ import type { Clock } from '../apimachinery/clock.js';
 import { encodeEvent, legacyEventString } from './event.js';
 import type { AuditMetrics } from './metrics.js';
 import type { AuditEvent } from './types.js';
+import { TokenBucket } from '../apimachinery/token-bucket.js';
 
 /** One event as it was when a stage completed; its JSON is computed once, on first use. */
 export class EventSnapshot {
@@ -87,29 +88,6 @@ export class IgnoreErrorsBackend implements AuditBackend {
 
   shutdown(): Promise<void> {
     return this.delegate.shutdown();
-  }
-}
-
-/** A token bucket (client-go's rate limiter): `qps` tokens a second, at most `burst` saved. */
-class TokenBucket {
-  private tokens: number;
-  private last: number;
-  constructor(
-    private readonly qps: number,
-    private readonly burst: number,
-    private readonly clock: Clock,
-  ) {
-    this.tokens = burst;
-    this.last = clock.now().getTime();
-  }
-
-  /** Milliseconds to wait before the next token; takes it. */
-  reserve(): number {
-    const now = this.clock.now().getTime();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
-    this.last = now;
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.qps) * 1000);
   }
 }
 
