@@ -186,3 +186,9 @@ const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'po
 export function isLongRunning(info: RequestInfo): boolean {
   return info.isResourceRequest && (LONG_RUNNING_VERBS.has(info.verb) || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
 }
+
+/** What authorizers and audit policies read of a request: the verb and the resource or path it addresses. */
+export function requestAttributes(info: RequestInfo): Pick<RequestInfo, 'verb' | 'isResourceRequest' | 'path' | 'apiGroup' | 'apiVersion' | 'resource' | 'subresource' | 'namespace' | 'name'> {
+  const { verb, isResourceRequest, path, apiGroup, apiVersion, resource, subresource, namespace, name } = info;
+  return { verb, isResourceRequest, path, apiGroup, apiVersion, resource, subresource, namespace, name };
+}

@@ -9,25 +9,14 @@ import type { UserInfo } from '../../apimachinery/types.js';
 import { sourceIPs, type Auditor, type PolicyAttributes, type RequestAudit } from '../../audit/index.js';
 import { nowMicros } from '../../audit/event.js';
 import { headerValue, remoteAddress } from '../http.js';
-import { isLongRunning, type RequestInfo } from '../request-info.js';
+import { isLongRunning, requestAttributes, type RequestInfo } from '../request-info.js';
 import { required, type Filter, type RequestScope } from './chain.js';
 
 
 function begin(auditor: Auditor, scope: RequestScope, info: RequestInfo, user: UserInfo | undefined): RequestAudit | undefined {
   const { req } = scope;
   const elapsedMicros = Number(process.hrtime.bigint() - scope.started) / 1000;
-  const attrs: PolicyAttributes = {
-    user,
-      verb: info.verb,
-      isResourceRequest: info.isResourceRequest,
-      path: info.path,
-      apiGroup: info.apiGroup,
-      apiVersion: info.apiVersion,
-      resource: info.resource,
-      subresource: info.subresource,
-      namespace: info.namespace,
-    name: info.name,
-  };
+  const attrs: PolicyAttributes = { user, ...requestAttributes(info) };
   return auditor.begin(attrs, {
       auditID: scope.auditID ?? String(scope.res.getHeader('Audit-Id') ?? ''),
       requestURI: req.url ?? '/',

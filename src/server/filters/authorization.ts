@@ -5,23 +5,12 @@ import type { UserInfo } from '../../apimachinery/types.js';
 import { forbiddenError } from '../../auth/authz/union.js';
 import type { AuthorizationAttributes, Authorizer } from '../../auth/types.js';
 import { domainKey } from '../../naming/index.js';
-import type { RequestInfo } from '../request-info.js';
+import { requestAttributes, type RequestInfo } from '../request-info.js';
 import { required, type Filter } from './chain.js';
 
 /** Throws the Forbidden Status unless the authorizer allows `info` for `user`. */
 export async function authorize(authorizer: Authorizer, info: RequestInfo, user: UserInfo, audit?: AuditAnnotations): Promise<void> {
-  const attrs: AuthorizationAttributes = {
-    user,
-    verb: info.verb,
-    isResourceRequest: info.isResourceRequest,
-    path: info.path,
-    apiGroup: info.apiGroup,
-    apiVersion: info.apiVersion,
-    resource: info.resource,
-    subresource: info.subresource,
-    namespace: info.namespace,
-    name: info.name,
-  };
+  const attrs: AuthorizationAttributes = { user, ...requestAttributes(info) };
   const result = await authorizer.authorize(attrs);
   if (audit) {
     audit.add(domainKey('decision', 'authorization'), result.decision === 'Allow' ? 'allow' : 'forbid');
