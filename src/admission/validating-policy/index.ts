@@ -11,11 +11,11 @@ import { SharedInformerFactory } from '../../client/informer-factory.js';
 import type { Informer } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import { domainKey, fromKubernetesApiVersion, group } from '../../naming/index.js';
-import type { ResourceDefinition, ResourceTable } from '../../rest/index.js';
+import type { ResourceTable } from '../../rest/index.js';
 import type { AdmissionDeps } from '../deps.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionPluginFactory } from '../types.js';
 import { admissionForbidden } from '../util.js';
-import type { EquivalentResource } from '../webhook/matcher.js';
+import { tableEquivalents } from '../webhook/matcher.js';
 import { tableConverter } from '../webhook/index.js';
 import { namespaceLabelsLookup } from '../webhook/sources.js';
 import { evaluatePolicy, type PolicyDecision } from './evaluate.js';
@@ -75,28 +75,6 @@ export interface ValidatingPolicyDeps {
   readyTimeoutMs?: number;
 }
 
-function storageKey(d: ResourceDefinition): string {
-  return d.storage ? `${d.storage.group}/${d.storage.resource}` : `${d.group}/${d.resource}`;
-}
-
-function equivalentsOf(table: ResourceTable): (r: GroupVersionResource, subresource: string) => EquivalentResource[] {
-  return (r, subresource) => {
-    const def = table.lookup({ group: r.group, version: r.version }, r.resource)?.definition;
-    if (!def) return [];
-    const key = storageKey(def);
-    const out: EquivalentResource[] = [];
-    for (const d of table.all().map((s) => s.definition)) {
-      if (storageKey(d) !== key) continue;
-      const sub = subresource ? d.subresources.find((s) => s.name === subresource) : undefined;
-      if (subresource && !sub) continue;
-      out.push({
-        resource: { group: d.group, version: d.version, resource: d.resource },
-        kind: sub ? { group: sub.group ?? d.group, version: sub.version ?? d.version, kind: sub.kind } : { group: d.group, version: d.version, kind: d.kind },
-      });
-    }
-    return out;
-  };
-}
 
 /** Waits for an informer's first list, at most `ms`. */
 async function synced(informer: Informer, ms: number): Promise<boolean> {
@@ -143,7 +121,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
     this.bindingInformer.addEventHandler({ onAdd: invalidateBindings, onUpdate: invalidateBindings, onDelete: invalidateBindings });
     this.matchDeps = {
       namespaceLabels: namespaceLabelsLookup((r) => this.factory.informerFor(r), deps.client),
-      equivalents: deps.resources ? equivalentsOf(deps.resources) : undefined,
+      equivalents: deps.resources ? tableEquivalents(deps.resources) : undefined,
     };
   }
 

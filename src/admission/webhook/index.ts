@@ -6,17 +6,17 @@
 // or, for buildAdmissionChain's `plugins` map, `webhookPluginFactories({ resources })`.
 import type { Registry } from 'prom-client';
 import { internalError } from '../../apimachinery/errors.js';
-import { apiVersionOf, type GroupVersionResource, type KubeObject } from '../../apimachinery/types.js';
+import { apiVersionOf, type KubeObject } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
 import { SharedInformerFactory } from '../../client/informer-factory.js';
-import type { ResourceDefinition, ResourceTable } from '../../rest/index.js';
+import type { ResourceTable } from '../../rest/index.js';
 import type { ConversionWebhookTransport } from '../../registry/customresource/conversion.js';
 import type { AdmissionPlugin, AdmissionPluginFactory } from '../types.js';
 import { webhookCaller, type ServiceResolver } from './client.js';
 import type { Webhook } from './config.js';
 import { credentialsFromPluginConfig } from './credentials.js';
 import { MutatingAdmissionWebhook, ValidatingAdmissionWebhook, type VersionConverter } from './dispatch.js';
-import { WebhookMatcher, type EquivalentResource } from './matcher.js';
+import { tableEquivalents, WebhookMatcher } from './matcher.js';
 import { CallingWebhookError } from './review.js';
 import { webhookMetrics } from './metrics.js';
 import { InformerServiceResolver, mutatingConfigurations, namespaceLabelsLookup, validatingConfigurations, WebhookSource, type InformerFor } from './sources.js';
@@ -47,30 +47,6 @@ interface WebhookPluginDeps {
 }
 
 export type WebhookAdmissionPlugin = AdmissionPlugin & { stop(): Promise<void> };
-
-function storageKey(d: ResourceDefinition): string {
-  return d.storage ? `${d.storage.group}/${d.storage.resource}` : `${d.group}/${d.resource}`;
-}
-
-/** Other served versions of a resource are those stored under the same key space. */
-function tableEquivalents(table: ResourceTable): (r: GroupVersionResource, subresource: string) => EquivalentResource[] {
-  return (r, subresource) => {
-    const def = table.lookup({ group: r.group, version: r.version }, r.resource)?.definition;
-    if (!def) return [];
-    const key = storageKey(def);
-    const out: EquivalentResource[] = [];
-    for (const d of table.all().map((s) => s.definition)) {
-      if (storageKey(d) !== key) continue;
-      const sub = subresource ? d.subresources.find((s) => s.name === subresource) : undefined;
-      if (subresource && !sub) continue;
-      out.push({
-        resource: { group: d.group, version: d.version, resource: d.resource },
-        kind: sub ? { group: sub.group ?? d.group, version: sub.version ?? d.version, kind: sub.kind } : { group: d.group, version: d.version, kind: d.kind },
-      });
-    }
-    return out;
-  };
-}
 
 /**
  * Through the storage version, as every served version converts. Waits only when one of the

@@ -5,6 +5,7 @@ import { internalError, isApiError, type ApiError } from '../../apimachinery/err
 import type { LabelSelector } from '../../apimachinery/labels.js';
 import type { GroupVersionKind, GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import { group } from '../../naming/index.js';
+import type { ResourceDefinition, ResourceTable } from '../../rest/index.js';
 import type { AdmissionAttributes } from '../types.js';
 import type { ParsedSelector, Webhook } from './config.js';
 import { isNamespaceResource, ruleMatches, type RuleTarget } from './rules.js';
@@ -117,4 +118,28 @@ export class WebhookMatcher {
     if (obj.error) throw obj.error;
     return invocation;
   }
+}
+
+function storageKey(d: ResourceDefinition): string {
+  return d.storage ? `${d.storage.group}/${d.storage.resource}` : `${d.group}/${d.resource}`;
+}
+
+/** Other served versions of a resource are those stored under the same key space. */
+export function tableEquivalents(table: ResourceTable): (r: GroupVersionResource, subresource: string) => EquivalentResource[] {
+  return (r, subresource) => {
+    const def = table.lookup({ group: r.group, version: r.version }, r.resource)?.definition;
+    if (!def) return [];
+    const key = storageKey(def);
+    const out: EquivalentResource[] = [];
+    for (const d of table.all().map((s) => s.definition)) {
+      if (storageKey(d) !== key) continue;
+      const sub = subresource ? d.subresources.find((s) => s.name === subresource) : undefined;
+      if (subresource && !sub) continue;
+      out.push({
+        resource: { group: d.group, version: d.version, resource: d.resource },
+        kind: sub ? { group: sub.group ?? d.group, version: sub.version ?? d.version, kind: sub.kind } : { group: d.group, version: d.version, kind: d.kind },
+      });
+    }
+    return out;
+  };
 }
