@@ -4,12 +4,12 @@ import { duplicateField, invalidField, notSupportedField, requiredField, type Fi
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
+import { validateRuleWithOperations } from './rules.js';
 import { arr, at, meta, obj, objs, setDefault, str, type JsonObject } from '../util.js';
 import { isDNS1123Subdomain, oneOf, validateLabelSelector } from '../validation.js';
 import { validatingAdmissionPolicy, validatingAdmissionPolicyBinding } from './policies.js';
 
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];
-const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
 
 function defaultWebhooks(o: KubeObject, mutating: boolean): void {
   for (const w of objs(o.webhooks)) {
@@ -76,13 +76,7 @@ function validateRules(rules: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   objs(rules).forEach((r, i) => {
     const p = `${path}[${i}]`;
-    const ops = arr(r.operations);
-    if (ops.length === 0) errs.push(requiredField(`${p}.operations`));
-    ops.forEach((op, j) => errs.push(...oneOf(op, OPERATIONS, `${p}.operations[${j}]`, true)));
-    if (arr(r.apiGroups).length === 0) errs.push(requiredField(`${p}.apiGroups`));
-    if (arr(r.apiVersions).length === 0) errs.push(requiredField(`${p}.apiVersions`));
-    if (arr(r.resources).length === 0) errs.push(requiredField(`${p}.resources`));
-    errs.push(...oneOf(r.scope, ['Cluster', 'Namespaced', '*'], `${p}.scope`));
+    errs.push(...validateRuleWithOperations(r, p));
   });
   return errs;
 }

@@ -7,10 +7,10 @@ import { compileInScope, type CheckedProgram } from '../../schema/cel/compile.js
 import { BOOL, DYN, STRING, listOf, mapOf, type CelT } from '../../schema/cel/types.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
+import { validateRuleWithOperations } from './rules.js';
 import { arr, obj, objs, setDefault, str, type JsonObject } from '../util.js';
 import { isDNS1123Subdomain, oneOf, validateLabelSelector } from '../validation.js';
 
-const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
 /** The reasons a validation may answer with (1.27). */
 export const VALIDATION_REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge', 'Unauthorized'];
 const VALIDATION_ACTIONS = ['Audit', 'Deny', 'Warn'];
@@ -210,13 +210,7 @@ function validateRules(rules: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   objs(rules).forEach((r, i) => {
     const p = `${path}[${i}]`;
-    const ops = arr(r.operations);
-    if (ops.length === 0) errs.push(requiredField(`${p}.operations`));
-    ops.forEach((op, j) => errs.push(...oneOf(op, OPERATIONS, `${p}.operations[${j}]`, true)));
-    if (arr(r.apiGroups).length === 0) errs.push(requiredField(`${p}.apiGroups`));
-    if (arr(r.apiVersions).length === 0) errs.push(requiredField(`${p}.apiVersions`));
-    if (arr(r.resources).length === 0) errs.push(requiredField(`${p}.resources`));
-    errs.push(...oneOf(r.scope, ['Cluster', 'Namespaced', '*'], `${p}.scope`));
+    errs.push(...validateRuleWithOperations(r, p));
     const seen = new Set<string>();
     arr(r.resourceNames).forEach((n, j) => {
       const name = String(n);
