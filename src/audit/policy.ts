@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { getOwn } from '../apimachinery/own.js';
 import { isPlainObject, type UserInfo } from '../apimachinery/types.js';
 import { dns1123SubdomainName } from '../apimachinery/names.js';
+import type { AuthorizationAttributes } from '../auth/types.js';
 import { readYaml } from '../codec/yaml.js';
 import { fromKubernetesGroup, group } from '../naming/index.js';
 import { LEVELS, STAGES, type AuditLevel, type AuditStage, type GroupResources, type Policy, type PolicyRule, type RequestAuditConfig } from './types.js';
@@ -17,20 +18,8 @@ export class AuditPolicyError extends Error {
   }
 }
 
-/** The request facts a rule looks at (the authorizer's attributes). */
-export interface PolicyAttributes {
-  /** Undefined when the request failed authentication. */
-  user: UserInfo | undefined;
-  verb: string;
-  isResourceRequest: boolean;
-  path: string;
-  apiGroup: string;
-  apiVersion: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-}
+/** The request facts a rule looks at: the authorizer's attributes, with no user when authentication failed. */
+export type PolicyAttributes = Omit<AuthorizationAttributes, 'user'> & { user: UserInfo | undefined };
 
 const POLICY_FIELDS = new Set(['kind', 'apiVersion', 'metadata', 'rules', 'omitStages', 'omitManagedFields']);
 const RULE_FIELDS = new Set(['level', 'users', 'userGroups', 'verbs', 'resources', 'namespaces', 'nonResourceURLs', 'omitStages', 'omitManagedFields']);
