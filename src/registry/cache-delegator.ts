@@ -22,6 +22,12 @@ export interface ReadView {
   decode(item: Item): KubeObject;
   /** A decoded object as answered, at `revision`. */
   toExternal(obj: KubeObject, revision: number): KubeObject;
+  /**
+   * A cached item as answered at `revision`, computed once per item and revision and handed
+   * to every reader (watchers, lists): read-only, so encodings of it can be memoized by
+   * identity (`encodedOnce`). Absent when answering waits for a conversion.
+   */
+  external?(item: Item, revision: number): KubeObject;
   /** The object of a BOOKMARK event at `revision`. */
   bookmark(revision: number): KubeObject;
   /**
