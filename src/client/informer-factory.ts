@@ -36,6 +36,12 @@ export class SharedInformerFactory {
     for (const informer of this.informers.values()) informer.start();
   }
 
+  /** True once every informer asked for so far has its first list (and has told its handlers). */
+  hasSynced(): boolean {
+    for (const informer of this.informers.values()) if (!informer.hasSynced()) return false;
+    return true;
+  }
+
   async waitForSync(): Promise<void> {
     await Promise.all([...this.informers.values()].map((i) => i.waitForSync()));
   }

@@ -125,6 +125,11 @@ export class WorkQueue<K = string> {
     return this.queue.length;
   }
 
+  /** True while a key waits or is being processed (delayed adds and back-offs not counted). */
+  busy(): boolean {
+    return this.dirty.size > 0 || this.processing.size > 0;
+  }
+
   /** Stops handing out keys; pending `get` calls resolve undefined; delayed adds are dropped. */
   shutDown(): void {
     this.shuttingDown = true;

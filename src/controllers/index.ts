@@ -171,7 +171,7 @@ export function startControllers(opts: ControllersOptions): RunningControllers {
   });
   const crdInformers =
     opts.informers ?? new SharedInformerFactory(opts.client, { resyncMs: 5 * 60_000, onError: (err) => opts.onError?.('informer', err) });
-  let crdControllers: RunningController | undefined;
+  let crdControllers: (RunningController & { idle(): boolean }) | undefined;
   // The definitions' controllers belong to the API server: they run whenever definitions are served.
   const crds = crdResource();
   if (opts.table.lookup({ group: crds.group, version: crds.version }, crds.resource)) {
@@ -179,13 +179,16 @@ export function startControllers(opts: ControllersOptions): RunningControllers {
   }
   crdInformers.start();
   // The system priority classes, once per start (they are kept, not reconciled).
+  let bootstrapped = !opts.systemPriorityClasses;
   const bootstrap = opts.systemPriorityClasses
-    ? ensureSystemPriorityClasses(opts.client).catch((err: unknown) => opts.onError?.('priority-classes', err))
+    ? ensureSystemPriorityClasses(opts.client)
+        .catch((err: unknown) => opts.onError?.('priority-classes', err))
+        .finally(() => (bootstrapped = true))
     : Promise.resolve();
   manager.start();
   return {
     manager,
-    idle: () => manager.idle(),
+    idle: () => bootstrapped && (crdControllers?.idle() ?? true) && manager.idle(),
     async stop() {
       await bootstrap;
       await manager.stop();

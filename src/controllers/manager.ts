@@ -248,11 +248,15 @@ export class ControllerManager {
     return this.errorCounts;
   }
 
-  /** True when no controller is starting, and every running one has nothing queued or in flight. */
+  /**
+   * True when no controller is starting, their informers have told them of every object
+   * (until then an empty queue means only that nothing has arrived yet), and every running
+   * one has nothing queued or in flight.
+   */
   idle(): boolean {
     const term = this.term;
     if (!term) return true;
-    if (!term.done) return false;
+    if (!term.done || !term.informers.hasSynced()) return false;
     return term.running.every((r) => r.controller.idle?.() ?? true);
   }
 

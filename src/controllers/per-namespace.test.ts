@@ -82,3 +82,34 @@ test('the system priority classes are the two critical classes', () => {
     ],
   );
 });
+
+test('the controllers are not idle until their informers have told them of every namespace and the objects are made', async () => {
+  setFlavor('kubernetes');
+  const dir = mkdtempSync(join(tmpdir(), 'root-ca-'));
+  const caFile = join(dir, 'ca.crt');
+  writeFileSync(caFile, CA);
+  const storage = await createStorage({ backend: 'memory' });
+  const table = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: '' }), storage);
+  const client = new LoopbackClient(table, admin);
+  // Namespaces that exist before the controllers start: the initial list must be worked off.
+  const names = Array.from({ length: 20 }, (_, i) => `pre-${i}`);
+  for (const name of names) await client.create(NS, '', { metadata: { name } });
+  const running = startControllers({ client, table, serviceAccounts: true, rootCAFile: caFile });
+  try {
+    assert.equal(running.idle(), false);
+    // Idle must hold over several turns in a row, as the library's settled() asks.
+    let quiet = 0;
+    while (quiet < 3) {
+      await new Promise<void>((r) => setImmediate(r));
+      quiet = running.idle() ? quiet + 1 : 0;
+    }
+    for (const name of names) {
+      assert.ok(await find(client, SA, name, 'default'), `the default ServiceAccount of ${name} exists once idle`);
+      assert.ok(await find(client, CM, name, 'kube-root-ca.crt'), `the root CA ConfigMap of ${name} exists once idle`);
+    }
+  } finally {
+    await running.stop();
+    await storage.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -59,6 +59,9 @@ export class PerNamespaceObjectController implements RunningController {
       if (obj.metadata?.name === spec.name && obj.metadata.namespace) this.queue.add(obj.metadata.namespace);
     };
     this.removers.push(this.objects.addEventHandler({ onUpdate: (_old, obj) => enqueueOwner(obj), onDelete: enqueueOwner }));
+    void Promise.all([this.namespaces.waitForSync(), this.objects.waitForSync()]).then(() => {
+      if (this.synced()) for (const ns of this.namespaces.listKeys()) this.queue.add(ns);
+    });
     this.workers = runWorkers(this.queue, (ns) => this.sync(ns), {
       workers: opts.workers ?? 2,
       onError: (_key, err) => opts.onError?.(err),
@@ -66,10 +69,8 @@ export class PerNamespaceObjectController implements RunningController {
   }
 
   async sync(namespace: string): Promise<void> {
-    if (!this.namespaces.hasSynced() || !this.objects.hasSynced()) {
-      this.queue.addAfter(namespace, 50);
-      return;
-    }
+    // Until both caches are filled nothing can be decided; every namespace is queued again then.
+    if (!this.synced()) return;
     if (!active(this.namespaces.get('', namespace))) return;
     const current = this.objects.get(namespace, this.spec.name);
     const { client } = this.opts;
@@ -86,6 +87,14 @@ export class PerNamespaceObjectController implements RunningController {
       if (isApiError(err) && err.code === 403 && /being terminated/.test(err.message)) return;
       throw err;
     }
+  }
+
+  private synced(): boolean {
+    return this.namespaces.hasSynced() && this.objects.hasSynced();
+  }
+
+  idle(): boolean {
+    return this.synced() && !this.queue.busy();
   }
 
   async stop(): Promise<void> {

@@ -61,6 +61,10 @@ export abstract class CRDController {
     return this.informer.waitForSync();
   }
 
+  idle(): boolean {
+    return this.informer.hasSynced() && !this.queue.busy();
+  }
+
   async stop(): Promise<void> {
     for (const remove of this.removers) remove();
     this.queue.shutDown();

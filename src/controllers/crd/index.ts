@@ -1,6 +1,7 @@
 // The API server's own controllers of CustomResourceDefinitions (apiextensions-apiserver's
 // naming, establishing and finalizer controllers). They run with every server, whatever
 // `--controllers` selects, since serving custom resources depends on them.
+import type { RunningController } from '../types.js';
 import type { SharedInformerFactory } from '../../client/informer-factory.js';
 import type { ApiClient } from '../../client/types.js';
 import type { CRDController } from './controller.js';
@@ -18,7 +19,7 @@ export interface CRDControllersOptions {
   onError?: (controller: string, err: unknown) => void;
 }
 
-export function startCRDControllers(opts: CRDControllersOptions): { stop(): Promise<void> } {
+export function startCRDControllers(opts: CRDControllersOptions): RunningController & { idle(): boolean } {
   const base = { client: opts.client, informers: opts.informers };
   const controllers: CRDController[] = [
     new NamingController({ ...base, onError: (err) => opts.onError?.('crd-naming', err) }),
@@ -27,6 +28,7 @@ export function startCRDControllers(opts: CRDControllersOptions): { stop(): Prom
   ];
   for (const c of controllers) c.start();
   return {
+    idle: () => controllers.every((c) => c.idle()),
     async stop() {
       for (const c of controllers.reverse()) await c.stop();
     },

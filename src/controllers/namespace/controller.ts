@@ -89,6 +89,10 @@ export class NamespaceController implements RunningController {
     });
   }
 
+  idle(): boolean {
+    return this.informer.hasSynced() && !this.queue.busy();
+  }
+
   async stop(): Promise<void> {
     this.removeHandler();
     this.queue.shutDown();
