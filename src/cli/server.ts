@@ -35,7 +35,7 @@ import { LoopbackClient } from '../server/loopback.js';
 import { componentStatusStore } from '../server/componentstatus.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
-import { createStorage, startCompactor, type CreateStorageOptions, type Storage } from '../storage/index.js';
+import { createStorage, MemoryStorage, startCompactor, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
 import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
 import { Aggregator } from '../aggregator/index.js';
@@ -72,6 +72,8 @@ export interface RunningServer {
   controllersIdle(): boolean;
   /** Resolves when the start-up hooks (system namespaces, RBAC policy, controllers) are done. */
   started: Promise<void>;
+  /** The memory store's current contents (undefined for other backends). */
+  memorySnapshot(): MemorySnapshot | undefined;
   stop(): Promise<void>;
 }
 
@@ -86,6 +88,8 @@ export interface StartOptions {
   writeKubeconfig?: boolean;
   /** The controllers' clock (the wall clock when absent). */
   clock?: Clock;
+  /** `--storage-backend=memory`: start from these contents (what `memorySnapshot()` of a like server returned). */
+  memorySnapshot?: MemorySnapshot;
 }
 
 function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
@@ -173,7 +177,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       throw new Error(`--feature-gates=ValidatingAdmissionPolicy=true needs --runtime-config=${group('admissionregistration')}/v1alpha1=true (the policies and bindings are not served)`);
     }
   }
-  const storageOpts = storageOptions(flags, dataDir);
+  const storageOpts: CreateStorageOptions = { ...storageOptions(flags, dataDir), ...(opts.memorySnapshot ? { memorySnapshot: opts.memorySnapshot } : {}) };
   const storage: Storage = await createStorage(storageOpts);
   const windowMs = flags.number('watch-history-window') ?? 300_000;
   const storageCodec = storageCodecFromFlags(flags);
@@ -457,6 +461,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     clock,
     controllersIdle: () => controllers !== undefined && (controllers.idle?.() ?? true),
     started,
+    memorySnapshot: () => (storage instanceof MemoryStorage ? storage.snapshot() : undefined),
     stop,
   };
 }

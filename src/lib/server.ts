@@ -17,6 +17,7 @@ import { readManifests, type Manifest } from './manifests.js';
 import { checkOptions, OptionError, optionFlags, type ApiServerOptions } from './options.js';
 import { issueFromCA, sharedPkiDir, tempDir } from './pki.js';
 import { installWebhook, type WebhookOptions, type InstalledWebhook } from './webhook.js';
+import { BootstrapSnapshots } from './bootstrap-snapshot.js';
 
 
 export interface SettleOptions {
@@ -65,6 +66,9 @@ function claimFlavor(flavor: Flavor): () => void {
     running.count--;
   };
 }
+
+// A cache of this process's bootstrapped stores: each holds only what a fresh server makes.
+const snapshots = new BootstrapSnapshots();
 
 const CLUSTER_NAME: Record<Flavor, string> = { kubernetes: 'kubernetes', orch: 'orch' };
 
@@ -139,6 +143,20 @@ async function installCRDs(srv: RunningServer, manifests: Manifest[], timeoutMs:
   await Promise.all(created.map((c) => awaitEstablished(srv, c.crd, c.gvr, timeoutMs)));
 }
 
+/** Resolves once the server's controllers have had nothing queued or in flight for several turns. */
+async function settle(s: RunningServer, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  // Work hands over between controllers through watch events delivered on later
+  // turns of the event loop: idle must hold for several turns in a row.
+  let quiet = 0;
+  while (quiet < 3) {
+    // Busy controllers are polled each millisecond, not each turn, so as not to spin.
+    await new Promise<void>((r) => (quiet > 0 ? setImmediate(r) : setTimeout(r, 1)));
+    quiet = s.controllersIdle() ? quiet + 1 : 0;
+    if (quiet === 0 && performance.now() > deadline) throw new Error(`settled: the controllers were still busy after ${timeoutMs} ms`);
+  }
+}
+
 /** Starts a server; see `ApiServerOptions`. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServerHandle> {
   checkOptions(options);
@@ -157,12 +175,25 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   try {
     const pkiDir = options.pki === 'fresh' ? scratchDir() : await sharedPkiDir(flavor, host);
     const dataDir = options.storage === 'sqlite' ? (options.dataDir ?? scratchDir()) : pkiDir;
-    const flags = parseFlags(optionFlags(options, dataDir, randomBytes(6).toString('hex')), allFlagDefinitions);
+    const flagList = optionFlags(options, dataDir, randomBytes(6).toString('hex'));
+    const flags = parseFlags(flagList, allFlagDefinitions);
     const logs: string[] = [];
     const log = options.log ?? ((line: string) => void logs.push(line));
-    srv = await startServer(flags, { log, pkiDir, writeKubeconfig: false, clock: options.clock });
+    // Memory servers with the shared PKI start from the first like server's bootstrap. A
+    // clock of the test's own may stamp the bootstrap differently, so such servers make theirs.
+    const snapshotKey = (options.storage ?? 'memory') === 'memory' && options.pki !== 'fresh' && !options.clock ? BootstrapSnapshots.key(flagList, pkiDir) : undefined;
+    const memorySnapshot = snapshotKey ? snapshots.get(snapshotKey) : undefined;
+    srv = await startServer(flags, { log, pkiDir, writeKubeconfig: false, clock: options.clock, memorySnapshot });
     const s = srv;
     await s.started;
+    // Taken once the controllers have done their part too (service accounts, root CA
+    // ConfigMaps), so that like servers start with nothing left to do; and before the
+    // test's own definitions and objects go in.
+    if (snapshotKey && !memorySnapshot) {
+      const settled = await settle(s, 5_000).then(() => true, () => false);
+      const taken = settled ? s.memorySnapshot() : undefined;
+      if (taken) snapshots.remember(snapshotKey, taken);
+    }
     await installCRDs(s, crdManifests, options.crdTimeoutMs ?? 10_000);
     for (const o of options.objects ?? []) {
       if (typeof o === 'string') {
@@ -213,18 +244,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         webhooks.add(hook);
         return hook;
       },
-      async settled(opts = {}) {
-        const timeoutMs = opts.timeoutMs ?? 10_000;
-        const deadline = performance.now() + timeoutMs;
-        // Work hands over between controllers through watch events delivered on later
-        // turns of the event loop: idle must hold for several turns in a row.
-        let quiet = 0;
-        while (quiet < 3) {
-          // Busy controllers are polled each millisecond, not each turn, so as not to spin.
-          await new Promise<void>((r) => (quiet > 0 ? setImmediate(r) : setTimeout(r, 1)));
-          quiet = s.controllersIdle() ? quiet + 1 : 0;
-          if (quiet === 0 && performance.now() > deadline) throw new Error(`settled: the controllers were still busy after ${timeoutMs} ms`);
-        }
+      settled(opts = {}) {
+        return settle(s, opts.timeoutMs ?? 10_000);
       },
       stop() {
         return (stopping ??= (async () => {

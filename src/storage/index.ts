@@ -16,11 +16,11 @@
 // read), TooOldResourceVersionError (410), TooLargeResourceVersionError (504 on a wait).
 
 import { StorageError, type Storage } from './interface.js';
-import { MemoryStorage } from './memory.js';
+import { MemoryStorage, type MemorySnapshot } from './memory.js';
 import { SqliteStorage } from './sqlite.js';
 
 export * from './interface.js';
-export { MemoryStorage, type MemoryStorageOptions } from './memory.js';
+export { MemoryStorage, type MemoryStorageOptions, type MemorySnapshot } from './memory.js';
 export { SqliteStorage, defaultDatabaseFile, type SqliteStorageOptions } from './sqlite.js';
 // The etcd backend is loaded only when asked for: its gRPC client costs ~200 ms of start-up.
 export type { EtcdStorage, EtcdStorageOptions } from './etcd.js';
@@ -35,6 +35,8 @@ export interface CreateStorageOptions {
   dataDir?: string;
   /** Live events a store watch buffers before it replays from history instead. */
   watchBufferSize?: number;
+  /** `memory`: start with these contents instead of an empty store. */
+  memorySnapshot?: MemorySnapshot;
   /** `sqlite`: how long to wait for the database lock at start. */
   busyTimeoutMs?: number;
   /** `etcd`: the members' client URLs (--etcd-servers). */
@@ -49,7 +51,10 @@ export async function createStorage(opts: CreateStorageOptions): Promise<Storage
   const watchBufferSize = opts.watchBufferSize;
   switch (opts.backend) {
     case 'memory':
-      return new MemoryStorage(watchBufferSize !== undefined ? { watchBufferSize } : {});
+      return new MemoryStorage({
+        ...(watchBufferSize !== undefined ? { watchBufferSize } : {}),
+        ...(opts.memorySnapshot !== undefined ? { snapshot: opts.memorySnapshot } : {}),
+      });
     case 'sqlite':
       if (opts.dataDir === undefined || opts.dataDir === '') {
         throw new StorageError('the sqlite storage backend needs a data directory');

@@ -27,6 +27,18 @@ interface Version {
 export interface MemoryStorageOptions {
   /** Live events a watch buffers before it falls back to replaying history. */
   watchBufferSize?: number;
+  /**
+   * Start with these contents at their revision, as a store compacted there: reads and
+   * watches from the snapshot's revision on work, older ones are Compacted.
+   */
+  snapshot?: MemorySnapshot;
+}
+
+/** The latest items of a memory store at one revision, without history. Immutable, shareable. */
+export interface MemorySnapshot {
+  readonly revision: number;
+  /** In key order. */
+  readonly items: readonly Readonly<Item>[];
 }
 
 export class MemoryStorage implements Storage {
@@ -41,6 +53,29 @@ export class MemoryStorage implements Storage {
 
   constructor(opts: MemoryStorageOptions = {}) {
     this.hub = new WatchHub((prefix, after, limit) => Promise.resolve(this.history(prefix, after, limit)), opts.watchBufferSize ?? 10_000);
+    if (opts.snapshot) this.restore(opts.snapshot);
+  }
+
+  /** The current items without history; a new store started from it answers as this one does now. */
+  snapshot(): MemorySnapshot {
+    this.checkOpen();
+    const items: Item[] = [];
+    for (let i = 0; i < this.keys.size; i++) {
+      const item = this.latest(this.keys.at(i));
+      if (item !== undefined) items.push(item);
+    }
+    // Items are never changed once written (every write makes a new one), so they are shared.
+    return Object.freeze({ revision: this.current, items: Object.freeze(items) });
+  }
+
+  private restore(snapshot: MemorySnapshot): void {
+    for (const item of snapshot.items) {
+      // Readers key memos by Item identity: each store gets its own, over the same bytes.
+      this.versions.set(item.key, [{ revision: item.modRevision, item: { ...item } }]);
+      this.keys.add(item.key);
+    }
+    this.current = snapshot.revision;
+    this.compacted = snapshot.revision;
   }
 
   async revision(): Promise<number> {
