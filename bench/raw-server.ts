@@ -1,0 +1,92 @@
+// The baseline of `npm run bench`: a raw node:https server on loopback, started by the bench as
+// `node raw-server.js <dir> <port>`. It imports nothing of the project, so that its start-up
+// is that of a trivial HTTPS server. It answers:
+//   GET /readyz: 200 ok.
+//   GET of a list fixture: JSON.stringify of the parsed list, per request (the same bytes the
+//     API server answered, built each time as a server that holds the objects would).
+//   other GETs: the recorded bytes of one object.
+//   POST: one row inserted into SQLite through better-sqlite3 (WAL, synchronous=FULL, one row
+//     per transaction, in <dir>, the disk of the API server's data directory), then the
+//     recorded create answer.
+//   GET /watch and POST /emit: an HTTP/1.1 fan-out of the posted line to every watcher.
+import https from 'node:https';
+import type { ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface RawFixtures {
+  get: string;
+  create: string;
+  /** Request path to the file of the API server's answer. */
+  lists: Record<string, string>;
+}
+
+interface Inserter {
+  insert(key: string, value: Buffer): void;
+}
+
+/** Opened on the first POST, so that start-up stays that of a bare HTTPS server. */
+async function openSqlite(file: string): Promise<Inserter> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value BLOB NOT NULL)');
+  const stmt = db.prepare('INSERT INTO kv (key, value) VALUES (?, ?)');
+  // Autocommit: each statement is its own transaction, fsynced before it returns.
+  return { insert: (key, value) => void stmt.run(key, value) };
+}
+
+function main(dir: string, port: number): void {
+  const fixtures = JSON.parse(readFileSync(join(dir, 'fixtures.json'), 'utf8')) as RawFixtures;
+  const body = (file: string): Buffer => readFileSync(join(dir, file));
+  const getBytes = body(fixtures.get);
+  const createBytes = body(fixtures.create);
+  const lists = new Map<string, unknown>(Object.entries(fixtures.lists).map(([path, file]) => [path, JSON.parse(body(file).toString())]));
+  let sqlite: Promise<Inserter> | undefined;
+  let created = 0;
+  const watchers = new Set<ServerResponse>();
+  const server = https.createServer({ cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) }, (req, res) => {
+    const url = req.url ?? '/';
+    const send = (code: number, bytes: Buffer | string): void => {
+      res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(bytes) });
+      res.end(bytes);
+    };
+    if (url === '/readyz') return send(200, 'ok');
+    if (url.startsWith('/watch')) {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+      res.flushHeaders();
+      watchers.add(res);
+      res.on('close', () => watchers.delete(res));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (url === '/emit') {
+        const line = Buffer.concat(chunks);
+        for (const w of watchers) w.write(line);
+        return send(201, createBytes);
+      }
+      if (req.method === 'POST') {
+        sqlite ??= openSqlite(join(dir, 'raw.sqlite'));
+        sqlite.then(
+          (db) => {
+            db.insert(`${url}/${created++}`, Buffer.concat(chunks));
+            send(201, createBytes);
+          },
+          (err: unknown) => send(500, String(err)),
+        );
+        return;
+      }
+      const list = lists.get(url);
+      if (list !== undefined) return send(200, JSON.stringify(list));
+      send(200, getBytes);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+main(process.argv[2]!, Number(process.argv[3]));
