@@ -42,7 +42,13 @@ function main(dir: string, port: number): void {
   const body = (file: string): Buffer => readFileSync(join(dir, file));
   const getBytes = body(fixtures.get);
   const createBytes = body(fixtures.create);
-  const lists = new Map<string, unknown>(Object.entries(fixtures.lists).map(([path, file]) => [path, JSON.parse(body(file).toString())]));
+  // The parsed list, and what the API server wrote after the JSON (a newline), so that the bytes are the same.
+  const lists = new Map<string, { list: unknown; tail: string }>(
+    Object.entries(fixtures.lists).map(([path, file]) => {
+      const text = body(file).toString();
+      return [path, { list: JSON.parse(text), tail: text.slice(text.trimEnd().length) }];
+    }),
+  );
   let sqlite: Promise<Inserter> | undefined;
   let created = 0;
   const watchers = new Set<ServerResponse>();
@@ -80,7 +86,7 @@ function main(dir: string, port: number): void {
         return;
       }
       const list = lists.get(url);
-      if (list !== undefined) return send(200, JSON.stringify(list));
+      if (list !== undefined) return send(200, JSON.stringify(list.list) + list.tail);
       send(200, getBytes);
     });
   });
