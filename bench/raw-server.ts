@@ -8,9 +8,10 @@
 //   POST: one row inserted into SQLite through better-sqlite3 (WAL, synchronous=FULL, one row
 //     per transaction, in <dir>, the disk of the API server's data directory), then the
 //     recorded create answer.
-//   GET /watch and POST /emit: an HTTP/1.1 fan-out of the posted line to every watcher.
+//   GET /watch (HTTP/1.1 here, or HTTP/2 on the second port) and POST /emit: a fan-out of the
+//     posted line to every watcher.
 import https from 'node:https';
-import type { ServerResponse } from 'node:http';
+import http2 from 'node:http2';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -37,7 +38,7 @@ async function openSqlite(file: string): Promise<Inserter> {
   return { insert: (key, value) => void stmt.run(key, value) };
 }
 
-function main(dir: string, port: number): void {
+function main(dir: string, port: number, h2Port: number): void {
   const fixtures = JSON.parse(readFileSync(join(dir, 'fixtures.json'), 'utf8')) as RawFixtures;
   const body = (file: string): Buffer => readFileSync(join(dir, file));
   const getBytes = body(fixtures.get);
@@ -51,8 +52,9 @@ function main(dir: string, port: number): void {
   );
   let sqlite: Promise<Inserter> | undefined;
   let created = 0;
-  const watchers = new Set<ServerResponse>();
-  const server = https.createServer({ cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) }, (req, res) => {
+  const watchers = new Set<{ write(line: Buffer): unknown }>();
+  const tls = { cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) };
+  const server = https.createServer(tls, (req, res) => {
     const url = req.url ?? '/';
     const send = (code: number, bytes: Buffer | string): void => {
       res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(bytes) });
@@ -91,8 +93,27 @@ function main(dir: string, port: number): void {
     });
   });
   server.keepAliveTimeout = 60_000;
-  server.listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
+  // Watches over HTTP/2, as the API server's are measured: the same streams, nothing else.
+  const h2 = http2.createSecureServer({ ...tls, settings: { maxConcurrentStreams: 1000 } });
+  h2.on('stream', (stream, headers) => {
+    if (headers[':path'] !== '/watch') {
+      stream.respond({ ':status': 404 });
+      stream.end();
+      return;
+    }
+    stream.respond({ ':status': 200, 'content-type': 'application/json' });
+    watchers.add(stream);
+    stream.on('close', () => watchers.delete(stream));
+    stream.on('error', () => {});
+  });
+  h2.on('sessionError', () => {});
+  let listening = 0;
+  const ready = (): void => {
+    if (++listening === 2) process.stdout.write('ready\n');
+  };
+  server.listen(port, '127.0.0.1', ready);
+  h2.listen(h2Port, '127.0.0.1', ready);
   process.on('SIGTERM', () => process.exit(0));
 }
 
-main(process.argv[2]!, Number(process.argv[3]));
+main(process.argv[2]!, Number(process.argv[3]), Number(process.argv[4]));

@@ -11,7 +11,8 @@
 //           (one row per transaction, WAL, synchronous=FULL, on the same disk) behind node:https.
 //   audit   creates audited at Metadata level to a log file, against no audit.
 //   cr      custom resources: CRD to first accepted, creates and LIST against ConfigMaps.
-//   watch   fan-out of one writer's creates to 1,000 and 10,000 watchers over HTTP/2.
+//   watch   fan-out of one writer's creates to 1,000 and 10,000 watchers over HTTP/2, against
+//           node:http2 streams fanning out events of the same shape.
 //   list    LIST of 10,000 and 100,000 ConfigMaps (total, first byte, RSS growth) against
 //           JSON.stringify of the same list behind node:https; LIST of 100,000 in pages of
 //           500; restart and RSS with 100,000 stored.
@@ -525,7 +526,14 @@ async function watchFanOut(
   }
 }
 
-async function watchGroup(api: Target, tls: ClientConfig, pid: number): Promise<void> {
+/** The raw server's fan-out: watches over HTTP/2 on its second port, events posted to /emit. */
+interface RawFanOut {
+  target: Target;
+  h2Base: string;
+  pid: number;
+}
+
+async function watchGroup(api: Target, tls: ClientConfig, pid: number, raw: RawFanOut): Promise<void> {
   for (const [n, watchers] of WATCHERS.entries()) {
     // The large fan-out measures memory; fewer events keep its time in bounds.
     const events = n === 0 ? WATCH_EVENTS : Math.max(10, Math.round(WATCH_EVENTS / 5));
@@ -533,17 +541,25 @@ async function watchGroup(api: Target, tls: ClientConfig, pid: number): Promise<
     await api.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
     process.stdout.write(`\nWatch fan-out over HTTP/2, ${watchers} watchers, ${events} events from one writer:\n`);
     const list = JSON.parse((await api.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).body.toString()) as { metadata: { resourceVersion: string } };
+    let template: KubeObject | undefined;
     const fan = await watchFanOut(api.base, tls, pid, watchers, events, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${list.metadata.resourceVersion}`, async (seq, sentAt) => {
       const res = await api.request('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap(ns, `e-${seq}`, { seq: String(seq), sentAt: String(sentAt) }));
       if (res.status !== 201) throw new Error(`create answered ${res.status}: ${res.body.toString()}`);
+      template ??= JSON.parse(res.body.toString()) as KubeObject;
+    });
+    // The raw server fans out events shaped as the server's (its object, another name and time).
+    const rawFan = await watchFanOut(raw.h2Base, tls, raw.pid, watchers, events, '/watch', async (seq, sentAt) => {
+      const object = { ...template!, metadata: { ...template!.metadata, name: `e-${seq}` }, data: { seq: String(seq), sentAt: String(sentAt) } };
+      await raw.target.request('POST', '/emit', JSON.stringify({ type: 'ADDED', object }) + '\n');
     });
     const big = n > 0;
-    row(`watch fan-out ${watchers} watchers, events/s delivered`, fan.eventsPerSecond, NaN, 'events/s', true, big ? {} : { goal: { on: 'value', op: '>=', limit: 100_000 } });
-    row(`watch fan-out ${watchers} watchers, p99 delay`, fan.p99ms, NaN, 'ms', false, big ? {} : { goal: { on: 'value', op: '<=', limit: 500 } });
+    const rawName = { baselineName: 'node:http2 fan-out' };
+    row(`watch fan-out ${watchers} watchers, events/s delivered`, fan.eventsPerSecond, rawFan.eventsPerSecond, 'events/s', true, big ? rawName : { ...rawName, goal: { on: 'value', op: '>=', limit: 100_000 } });
+    row(`watch fan-out ${watchers} watchers, p99 delay`, fan.p99ms, rawFan.p99ms, 'ms', false, big ? rawName : { ...rawName, goal: { on: 'value', op: '<=', limit: 500 } });
     row(`watch fan-out ${watchers} watchers, events lost (of ${fan.expected})`, fan.lost, NaN, 'events', false, { goal: { on: 'value', op: '<=', limit: 0 } });
     if (fan.duplicates) process.stdout.write(`  (${fan.duplicates} events delivered twice)\n`);
-    note(`watch fan-out ${watchers} watchers, server RSS growth to connect them`, fan.rssMiB.connected - fan.rssMiB.before, 'MiB');
-    note(`watch fan-out ${watchers} watchers, server RSS growth, peak while events flowed`, fan.rssMiB.peak - fan.rssMiB.before, 'MiB');
+    row(`watch fan-out ${watchers} watchers, server RSS growth to connect them`, fan.rssMiB.connected - fan.rssMiB.before, rawFan.rssMiB.connected - rawFan.rssMiB.before, 'MiB', false, rawName);
+    row(`watch fan-out ${watchers} watchers, server RSS growth, peak while events flowed`, fan.rssMiB.peak - fan.rssMiB.before, rawFan.rssMiB.peak - rawFan.rssMiB.before, 'MiB', false, rawName);
   }
 }
 
@@ -926,6 +942,7 @@ async function serverGroups(work: string, dataDir: string, children: Child[], ta
   writeFileSync(join(work, 'tls.key'), readFileSync(join(dataDir, 'pki', 'apiserver.key')));
   const fixtures: RawFixtures = { get: 'get.json', create: 'create.json', lists: {} };
   const rawPort = await freePort();
+  const rawH2Port = await freePort();
   let raw: Child | undefined;
   let baseline: Target | undefined;
   /** (Re)starts the raw server with the fixtures known so far; resolves with its time to readyz 200. */
@@ -934,7 +951,7 @@ async function serverGroups(work: string, dataDir: string, children: Child[], ta
     baseline?.close();
     writeFileSync(join(work, 'fixtures.json'), JSON.stringify(fixtures));
     const t = performance.now();
-    raw = startChild([RAW_SERVER, work, String(rawPort)]);
+    raw = startChild([RAW_SERVER, work, String(rawPort), String(rawH2Port)]);
     children.push(raw);
     baseline = new Target('raw', `https://127.0.0.1:${rawPort}`, tls, 64);
     targets.push(baseline);
@@ -999,7 +1016,7 @@ async function serverGroups(work: string, dataDir: string, children: Child[], ta
 
   if (runs('watch')) {
     group = 'watch';
-    await watchGroup(api, tls, server.process.pid!);
+    await watchGroup(api, tls, server.process.pid!, { target: rawTarget(), h2Base: `https://127.0.0.1:${rawH2Port}`, pid: raw!.process.pid! });
   }
 
   if (runs('list')) {
