@@ -5,9 +5,9 @@
 //   GET of a list fixture: JSON.stringify of the parsed list, per request (the same bytes the
 //     API server answered, built each time as a server that holds the objects would).
 //   other GETs: the recorded bytes of one object.
-//   POST: one row inserted into SQLite through better-sqlite3 (WAL, synchronous=FULL, one row
-//     per transaction, in <dir>, the disk of the API server's data directory), then the
-//     recorded create answer.
+//   POST: one row of the recorded create answer's bytes (what the API server stored) inserted
+//     into SQLite through better-sqlite3 (WAL, synchronous=FULL, one row per transaction, in
+//     <dir>, the disk of the API server's data directory), then that answer.
 //   GET /watch (HTTP/1.1 here, or HTTP/2 on the second port) and POST /emit: a fan-out of the
 //     posted line to every watcher.
 import https from 'node:https';
@@ -80,7 +80,8 @@ function main(dir: string, port: number, h2Port: number): void {
         sqlite ??= openSqlite(join(dir, 'raw.sqlite'));
         sqlite.then(
           (db) => {
-            db.insert(`${url}/${created++}`, Buffer.concat(chunks));
+            // The bytes the API server stores for such a create, not the shorter request.
+            db.insert(`${url}/${created++}`, createBytes);
             send(201, createBytes);
           },
           (err: unknown) => send(500, String(err)),
