@@ -1030,6 +1030,9 @@ async function serverGroups(work: string, dataDir: string, children: Child[], ta
     group = 'list';
     await listGroup();
   }
+  // The groups after these start servers of their own: these would only take memory from them.
+  await server.stop();
+  await raw?.stop();
 
   async function listGroup(): Promise<void> {
     process.stdout.write('\nLIST of ConfigMaps:\n');
