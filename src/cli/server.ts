@@ -35,7 +35,7 @@ import { LoopbackClient } from '../server/loopback.js';
 import { componentStatusStore } from '../server/componentstatus.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
-import { createStorage, MemoryStorage, startCompactor, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
+import { createStorage, MemoryStorage, startCompactor, type CacherOptions, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
 import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
 import { Aggregator } from '../aggregator/index.js';
@@ -185,8 +185,12 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (!Number.isSafeInteger(maxObjectSizeBytes) || maxObjectSizeBytes <= 0) {
     throw new Error(`--max-object-size-bytes: must be a positive number of bytes, not ${maxObjectSizeBytes}`);
   }
+  // The watch caches fill with one read of their prefix from an embedded store: pages of it
+  // cost the worker a count of the rest each and hold the start-up hooks' reads behind every
+  // page. An etcd response is bounded by the gRPC message size, so etcd is read in pages.
+  const cacherOptions: CacherOptions = { historyWindowMs: windowMs, ...(storageOpts.backend === 'etcd' ? {} : { listPageSize: 0 }) };
   const table: DefaultResourceTable = buildResourceTable(definitions, storage, {
-    cacherOptions: { historyWindowMs: windowMs },
+    cacherOptions,
     codec: storageCodec,
     maxObjectSizeBytes,
   });
@@ -214,7 +218,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     conversionTransport,
     table,
     storage,
-    cacherOptions: { historyWindowMs: windowMs },
+    cacherOptions,
     codec: storageCodec,
     maxObjectSizeBytes,
     celValidation: features.enabled('CustomResourceValidationExpressions'),

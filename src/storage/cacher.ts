@@ -32,7 +32,7 @@ export interface CacherOptions {
   bookmarkIntervalMs?: number;
   /** Default wait for waitForRevision and waitForFresh (default 3 seconds). */
   freshTimeoutMs?: number;
-  /** Page size of the initial list (default 10,000). */
+  /** Page size of the initial list (default 10,000; 0 reads the whole prefix at once). */
   listPageSize?: number;
   /** The clock, for tests of the history window. */
   now?: () => number;
@@ -293,11 +293,8 @@ export class WatchCache implements Cacher {
       items.push(...page.items);
     }
     this.items.clear();
-    this.keys.clear();
-    for (const item of items) {
-      this.items.set(item.key, item);
-      this.keys.add(item.key);
-    }
+    for (const item of items) this.items.set(item.key, item);
+    this.keys.reset(items.map((item) => item.key));
     this.ring = [];
     this.ringHead = 0;
     this.oldest = revision;
