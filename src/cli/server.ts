@@ -390,13 +390,14 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const started = (async () => {
     const [namespaces, rbac, ctrl] = hooks as [PostStartHook, PostStartHook, PostStartHook];
     try {
-      await customResources.start();
-      await ensureSystemNamespaces(controllerClient);
-      await ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound });
-      // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
-      await ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8'));
-      namespaces.complete();
-      // The aggregation layer's hooks and the RBAC policy do not depend on each other.
+      // The hooks below write into the system namespaces; nothing else waits for another hook.
+      await Promise.all([customResources.start(), ensureSystemNamespaces(controllerClient)]);
+      const bootstrap = (async () => {
+        await ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound });
+        // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
+        await ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8'));
+        namespaces.complete();
+      })();
       const [authInfo, registration] = aggregatorHooks as [PostStartHook, PostStartHook];
       const aggregation = (async () => {
         await aggregator.publishAuthenticationInfo();
@@ -404,7 +405,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         await aggregator.start();
         registration.complete();
       })();
-      await Promise.all([aggregation, auth.start().then(() => rbac.complete())]);
+      await Promise.all([bootstrap, aggregation, auth.start().then(() => rbac.complete())]);
       controllers = startControllers({
         client: controllerClient,
         table,
