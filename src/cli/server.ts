@@ -37,6 +37,7 @@ import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, MemoryStorage, startCompactor, type CacherOptions, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
+import { closeEarlyStorage, type EarlyStorage } from './early-storage.js';
 import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
 import { Aggregator } from '../aggregator/index.js';
 import { frontProxyFromFlags } from '../aggregator/flags.js';
@@ -90,6 +91,8 @@ export interface StartOptions {
   clock?: Clock;
   /** `--storage-backend=memory`: start from these contents (what `memorySnapshot()` of a like server returned). */
   memorySnapshot?: MemorySnapshot;
+  /** The store of these flags' data directory, opened while the modules loaded (closed here when not taken). */
+  early?: EarlyStorage;
 }
 
 function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
@@ -178,7 +181,10 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     }
   }
   const storageOpts: CreateStorageOptions = { ...storageOptions(flags, dataDir), ...(opts.memorySnapshot ? { memorySnapshot: opts.memorySnapshot } : {}) };
-  const storage: Storage = await createStorage(storageOpts);
+  const early = opts.early?.dataDir === dataDir && storageOpts.backend === 'sqlite' ? opts.early : undefined;
+  if (opts.early !== undefined && early === undefined) await closeEarlyStorage(opts.early);
+  const earlyStorage = await early?.storage;
+  const storage: Storage = earlyStorage ?? (await createStorage(storageOpts));
   const windowMs = flags.number('watch-history-window') ?? 300_000;
   const storageCodec = storageCodecFromFlags(flags);
   const maxObjectSizeBytes = flags.number('max-object-size-bytes') ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
@@ -189,8 +195,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   // cost the worker a count of the rest each and hold the start-up hooks' reads behind every
   // page. An etcd response is bounded by the gRPC message size, so etcd is read in pages.
   const cacherOptions: CacherOptions = { historyWindowMs: windowMs, ...(storageOpts.backend === 'etcd' ? {} : { listPageSize: 0 }) };
+  // The built-in resources' caches fill from the early read of the whole store, if there was one.
   const table: DefaultResourceTable = buildResourceTable(definitions, storage, {
-    cacherOptions,
+    cacherOptions: earlyStorage !== undefined && early !== undefined ? { ...cacherOptions, initialList: early.contents } : cacherOptions,
     codec: storageCodec,
     maxObjectSizeBytes,
   });

@@ -13,10 +13,11 @@ import {
   type CacheWatchOptions,
   type Cacher,
   type Item,
+  type ListResult,
   type Storage,
   type StorageEvent,
 } from './interface.js';
-import { SortedKeys } from './keys.js';
+import { compareKeys, prefixEnd, SortedKeys } from './keys.js';
 import { pageLimit } from './revisions.js';
 import type { ProgressReporting } from './watch-hub.js';
 import { abortController } from '../apimachinery/abort.js';
@@ -36,6 +37,12 @@ export interface CacherOptions {
   listPageSize?: number;
   /** The clock, for tests of the history window. */
   now?: () => number;
+  /**
+   * The store's contents under a prefix that covers this cache's, at one revision, read
+   * once for many caches: the first fill takes its part of it instead of reading the store
+   * (when the read failed, the cache reads the store itself).
+   */
+  initialList?: { prefix: string; list: Promise<ListResult | undefined> };
 }
 
 interface RingEntry {
@@ -123,7 +130,8 @@ export class WatchCache implements Cacher {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly bookmarkTimer: NodeJS.Timeout;
   private readonly running: Promise<void>;
-  private readonly opts: Required<CacherOptions>;
+  private readonly opts: Required<Omit<CacherOptions, 'initialList'>>;
+  private initialList: CacherOptions['initialList'];
 
   constructor(
     private readonly storage: Storage,
@@ -139,6 +147,7 @@ export class WatchCache implements Cacher {
       listPageSize: opts.listPageSize ?? 10_000,
       now: opts.now ?? Date.now,
     };
+    this.initialList = opts.initialList !== undefined && prefix.startsWith(opts.initialList.prefix) ? opts.initialList : undefined;
     this.loaded = new Promise((resolve) => {
       this.markLoaded = resolve;
     });
@@ -283,15 +292,10 @@ export class WatchCache implements Cacher {
   }
 
   private async load(): Promise<void> {
-    const pageSize = this.opts.listPageSize;
-    let page = await this.storage.list(this.prefix, { limit: pageSize });
-    const revision = page.revision;
-    const items: Item[] = [...page.items];
-    while (page.more && !this.stopped) {
-      const last = page.items[page.items.length - 1] as Item;
-      page = await this.storage.list(this.prefix, { atRevision: revision, startKey: `${last.key}\0`, limit: pageSize });
-      items.push(...page.items);
-    }
+    const shared = this.initialList;
+    this.initialList = undefined;
+    const whole = shared === undefined ? undefined : await shared.list.catch(() => undefined);
+    const { items, revision } = whole !== undefined ? { items: itemsUnder(whole.items, this.prefix), revision: whole.revision } : await this.read();
     this.items.clear();
     for (const item of items) this.items.set(item.key, item);
     this.keys.reset(items.map((item) => item.key));
@@ -301,6 +305,20 @@ export class WatchCache implements Cacher {
     this.current = revision;
     this.markLoaded();
     this.releaseWaiters();
+  }
+
+  /** The whole prefix from the store at one revision, in pages of `listPageSize`. */
+  private async read(): Promise<{ items: Item[]; revision: number }> {
+    const pageSize = this.opts.listPageSize;
+    let page = await this.storage.list(this.prefix, { limit: pageSize });
+    const revision = page.revision;
+    const items: Item[] = [...page.items];
+    while (page.more && !this.stopped) {
+      const last = page.items[page.items.length - 1] as Item;
+      page = await this.storage.list(this.prefix, { atRevision: revision, startKey: `${last.key}\0`, limit: pageSize });
+      items.push(...page.items);
+    }
+    return { items, revision };
   }
 
   private apply(event: StorageEvent): void {
@@ -373,6 +391,22 @@ export class WatchCache implements Cacher {
       }
     }, progressPollMs);
   }
+}
+
+/** The items of a key-ordered list whose keys start with `prefix`. */
+function itemsUnder(items: Item[], prefix: string): Item[] {
+  const firstNotBefore = (key: string): number => {
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareKeys((items[mid] as Item).key, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const end = prefixEnd(prefix);
+  return items.slice(firstNotBefore(prefix), end === undefined ? items.length : firstNotBefore(end));
 }
 
 export function createCacher(storage: Storage, prefix: string, opts?: CacherOptions): WatchCache {
