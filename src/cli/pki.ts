@@ -169,48 +169,30 @@ export async function ensurePki(dataDir: string, bindAddress: string): Promise<P
   const p = pkiPaths(dataDir);
   await mkdir(p.dir, { recursive: true, mode: 0o700 });
   const hosts = servingHosts(bindAddress);
-  // The service-account key (RSA, as kubeadm makes it) is generated on the thread pool
-  // while the certificates are made; the two CAs and their certificates do not depend on
-  // each other either.
-  const sa = existsSync(p.serviceAccountKey)
-    ? undefined
-    : (async () => {
-        const keys = (await webcrypto.subtle.generateKey(
-          { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
-          true,
-          ['sign', 'verify'],
-        )) as KeyPair;
-        await writeSecret(p.serviceAccountKey, pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
-      })();
-  // Awaited below, with the certificates; a failure meanwhile is not an unhandled rejection.
-  sa?.catch(() => {});
-  const [needServing, needAdmin, needKubeletClient, needFrontProxyClient] = await Promise.all([
-    needsIssue(p.servingCert, p.servingKey, hosts),
-    needsIssue(p.adminCert, p.adminKey),
-    needsIssue(p.kubeletClientCert, p.kubeletClientKey),
-    needsIssue(p.frontProxyClientCert, p.frontProxyClientKey),
-  ]);
-  const needCluster = !existsSync(p.caCert) || needServing || needAdmin || needKubeletClient;
-  const needFrontProxy = !existsSync(p.frontProxyCaCert) || needFrontProxyClient;
-  const certificates = async (): Promise<void> => {
-    if (!needCluster && !needFrontProxy) return;
+  const needServing = await needsIssue(p.servingCert, p.servingKey, hosts);
+  const needAdmin = await needsIssue(p.adminCert, p.adminKey);
+  const needSa = !existsSync(p.serviceAccountKey);
+  const needKubeletClient = await needsIssue(p.kubeletClientCert, p.kubeletClientKey);
+  if (!existsSync(p.caCert) || needServing || needAdmin || needKubeletClient) {
     const { x509 } = await import('../auth/x509-lib.js');
-    const cluster = async (): Promise<void> => {
-      if (!needCluster) return;
-      const ca = await loadOrCreateCA(x509, p);
-      await Promise.all([
-        needServing && issue(x509, ca, p.servingCert, p.servingKey, `${shortWord()}-apiserver`, { server: true, hosts }),
-        needAdmin && issue(x509, ca, p.adminCert, p.adminKey, 'admin', { orgs: ['system:masters'] }),
-        needKubeletClient && issue(x509, ca, p.kubeletClientCert, p.kubeletClientKey, `${shortWord()}-apiserver-kubelet-client`, { orgs: ['system:masters'] }),
-      ]);
-    };
-    const frontProxy = async (): Promise<void> => {
-      if (!needFrontProxy) return;
-      const ca = await loadOrCreateCA(x509, { caCert: p.frontProxyCaCert, caKey: p.frontProxyCaKey }, 'front-proxy-ca');
-      await issue(x509, ca, p.frontProxyClientCert, p.frontProxyClientKey, FRONT_PROXY_CLIENT_CN, {});
-    };
-    await Promise.all([cluster(), frontProxy()]);
-  };
-  await Promise.all([certificates(), sa]);
+    const ca = await loadOrCreateCA(x509, p);
+    if (needServing) await issue(x509, ca, p.servingCert, p.servingKey, `${shortWord()}-apiserver`, { server: true, hosts });
+    if (needAdmin) await issue(x509, ca, p.adminCert, p.adminKey, 'admin', { orgs: ['system:masters'] });
+    if (needKubeletClient) await issue(x509, ca, p.kubeletClientCert, p.kubeletClientKey, `${shortWord()}-apiserver-kubelet-client`, { orgs: ['system:masters'] });
+  }
+  if (!existsSync(p.frontProxyCaCert) || (await needsIssue(p.frontProxyClientCert, p.frontProxyClientKey))) {
+    const { x509 } = await import('../auth/x509-lib.js');
+    const ca = await loadOrCreateCA(x509, { caCert: p.frontProxyCaCert, caKey: p.frontProxyCaKey }, 'front-proxy-ca');
+    await issue(x509, ca, p.frontProxyClientCert, p.frontProxyClientKey, FRONT_PROXY_CLIENT_CN, {});
+  }
+  if (needSa) {
+    const keys = (await webcrypto.subtle.generateKey(
+      { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+      true,
+      ['sign', 'verify'],
+    )) as KeyPair;
+    await writeSecret(p.serviceAccountKey, pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
+  }
   return p;
 }
+
