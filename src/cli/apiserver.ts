@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // The store opens and is read on its worker while the server's modules load.
-  const early = openStorageEarly(flags);
+  let early = openStorageEarly(flags);
   const { startServer } = await import('./server.js');
   const log = (line: string): void => {
     process.stderr.write(`${name}: ${line}\n`);
@@ -68,6 +68,8 @@ async function main(argv: string[]): Promise<number> {
     await closeEarlyStorage(early);
     return 1;
   }
+  // The server owns the store now; the whole read the caches filled from is not kept here.
+  early = undefined;
   const kubeconfig = displayPath(running.kubeconfigPath);
   process.stdout.write(`Serving on ${running.url}; admin kubeconfig: ${kubeconfig}; try: kubectl --kubeconfig ${kubeconfig} get namespaces\n`);
   running.started.catch(() => {});
