@@ -421,13 +421,24 @@ export class Aggregator implements DiscoverySource {
     };
     const ns = systemNamespace('system');
     const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AUTHENTICATION_CONFIGMAP, namespace: ns }, data };
+    // On a restart the ConfigMap is usually in place: read first, so that nothing is written.
+    let have: KubeObject | undefined;
     try {
-      await this.opts.client.create(CONFIGMAPS, ns, cm);
+      have = await this.opts.client.get(CONFIGMAPS, ns, AUTHENTICATION_CONFIGMAP);
     } catch (err) {
-      if (!isApiError(err) || err.code !== 409) throw err;
-      const have = await this.opts.client.get(CONFIGMAPS, ns, AUTHENTICATION_CONFIGMAP);
-      if (JSON.stringify(have.data) !== JSON.stringify(data)) await this.opts.client.update(CONFIGMAPS, ns, { ...have, data });
+      if (!isApiError(err) || err.code !== 404) throw err;
     }
+    if (have === undefined) {
+      try {
+        await this.opts.client.create(CONFIGMAPS, ns, cm);
+        return;
+      } catch (err) {
+        // Another server process on the same store created it first.
+        if (!isApiError(err) || err.code !== 409) throw err;
+        have = await this.opts.client.get(CONFIGMAPS, ns, AUTHENTICATION_CONFIGMAP);
+      }
+    }
+    if (JSON.stringify(have.data) !== JSON.stringify(data)) await this.opts.client.update(CONFIGMAPS, ns, { ...have, data });
   }
 
   /** Starts the informers and the availability controller; resolves once the APIServices are listed and autoregistration has run. */

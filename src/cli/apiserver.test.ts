@@ -108,12 +108,23 @@ describe('orch-apiserver', () => {
     s.child.kill('SIGTERM');
     assert.equal(await s.exit, 0, s.stderr());
 
-    // A second start reuses the CA.
+    // A second start reuses the CA, and its caches hold what the store holds.
     const again = await start(['--data-dir', dataDir, '--secure-port', '0']);
     await waitReady(kubeconfig);
     assert.equal(readFileSync(join(dataDir, 'pki', 'ca.crt'), 'utf8'), caBefore);
+    const list = JSON.parse((await get(kubeconfig, '/api/v1/namespaces?resourceVersion=0')).body) as { items: { metadata: { name: string } }[] };
+    assert.deepEqual(list.items.map((n) => n.metadata.name).sort(), ['default', 'orch-node-lease', 'orch-public', 'orch-system']);
     again.child.kill('SIGINT');
     assert.equal(await again.exit, 0, again.stderr());
+
+    // A refused start of an existing data directory leaves its store free for the next one.
+    const refused = await start(['--data-dir', dataDir, '--secure-port', '0', '--max-object-size-bytes', '0']);
+    assert.equal(await refused.exit, 1);
+    assert.match(refused.stderr(), /--max-object-size-bytes: must be a positive number of bytes, not 0/);
+    const third = await start(['--data-dir', dataDir, '--secure-port', '0']);
+    await waitReady(kubeconfig);
+    third.child.kill('SIGTERM');
+    assert.equal(await third.exit, 0, third.stderr());
   });
 
   it('refuses a data directory of the other flavor with a clear message', async () => {

@@ -4,8 +4,7 @@
 import { relative } from 'node:path';
 import { FlagError, parseFlags, usage } from '../apimachinery/flags.js';
 import { allFlagDefinitions } from './flags.js';
-import { PRODUCT_VERSION, startServer } from './server.js';
-import { versionInfo } from '../server/version.js';
+import { closeEarlyStorage, openStorageEarly } from './early-storage.js';
 
 function displayPath(p: string): string {
   const rel = relative(process.cwd(), p);
@@ -29,9 +28,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (flags.boolean('version')) {
+    const [{ PRODUCT_VERSION }, { versionInfo }] = await Promise.all([import('./server.js'), import('../server/version.js')]);
     process.stdout.write(`${versionInfo(PRODUCT_VERSION).gitVersion}\n`);
     return 0;
   }
+  // The store opens and is read on its worker while the server's modules load.
+  let early = openStorageEarly(flags);
+  const { startServer } = await import('./server.js');
   const log = (line: string): void => {
     process.stderr.write(`${name}: ${line}\n`);
   };
@@ -59,11 +62,14 @@ async function main(argv: string[]): Promise<number> {
   });
   let running;
   try {
-    running = await startServer(flags, { log });
+    running = await startServer(flags, { log, ...(early ? { early } : {}) });
   } catch (e) {
     process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+    await closeEarlyStorage(early);
     return 1;
   }
+  // The server owns the store now; the whole read the caches filled from is not kept here.
+  early = undefined;
   const kubeconfig = displayPath(running.kubeconfigPath);
   process.stdout.write(`Serving on ${running.url}; admin kubeconfig: ${kubeconfig}; try: kubectl --kubeconfig ${kubeconfig} get namespaces\n`);
   running.started.catch(() => {});

@@ -1,6 +1,6 @@
 // The data directory is bound to the naming flavor it was created with: stored objects
 // carry the flavor's group names, so a directory of the other flavor is refused.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Flavor } from '../naming/index.js';
@@ -22,5 +22,14 @@ export async function prepareDataDir(dir: string, flavor: Flavor): Promise<void>
       `the data directory was created with --compat ${recorded} and cannot be served with --compat ${flavor}: ` +
         `start with --compat ${recorded}, or choose another --data-dir`,
     );
+  }
+}
+
+/** The flavor the data directory was created with; undefined when it has none yet. */
+export function recordedFlavor(dir: string): string | undefined {
+  try {
+    return readFileSync(join(dir, FLAVOR_FILE), 'utf8').trim();
+  } catch {
+    return undefined;
   }
 }

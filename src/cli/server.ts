@@ -35,8 +35,9 @@ import { LoopbackClient } from '../server/loopback.js';
 import { componentStatusStore } from '../server/componentstatus.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
-import { createStorage, MemoryStorage, startCompactor, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
+import { createStorage, MemoryStorage, startCompactor, type CacherOptions, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
+import { closeEarlyStorage, type EarlyStorage } from './early-storage.js';
 import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
 import { Aggregator } from '../aggregator/index.js';
 import { frontProxyFromFlags } from '../aggregator/flags.js';
@@ -90,6 +91,8 @@ export interface StartOptions {
   clock?: Clock;
   /** `--storage-backend=memory`: start from these contents (what `memorySnapshot()` of a like server returned). */
   memorySnapshot?: MemorySnapshot;
+  /** The store of these flags' data directory, opened while the modules loaded (closed here when not taken). */
+  early?: EarlyStorage;
 }
 
 function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
@@ -178,15 +181,23 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     }
   }
   const storageOpts: CreateStorageOptions = { ...storageOptions(flags, dataDir), ...(opts.memorySnapshot ? { memorySnapshot: opts.memorySnapshot } : {}) };
-  const storage: Storage = await createStorage(storageOpts);
+  const early = opts.early?.dataDir === dataDir && storageOpts.backend === 'sqlite' ? opts.early : undefined;
+  if (opts.early !== undefined && early === undefined) await closeEarlyStorage(opts.early);
+  const earlyStorage = await early?.storage;
+  const storage: Storage = earlyStorage ?? (await createStorage(storageOpts));
   const windowMs = flags.number('watch-history-window') ?? 300_000;
   const storageCodec = storageCodecFromFlags(flags);
   const maxObjectSizeBytes = flags.number('max-object-size-bytes') ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
   if (!Number.isSafeInteger(maxObjectSizeBytes) || maxObjectSizeBytes <= 0) {
     throw new Error(`--max-object-size-bytes: must be a positive number of bytes, not ${maxObjectSizeBytes}`);
   }
+  // The watch caches fill with one read of their prefix from an embedded store: pages of it
+  // cost the worker a count of the rest each and hold the start-up hooks' reads behind every
+  // page. An etcd response is bounded by the gRPC message size, so etcd is read in pages.
+  const cacherOptions: CacherOptions = { historyWindowMs: windowMs, ...(storageOpts.backend === 'etcd' ? {} : { listPageSize: 0 }) };
+  // The built-in resources' caches fill from the early read of the whole store, if there was one.
   const table: DefaultResourceTable = buildResourceTable(definitions, storage, {
-    cacherOptions: { historyWindowMs: windowMs },
+    cacherOptions: earlyStorage !== undefined && early !== undefined ? { ...cacherOptions, initialList: early.contents } : cacherOptions,
     codec: storageCodec,
     maxObjectSizeBytes,
   });
@@ -214,7 +225,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     conversionTransport,
     table,
     storage,
-    cacherOptions: { historyWindowMs: windowMs },
+    cacherOptions,
     codec: storageCodec,
     maxObjectSizeBytes,
     celValidation: features.enabled('CustomResourceValidationExpressions'),
@@ -386,13 +397,14 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const started = (async () => {
     const [namespaces, rbac, ctrl] = hooks as [PostStartHook, PostStartHook, PostStartHook];
     try {
-      await customResources.start();
-      await ensureSystemNamespaces(controllerClient);
-      await ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound });
-      // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
-      await ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8'));
-      namespaces.complete();
-      // The aggregation layer's hooks and the RBAC policy do not depend on each other.
+      // The hooks below write into the system namespaces; nothing else waits for another hook.
+      await Promise.all([customResources.start(), ensureSystemNamespaces(controllerClient)]);
+      const bootstrap = (async () => {
+        await ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound });
+        // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
+        await ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8'));
+        namespaces.complete();
+      })();
       const [authInfo, registration] = aggregatorHooks as [PostStartHook, PostStartHook];
       const aggregation = (async () => {
         await aggregator.publishAuthenticationInfo();
@@ -400,7 +412,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         await aggregator.start();
         registration.complete();
       })();
-      await Promise.all([aggregation, auth.start().then(() => rbac.complete())]);
+      await Promise.all([bootstrap, aggregation, auth.start().then(() => rbac.complete())]);
       controllers = startControllers({
         client: controllerClient,
         table,

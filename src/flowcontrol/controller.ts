@@ -260,6 +260,20 @@ export class FlowController {
     const pl = new Informer(client, priorityLevelResource(), { onError });
     const stop = new AbortController();
     let pending = false;
+    // Each event reconfigures, and until a written condition comes back through the watch the
+    // next pass asks for it again (at first start, a write per schema per event): a write
+    // already on its way is not sent twice.
+    const writing = new Map<string, string>();
+    const write = (u: DanglingUpdate): void => {
+      const what = `${u.condition.status}\0${u.condition.reason}\0${u.condition.message}`;
+      if (writing.get(u.name) === what) return;
+      writing.set(u.name, what);
+      void this.writeCondition(client, fs, u)
+        .catch(onError)
+        .finally(() => {
+          if (writing.get(u.name) === what) writing.delete(u.name);
+        });
+    };
     const sync = (): void => {
       if (pending || stop.signal.aborted || !fs.hasSynced() || !pl.hasSynced()) return;
       pending = true;
@@ -267,7 +281,7 @@ export class FlowController {
         pending = false;
         if (stop.signal.aborted) return;
         const updates = this.configure(fs.list(), pl.list());
-        for (const u of updates) void this.writeCondition(client, fs, u).catch(onError);
+        for (const u of updates) write(u);
       });
     };
     const handler = { onAdd: sync, onUpdate: sync, onDelete: sync };

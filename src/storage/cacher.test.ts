@@ -77,6 +77,49 @@ describe('watch cache', () => {
       },
     ));
 
+  it('fills from a shared read of a wider prefix, then follows the store from its revision', async () => {
+    const storage = new MemoryStorage();
+    for (const k of ['pods/b/1', 'pods/a/1', 'podsecurity/y', 'services/x']) await storage.create(`/registry/${k}`, bytes(k));
+    const whole = await storage.list('/registry/');
+    await storage.create('/registry/pods/c/1', bytes('written after the read'));
+    await storage.delete('/registry/pods/a/1');
+    let lists = 0;
+    const counting = Object.assign(Object.create(storage) as MemoryStorage, {
+      list: (...args: Parameters<Storage['list']>) => {
+        lists++;
+        return storage.list(...args);
+      },
+    });
+    const cache = createCacher(counting, '/registry/pods/', { initialList: { prefix: '/registry/', list: Promise.resolve(whole) } });
+    try {
+      await cache.ready();
+      assert.equal(lists, 0, 'the store is not read again');
+      await cache.waitForFresh();
+      assert.deepEqual(cache.list().items.map((i) => [i.key, text(i.value)]), [
+        ['/registry/pods/b/1', 'pods/b/1'],
+        ['/registry/pods/c/1', 'written after the read'],
+      ]);
+      const events = await take(cache, '/registry/pods/', whole.revision, 2);
+      assert.deepEqual(events.map((e) => [e.type, e.type === 'bookmark' ? '' : e.key]), [
+        ['put', '/registry/pods/c/1'],
+        ['delete', '/registry/pods/a/1'],
+      ]);
+    } finally {
+      await cache.stop();
+    }
+    // A failed shared read, or one that does not cover the prefix, leaves the cache to read the store.
+    for (const initialList of [{ prefix: '/registry/', list: Promise.resolve(undefined) }, { prefix: '/registry/services/', list: Promise.resolve(whole) }]) {
+      const other = createCacher(storage, '/registry/pods/', { initialList });
+      try {
+        await other.ready();
+        assert.deepEqual(other.list().items.map((i) => i.key), ['/registry/pods/b/1', '/registry/pods/c/1']);
+      } finally {
+        await other.stop();
+      }
+    }
+    await storage.close();
+  });
+
   it('follows the store and serves consistent reads after catching up', () =>
     withCache({}, async (storage, cache) => {
       await storage.create('/registry/pods/a', bytes('1'));

@@ -13,10 +13,11 @@ import {
   type CacheWatchOptions,
   type Cacher,
   type Item,
+  type ListResult,
   type Storage,
   type StorageEvent,
 } from './interface.js';
-import { SortedKeys } from './keys.js';
+import { compareKeys, prefixEnd, SortedKeys } from './keys.js';
 import { pageLimit } from './revisions.js';
 import type { ProgressReporting } from './watch-hub.js';
 import { abortController } from '../apimachinery/abort.js';
@@ -32,10 +33,16 @@ export interface CacherOptions {
   bookmarkIntervalMs?: number;
   /** Default wait for waitForRevision and waitForFresh (default 3 seconds). */
   freshTimeoutMs?: number;
-  /** Page size of the initial list (default 10,000). */
+  /** Page size of the initial list (default 10,000; 0 reads the whole prefix at once). */
   listPageSize?: number;
   /** The clock, for tests of the history window. */
   now?: () => number;
+  /**
+   * The store's contents under a prefix that covers this cache's, at one revision, read
+   * once for many caches: the first fill takes its part of it instead of reading the store
+   * (when the read failed, the cache reads the store itself).
+   */
+  initialList?: { prefix: string; list: Promise<ListResult | undefined> };
 }
 
 interface RingEntry {
@@ -123,7 +130,8 @@ export class WatchCache implements Cacher {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly bookmarkTimer: NodeJS.Timeout;
   private readonly running: Promise<void>;
-  private readonly opts: Required<CacherOptions>;
+  private readonly opts: Required<Omit<CacherOptions, 'initialList'>>;
+  private initialList: CacherOptions['initialList'];
 
   constructor(
     private readonly storage: Storage,
@@ -139,6 +147,7 @@ export class WatchCache implements Cacher {
       listPageSize: opts.listPageSize ?? 10_000,
       now: opts.now ?? Date.now,
     };
+    this.initialList = opts.initialList !== undefined && prefix.startsWith(opts.initialList.prefix) ? opts.initialList : undefined;
     this.loaded = new Promise((resolve) => {
       this.markLoaded = resolve;
     });
@@ -283,6 +292,23 @@ export class WatchCache implements Cacher {
   }
 
   private async load(): Promise<void> {
+    const shared = this.initialList;
+    this.initialList = undefined;
+    const whole = shared === undefined ? undefined : await shared.list.catch(() => undefined);
+    const { items, revision } = whole !== undefined ? { items: itemsUnder(whole.items, this.prefix), revision: whole.revision } : await this.read();
+    this.items.clear();
+    for (const item of items) this.items.set(item.key, item);
+    this.keys.reset(items.map((item) => item.key));
+    this.ring = [];
+    this.ringHead = 0;
+    this.oldest = revision;
+    this.current = revision;
+    this.markLoaded();
+    this.releaseWaiters();
+  }
+
+  /** The whole prefix from the store at one revision, in pages of `listPageSize`. */
+  private async read(): Promise<{ items: Item[]; revision: number }> {
     const pageSize = this.opts.listPageSize;
     let page = await this.storage.list(this.prefix, { limit: pageSize });
     const revision = page.revision;
@@ -292,18 +318,7 @@ export class WatchCache implements Cacher {
       page = await this.storage.list(this.prefix, { atRevision: revision, startKey: `${last.key}\0`, limit: pageSize });
       items.push(...page.items);
     }
-    this.items.clear();
-    this.keys.clear();
-    for (const item of items) {
-      this.items.set(item.key, item);
-      this.keys.add(item.key);
-    }
-    this.ring = [];
-    this.ringHead = 0;
-    this.oldest = revision;
-    this.current = revision;
-    this.markLoaded();
-    this.releaseWaiters();
+    return { items, revision };
   }
 
   private apply(event: StorageEvent): void {
@@ -376,6 +391,22 @@ export class WatchCache implements Cacher {
       }
     }, progressPollMs);
   }
+}
+
+/** The items of a key-ordered list whose keys start with `prefix`. */
+function itemsUnder(items: Item[], prefix: string): Item[] {
+  const firstNotBefore = (key: string): number => {
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareKeys((items[mid] as Item).key, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const end = prefixEnd(prefix);
+  return items.slice(firstNotBefore(prefix), end === undefined ? items.length : firstNotBefore(end));
 }
 
 export function createCacher(storage: Storage, prefix: string, opts?: CacherOptions): WatchCache {

@@ -55,3 +55,21 @@ it('keeps a sorted set with prefix ranges', () => {
   keys.remove('/nope');
   assert.equal(keys.size, 4);
 });
+
+it('takes a whole set at once, in key order or not', () => {
+  const sorted = new SortedKeys();
+  sorted.reset(['/a/1', '/ab', '/b/1', '/b/2', '/c']);
+  const added = new SortedKeys();
+  for (const k of ['/b/2', '/a/1', '/b/1', '/c', '/b/1', '/ab']) added.add(k);
+  const unsorted = new SortedKeys();
+  unsorted.reset(['/b/2', '/a/1', '/b/1', '/c', '/b/1', '/ab']);
+  for (const keys of [sorted, unsorted]) {
+    assert.equal(keys.size, added.size);
+    for (let i = 0; i < added.size; i++) assert.equal(keys.at(i), added.at(i));
+  }
+  // Key order is UTF-8 byte order, not UTF-16's: a surrogate pair sorts after U+FFFD.
+  unsorted.reset(['/\u{1F600}', '/\uFFFD']);
+  assert.deepEqual([unsorted.at(0), unsorted.at(1)], ['/\uFFFD', '/\u{1F600}']);
+  unsorted.add('/b');
+  assert.equal(unsorted.at(0), '/b');
+});

@@ -70,6 +70,20 @@ export class SortedKeys {
     this.keys = [];
   }
 
+  /**
+   * Replaces the set with `keys`, which a store's list returns already in key order: one
+   * pass that checks the order, instead of a search per key. Out of order, they are sorted.
+   */
+  reset(keys: string[]): void {
+    for (let i = 1; i < keys.length; i++) {
+      if (compareKeys(keys[i - 1] as string, keys[i] as string) >= 0) {
+        this.keys = [...new Set(keys)].sort(compareKeys);
+        return;
+      }
+    }
+    this.keys = keys;
+  }
+
   /** The half-open index range of keys under `prefix` starting at `startKey`. */
   range(prefix: string, startKey?: string): { from: number; to: number } {
     const start = startKey !== undefined && compareKeys(startKey, prefix) > 0 ? startKey : prefix;

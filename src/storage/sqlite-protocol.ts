@@ -12,6 +12,7 @@ import {
   type ListResult,
   type StorageEvent,
 } from './interface.js';
+import type { PackedList } from './sqlite-wire.js';
 
 export type SqliteRequest =
   | { op: 'revision' }
@@ -23,7 +24,7 @@ export type SqliteRequest =
   | { op: 'events'; prefix: string; after: number; limit: number }
   | { op: 'compact'; revision: number };
 
-export type SqliteResult = number | Item | ListResult | StorageEvent[] | { item?: Item; revision: number } | null;
+export type SqliteResult = number | Item | ListResult | PackedList | StorageEvent[] | { item?: Item; revision: number } | null;
 
 type WireError =
   | { kind: 'KeyExists'; key: string }

@@ -5,6 +5,8 @@
 import { parentPort } from 'node:worker_threads';
 import { SqliteEngine } from './sqlite-engine.js';
 import type { FromWorker, SqliteRequest, ToWorker } from './sqlite-protocol.js';
+import { packList } from './sqlite-wire.js';
+import type { ListResult } from './interface.js';
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-worker must run in a worker thread');
@@ -23,7 +25,16 @@ function flush(): void {
   pending = [];
   if (engine === undefined || batch.length === 0) return;
   const { replies, events } = engine.runBatch(batch);
-  send({ type: 'batch', replies, events });
+  // List answers travel packed, their values in one transferred buffer.
+  const lists = new Set(batch.filter(({ req }) => req.op === 'list').map(({ id }) => id));
+  const transfer: ArrayBuffer[] = [];
+  for (const reply of replies) {
+    if (!reply.ok || !lists.has(reply.id)) continue;
+    const packed = packList(reply.result as ListResult);
+    transfer.push(packed.values);
+    reply.result = packed;
+  }
+  port?.postMessage({ type: 'batch', replies, events } satisfies FromWorker, transfer);
 }
 
 port.on('message', (msg: ToWorker) => {

@@ -15,6 +15,7 @@ import {
 } from './interface.js';
 import { fromWireError, type FromWorker, type SqliteRequest, type SqliteResult, type ToWorker } from './sqlite-protocol.js';
 import { WatchHub, type ProgressReporting } from './watch-hub.js';
+import { unpackList, type PackedList } from './sqlite-wire.js';
 
 export interface SqliteStorageOptions {
   dataDir: string;
@@ -102,7 +103,7 @@ export class SqliteStorage implements Storage {
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
-    return (await this.call({ op: 'list', prefix, ...opts })) as ListResult;
+    return unpackList((await this.call({ op: 'list', prefix, ...opts })) as PackedList);
   }
 
   async create(key: string, value: Uint8Array): Promise<Item> {

@@ -1,11 +1,12 @@
 // One binding's evaluation of its policy's CEL for one request: match conditions, then the
 // validations (with their messages), then the audit annotations, within Kubernetes' runtime
 // cost limits. Pure: the caller supplies the variables and applies the decisions.
-import { isCelError, type CelInput, type CelResult } from '@bufbuild/cel';
+import type { CelInput, CelResult } from '@bufbuild/cel';
 import type { CompiledPolicy } from '../../apis/admissionregistration/policies.js';
 import { policyScope } from '../../apis/admissionregistration/policies.js';
 import { costInScope, evalError, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, type CheckedProgram } from '../../schema/cel/compile.js';
 import { measuredType, NULL, toCel, type CelT } from '../../schema/cel/types.js';
+import { isCelError } from '../../schema/cel/runtime.js';
 
 /** The JSON values the expressions see. */
 export interface PolicyVariables {

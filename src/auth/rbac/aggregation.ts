@@ -15,17 +15,32 @@ export function aggregationSelectors(role: KubeObject): LabelSelector[] | undefi
   return Array.isArray(sel) ? (sel as LabelSelector[]) : undefined;
 }
 
+// localeCompare's order, with one collator instead of one per comparison.
+let collator: Intl.Collator | undefined;
+function sortedByName(all: KubeObject[]): KubeObject[] {
+  const compare = (collator ??= new Intl.Collator()).compare;
+  return [...all].sort((a, b) => compare(a.metadata?.name ?? '', b.metadata?.name ?? ''));
+}
+
 /** The rules an aggregated role should hold: matching roles sorted by name, duplicates dropped. */
 export function aggregatedRules(role: KubeObject, all: KubeObject[]): PolicyRule[] {
   const selectors = aggregationSelectors(role) ?? [];
   const name = role.metadata?.name;
-  const sorted = [...all].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  const sorted = sortedByName(all);
   const rules: PolicyRule[] = [];
+  // Rules already taken, by their fields: a rule is compared only with the ones that list the
+  // same values (aggregated roles gather hundreds of rules at every start).
+  const taken = new Map<string, PolicyRule[]>();
   for (const selector of selectors) {
     for (const other of sorted) {
       if (other.metadata?.name === name || !labelSelectorMatches(selector, other.metadata?.labels)) continue;
       for (const rule of rulesOf(other)) {
-        if (!rules.some((r) => deepEqual(r, rule))) rules.push(rule);
+        const key = JSON.stringify([rule.verbs, rule.apiGroups, rule.resources, rule.resourceNames, rule.nonResourceURLs]);
+        const same = taken.get(key);
+        if (same?.some((r) => deepEqual(r, rule))) continue;
+        if (same) same.push(rule);
+        else taken.set(key, [rule]);
+        rules.push(rule);
       }
     }
   }

@@ -1,8 +1,9 @@
 // Compiling one rule: parse, check against the node's type, estimate its cost, plan it.
-import { celEnv, isCelError, parse, plan, type CelInput, type CelResult } from '@bufbuild/cel';
+import type { CelEnv, CelInput, CelResult, parse } from '@bufbuild/cel';
 import type { ValidationRule } from '../../apimachinery/jsonschema.js';
 import { check, CheckError, type Expr, MAX_EXPRESSION_CODE_POINTS, MAX_NESTING, nestingDepth } from './check.js';
-import { FUNCS } from './library.js';
+import { evaluatorFunctions } from './library.js';
+import { celLib, isCelError } from './runtime.js';
 import type { CelT } from './types.js';
 
 /** Kubernetes' per-call runtime cost limit and the static per-expression limit. */
@@ -23,7 +24,7 @@ export interface CompiledExpression {
 
 export type CompileOutcome = { ok: true; value: CompiledExpression } | { ok: false; detail: string };
 
-const env = celEnv({ funcs: FUNCS });
+let env: CelEnv | undefined;
 
 /** cel-go's issue format: `ERROR: <input>:line:col: message` and the line with a caret. */
 function issue(src: string, offset: number, message: string): string {
@@ -85,7 +86,7 @@ export function compileInScope(src: string, scope: ReadonlyMap<string, CelT>, pr
   }
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(src);
+    parsed = celLib().parse(src);
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
     const pos = positionOf(src, msg);
@@ -106,7 +107,8 @@ export function compileInScope(src: string, scope: ReadonlyMap<string, CelT>, pr
     if (e instanceof RangeError) return { ok: false, detail: `${prefix}: ${issue(src, 0, `expression recursion limit exceeded: ${MAX_NESTING}`)}` };
     throw e;
   }
-  const run = plan(env, parsed);
+  env ??= celLib().celEnv({ funcs: evaluatorFunctions() });
+  const run = celLib().plan(env, parsed);
   return { ok: true, value: { run: (vars) => run(vars), expr: parsed.expr, type: checked.type, cost: checked.cost } };
 }
 

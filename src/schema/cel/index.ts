@@ -1,6 +1,6 @@
 // CEL validation rules (`x-kubernetes-validations`) of custom resource schemas: compiled
 // once per definition version, evaluated on every write.
-import { isCelError, type CelInput } from '@bufbuild/cel';
+import type { CelInput } from '@bufbuild/cel';
 import { forbiddenField, invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
 import { itemsSchema, type JSONSchemaProps } from '../../apimachinery/jsonschema.js';
 import { getOwn } from '../../apimachinery/own.js';
@@ -16,6 +16,7 @@ import {
   STATIC_ESTIMATED_CRD_COST_LIMIT,
   type CompiledExpression,
 } from './compile.js';
+import { isCelError } from './runtime.js';
 import { escapeName, measuredType, schemaType, toCel, MAX_REQUEST_SIZE_BYTES, type CelT } from './types.js';
 
 /** The rules of one schema, compiled; evaluates an object (and, on update, its old self). */

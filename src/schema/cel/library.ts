@@ -2,9 +2,9 @@
 // string extensions of cel-go 0.12 (no `format`, no `quote`), and Kubernetes' lists, regex
 // and URL libraries. (`quantity` and the authorizer come later or do not apply to CRDs.)
 // Each function has the evaluator's implementation and the checker's overloads with costs.
-import { celFunc, celList, celMap, celMethod, CelScalar, isCelList, listType, mapType, type CelFunc, type CelInput, type CelList, type CelMap, type CelValue } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
-import { RE2JS } from '@bufbuild/re2';
+import type { CelFunc, CelInput, CelList, CelMap, CelValue } from '@bufbuild/cel';
+import type { RE2JS } from '@bufbuild/re2';
+import { celExtLib, celLib, re2Lib } from './runtime.js';
 import { BOOL, BYTES, DOUBLE, DYN, INT, STRING, TYPE, UINT, listOf, mapOf, maxSize, type CelT } from './types.js';
 
 /** One signature the checker accepts: `target.name(args)` or `name(args)`. */
@@ -107,8 +107,6 @@ export const LIBRARY: Record<string, Overload[]> = {
 
 // --- evaluator implementations ---
 
-const DYN_T = CelScalar.DYN;
-const LIST = listType(DYN_T);
 
 function compare(a: CelValue, b: CelValue): number {
   if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
@@ -124,7 +122,7 @@ function items(list: CelList): CelValue[] {
 
 function equalValues(a: CelValue, b: CelValue): boolean {
   if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
-  if (isCelList(a) && isCelList(b)) {
+  if (celLib().isCelList(a) && celLib().isCelList(b)) {
     if (a.size !== b.size) return false;
     for (let i = 0; i < a.size; i++) if (!equalValues(a.get(i) as CelValue, b.get(i) as CelValue)) return false;
     return true;
@@ -132,7 +130,11 @@ function equalValues(a: CelValue, b: CelValue): boolean {
   return a === b;
 }
 
-const listFuncs: CelFunc[] = [
+function listFuncs(): CelFunc[] {
+  const { celMethod, CelScalar, listType } = celLib();
+  const DYN_T = CelScalar.DYN;
+  const LIST = listType(DYN_T);
+  return [
   celMethod('isSorted', LIST, [], CelScalar.BOOL, function (this: CelList) {
     const xs = items(this);
     for (let i = 1; i < xs.length; i++) if (compare(xs[i - 1], xs[i]) > 0) return false;
@@ -169,13 +171,15 @@ const listFuncs: CelFunc[] = [
     for (let i = xs.length - 1; i >= 0; i--) if (equalValues(xs[i], v)) return BigInt(i);
     return -1n;
   }),
-];
+  ];
+}
 
 const regexCache = new Map<string, { anchored: RE2JS; whole: RE2JS }>();
 function compileRegex(pattern: string): { anchored: RE2JS; whole: RE2JS } {
   let r = regexCache.get(pattern);
   if (!r) {
-    r = { anchored: RE2JS.compile(`^(?:${pattern})`), whole: RE2JS.compile(`(?:${pattern})`) };
+    const { RE2JS: re } = re2Lib();
+    r = { anchored: re.compile(`^(?:${pattern})`), whole: re.compile(`(?:${pattern})`) };
     if (regexCache.size > 1000) regexCache.clear();
     regexCache.set(pattern, r);
   }
@@ -211,7 +215,9 @@ function findFrom(s: string, pattern: string, from: number, work: { chars: numbe
 /** Characters the regex search may scan in one call. */
 export const SEARCH_WORK_LIMIT = 2_000_000;
 
-const regexFuncs: CelFunc[] = [
+function regexFuncs(): CelFunc[] {
+  const { celMethod, CelScalar, listType } = celLib();
+  return [
   celMethod('find', CelScalar.STRING, [CelScalar.STRING], CelScalar.STRING, function (this: string, pattern: string) {
     const r = findFrom(this, pattern, 0, { chars: 0 });
     return r ? this.slice(r[0], r[1]) : '';
@@ -238,7 +244,8 @@ const regexFuncs: CelFunc[] = [
       return out;
     }),
   ),
-];
+  ];
+}
 
 /** URLs are maps the url() function made (the evaluator has no opaque types); marked here. */
 const urls = new WeakSet<object>();
@@ -276,8 +283,10 @@ function urlOf(v: unknown): ParsedUrl {
   return p;
 }
 
-const MAP = mapType(CelScalar.DYN, CelScalar.DYN);
-const urlFuncs: CelFunc[] = [
+function urlFuncs(): CelFunc[] {
+  const { celFunc, celList, celMap, celMethod, CelScalar, mapType } = celLib();
+  const MAP = mapType(CelScalar.DYN, CelScalar.DYN);
+  return [
   celFunc('url', [CelScalar.STRING], MAP, (s: string) => {
     const p = parseUrl(s);
     const v = celMap(new Map<string, CelInput>([['url', s]]));
@@ -312,7 +321,12 @@ const urlFuncs: CelFunc[] = [
     const q = urlOf(this).query;
     return celMap(new Map([...q].map(([k, v]) => [k, celList(v)] as [string, CelInput])));
   }),
-];
+  ];
+}
 
-/** The functions added to the evaluator's standard ones. */
-export const FUNCS: CelFunc[] = [...strings.filter((fn) => fn.name !== 'format' && fn.name !== 'strings.quote'), ...listFuncs, ...regexFuncs, ...urlFuncs];
+let funcs: CelFunc[] | undefined;
+
+/** The functions added to the evaluator's standard ones (made with the library, on first use). */
+export function evaluatorFunctions(): CelFunc[] {
+  return (funcs ??= [...celExtLib().strings.filter((fn) => fn.name !== 'format' && fn.name !== 'strings.quote'), ...listFuncs(), ...regexFuncs(), ...urlFuncs()]);
+}

@@ -1,6 +1,7 @@
 // CEL types of schema nodes, as the type checker, the cost estimate and the evaluator see
 // them, and the conversion of JSON values to the evaluator's values.
-import { celList, celMap, celUint, type CelInput } from '@bufbuild/cel';
+import type { CelInput } from '@bufbuild/cel';
+import { celLib } from './runtime.js';
 import type { JSONSchemaProps } from '../../apimachinery/jsonschema.js';
 import { getOwn } from '../../apimachinery/own.js';
 
@@ -171,6 +172,7 @@ function dynNumber(n: number): CelInput {
 /** A JSON value as the evaluator's value, typed by `t` (property names escaped for objects). */
 export function toCel(value: unknown, t: CelT): CelInput {
   if (value === null || value === undefined) return null;
+  const { celList, celMap, celUint } = celLib();
   switch (t.kind) {
     case 'int':
       return typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : toCel(value, DYN);
