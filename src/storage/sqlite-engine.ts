@@ -57,6 +57,9 @@ const columns = 'revision, key, create_revision, prev_revision, deleted, value';
 
 class OpenError extends StorageError {}
 
+/** Paged lists whose remaining counts are kept at once. */
+const LIVE_COUNTS = 256;
+
 function toItem(row: { key: string; revision: number; create_revision: number; value: Buffer | null }): Item {
   return {
     key: row.key,
@@ -224,23 +227,40 @@ export class SqliteEngine {
     const revision = readRevision(atRevision, this.current, this.compacted);
     const start = startKey !== undefined && compareKeys(startKey, prefix) > 0 ? startKey : prefix;
     const end = prefixEnd(prefix);
-    const range = end === undefined ? 'key >= ?' : 'key >= ? AND key < ?';
+    const range = end === undefined ? 'l.key >= ?' : 'l.key >= ? AND l.key < ?';
     const bounds: (string | number)[] = end === undefined ? [start] : [start, end];
-    const newest = `SELECT key, MAX(revision) AS rev FROM log WHERE ${range} AND revision <= ? GROUP BY key`;
+    // A key's row at `revision` is its newest one not after it; the key is live when that row
+    // is not a deletion. Put as "no newer row up to `revision`", the rows come in index order
+    // and a page stops after `limit` of them, where a newest-per-key grouping sorts the whole range.
+    const live = `FROM log AS l WHERE ${range} AND l.revision <= ? AND l.deleted = 0
+         AND NOT EXISTS (SELECT 1 FROM log AS n WHERE n.key = l.key AND n.revision > l.revision AND n.revision <= ?)`;
     const max = pageLimit(limit);
     const page = this.prepared<Row>(
-        `SELECT ${columns.split(', ').map((c) => `l.${c}`).join(', ')} FROM (${newest}) AS m JOIN log AS l ON l.revision = m.rev
-         WHERE l.deleted = 0 ORDER BY m.key${Number.isFinite(max) ? ' LIMIT ?' : ''}`,
-    ).all(...bounds, revision, ...(Number.isFinite(max) ? [max] : []));
+        `SELECT ${columns.split(', ').map((c) => `l.${c}`).join(', ')} ${live} ORDER BY l.key${Number.isFinite(max) ? ' LIMIT ?' : ''}`,
+    ).all(...bounds, revision, revision, ...(Number.isFinite(max) ? [max] : []));
     const items = page.map(toItem);
     let remaining = 0;
     if (items.length === max) {
-      const total = this.prepared<{ n: number }>(
-          `SELECT COUNT(*) AS n FROM (${newest}) AS m JOIN log AS l ON l.revision = m.rev WHERE l.deleted = 0`,
-      ).get(...bounds, revision);
-      remaining = (total?.n ?? items.length) - items.length;
+      const countKey = `${revision}\u0000${prefix}\u0000${start}`;
+      const from = this.liveCounts.get(countKey) ?? this.prepared<{ n: number }>(`SELECT COUNT(*) AS n ${live}`).get(...bounds, revision, revision)?.n ?? items.length;
+      remaining = from - items.length;
+      // The next page starts right after this one's last key: at a fixed revision its count is known.
+      if (remaining > 0) this.rememberLiveCount(`${revision}\u0000${prefix}\u0000${items[items.length - 1]!.key}\u0000`, remaining);
     }
     return { items, revision, more: remaining > 0, remaining };
+  }
+
+  /**
+   * Live keys from a start key on, at a revision, by the page that ended there: a paged list
+   * reads each page at its first page's revision, whose contents never change, so counting
+   * what remains once per list instead of once per page keeps a walk through all the pages
+   * linear. A compacted revision is refused before its count is read.
+   */
+  private readonly liveCounts = new Map<string, number>();
+
+  private rememberLiveCount(key: string, n: number): void {
+    if (this.liveCounts.size >= LIVE_COUNTS) this.liveCounts.delete(this.liveCounts.keys().next().value!);
+    this.liveCounts.set(key, n);
   }
 
   private events(prefix: string, after: number, limit: number): StorageEvent[] {
