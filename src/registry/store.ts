@@ -313,6 +313,8 @@ export class GenericStore implements RESTStore {
    */
   private refuseOversized(obj: KubeObject, stored?: Item): void {
     if (stored && stored.value.byteLength > this.maxObjectSizeBytes) return;
+    // Most objects are far below the limit, which a walk without encoding proves.
+    if ((this.codec.sizeBound?.(obj, this.maxObjectSizeBytes) ?? Infinity) <= this.maxObjectSizeBytes) return;
     this.checkSize(encodeForStorage(this.codec, obj));
   }
 
