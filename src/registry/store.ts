@@ -120,6 +120,15 @@ function setsResourceVersion(rv: string): boolean {
   return /^\d+$/.test(rv) && BigInt(rv) !== 0n && BigInt(rv) < 2n ** 64n;
 }
 
+/** `value` and everything under it made read-only, for a value shared by every write. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
@@ -304,6 +313,8 @@ export class GenericStore implements RESTStore {
    */
   private refuseOversized(obj: KubeObject, stored?: Item): void {
     if (stored && stored.value.byteLength > this.maxObjectSizeBytes) return;
+    // Most objects are far below the limit, which a walk without encoding proves.
+    if ((this.codec.sizeBound?.(obj, this.maxObjectSizeBytes) ?? Infinity) <= this.maxObjectSizeBytes) return;
     this.checkSize(encodeForStorage(this.codec, obj));
   }
 
@@ -497,15 +508,30 @@ export class GenericStore implements RESTStore {
    */
   recordOwnership(obj: KubeObject, old: KubeObject | undefined, opts: Pick<CreateOptions, 'fieldManager' | 'userAgent'>, subresource?: string): void {
     const manager = opts.fieldManager ?? managerFromUserAgent(opts.userAgent);
-    const managedFields = this.fieldManager(this.storageKind, this.servedApiVersion, subresource).update(old ?? emptyObjectOf(this.storageKind), obj, manager).metadata?.managedFields;
+    const managedFields = this.fieldManager(this.storageKind, this.servedApiVersion, subresource).update(old ?? this.emptyStorageObject(), obj, manager).metadata?.managedFields;
     const m = meta(obj);
     if (managedFields) m.managedFields = managedFields;
     else delete m.managedFields;
   }
 
+  /** Field managers by kind, version and endpoint: they hold no state of a request, so every write shares them. */
+  private readonly fieldManagers = new Map<string, FieldManager>();
+  /** The storage kind's empty object, frozen: a create's ownership is compared against it, never changed. */
+  private emptyStorage: KubeObject | undefined;
+
+  private emptyStorageObject(): KubeObject {
+    return (this.emptyStorage ??= deepFreeze(emptyObjectOf(this.storageKind)));
+  }
+
   /** The field manager for objects of `kind`, recording `apiVersion`, written through `subresource`. */
   private fieldManager(kind: { group: string; version: string; kind: string }, apiVersion: string, subresource: string | undefined): FieldManager {
-    return fieldManagerForKind({ ...kind, apiVersion, subresource, hasStatus: this.strategy.hasStatus, now: this.now, customResourceSchema: this.definition.customResource?.schema });
+    const key = `${kind.group}/${kind.version}/${kind.kind} ${apiVersion} ${subresource ?? ''}`;
+    let manager = this.fieldManagers.get(key);
+    if (manager === undefined) {
+      manager = fieldManagerForKind({ ...kind, apiVersion, subresource, hasStatus: this.strategy.hasStatus, now: this.now, customResourceSchema: this.definition.customResource?.schema });
+      this.fieldManagers.set(key, manager);
+    }
+    return manager;
   }
 
   /**

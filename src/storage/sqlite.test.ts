@@ -108,6 +108,32 @@ describe('sqlite backend at start', () => {
     const storage = await SqliteStorage.open({ dataDir });
     await storage.close();
     await assert.rejects(storage.get('/k'), /closed/);
+    await assert.rejects(storage.revision(), /closed/);
     await storage.close();
+  });
+
+  it('answers a revision at or past every acknowledged write, and one the store can read at', async () => {
+    const storage = await SqliteStorage.open({ dataDir });
+    await storage.create('/r/0', bytes('x'));
+    await storage.close();
+    const reopened = await SqliteStorage.open({ dataDir });
+    try {
+      assert.equal(await reopened.revision(), 1, 'the revision at open');
+      const acknowledged: number[] = [];
+      await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const item = await reopened.create(`/r/${i + 1}`, bytes(String(i)));
+          acknowledged.push(item.modRevision);
+          const revision = await reopened.revision();
+          assert.ok(revision >= Math.max(...acknowledged), `${revision} is behind an acknowledged write`);
+          const page = await reopened.list('/r/', { atRevision: revision });
+          assert.ok(page.items.some((it) => it.key === `/r/${i + 1}`), 'the write is in a list at that revision');
+        }),
+      );
+      await reopened.delete('/r/0');
+      assert.equal(await reopened.revision(), 42, 'a deletion is a revision');
+    } finally {
+      await reopened.close();
+    }
   });
 });

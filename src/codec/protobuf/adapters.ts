@@ -69,6 +69,8 @@ export function storageCodec(mediaType: string): ObjectCodec {
     decode(bytes) {
       return isProtobufPayload(bytes) ? decodeObject(bytes) : jsonCodec.decode(bytes);
     },
+    // Only JSON has a bound; the binary encoding is measured by encoding.
+    ...(binary ? {} : { sizeBound: jsonCodec.sizeBound }),
   };
 }
 
