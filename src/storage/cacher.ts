@@ -208,7 +208,7 @@ export class WatchCache implements Cacher {
     const { from, to } = this.keys.range(opts.prefix ?? this.prefix, opts.startKey);
     const end = Math.min(to, from + limit);
     const items: Item[] = [];
-    for (let i = from; i < end; i++) items.push(this.items.get(this.keys.at(i)) as Item);
+    for (const key of this.keys.slice(from, end)) items.push(this.items.get(key) as Item);
     const remaining = to - end;
     return { items, revision: this.current, more: remaining > 0, remaining };
   }

@@ -73,3 +73,31 @@ it('takes a whole set at once, in key order or not', () => {
   unsorted.add('/b');
   assert.equal(unsorted.at(0), '/b');
 });
+
+it('keeps its order, ranges and size across chunk splits and removals, as a sorted array does', () => {
+  const rand = lcg(7);
+  const keys = new SortedKeys();
+  const model = new Set<string>();
+  const name = (): string => `/r/${String(Math.floor(rand() * 5000)).padStart(4, '0')}`;
+  // Enough keys to split chunks many times, then removals that empty some of them.
+  for (let i = 0; i < 6000; i++) {
+    const k = name();
+    keys.add(k);
+    model.add(k);
+  }
+  for (let i = 0; i < 4000; i++) {
+    const k = name();
+    keys.remove(k);
+    model.delete(k);
+  }
+  const sorted = [...model].sort(compareKeys);
+  assert.equal(keys.size, sorted.length);
+  assert.deepEqual(keys.slice(0, keys.size), sorted);
+  for (const [prefix, start] of [['/r/1', undefined], ['/r/', '/r/2500'], ['/r/49', '/r/4950\0'], ['/s/', undefined]] as const) {
+    const { from, to } = keys.range(prefix, start);
+    const expected = sorted.filter((k) => k.startsWith(prefix) && (start === undefined || compareKeys(k, start) >= 0));
+    assert.deepEqual(keys.slice(from, to), expected, `${prefix} from ${String(start)}`);
+  }
+  assert.equal(keys.at(3), sorted[3]);
+  assert.equal(keys.at(keys.size), undefined);
+});

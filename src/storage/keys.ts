@@ -48,26 +48,65 @@ function lowerBound(keys: readonly string[], key: string): number {
   return lo;
 }
 
-/** A sorted set of keys with binary-search range queries, for listing in key order. */
+/** Keys per chunk of a SortedKeys: a chunk splits in two when it holds twice as many. */
+const CHUNK = 512;
+
+/**
+ * A sorted set of keys with range queries, for listing in key order. The keys sit in
+ * chunks of a few hundred, so that adding or removing one moves a chunk's worth of
+ * entries, not the whole set's (a store of 100,000 keys takes a create in constant time).
+ */
 export class SortedKeys {
-  private keys: string[] = [];
+  private chunks: string[][] = [];
+  private count = 0;
 
   get size(): number {
-    return this.keys.length;
+    return this.count;
+  }
+
+  /** The first chunk whose last key is not less than `key` (the number of chunks when none is). */
+  private chunkFor(key: string): number {
+    let lo = 0;
+    let hi = this.chunks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const chunk = this.chunks[mid] as string[];
+      if (compareKeys(chunk[chunk.length - 1] as string, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   add(key: string): void {
-    const i = lowerBound(this.keys, key);
-    if (this.keys[i] !== key) this.keys.splice(i, 0, key);
+    if (this.chunks.length === 0) {
+      this.chunks.push([key]);
+      this.count = 1;
+      return;
+    }
+    // A key above every other goes at the end of the last chunk.
+    const c = Math.min(this.chunkFor(key), this.chunks.length - 1);
+    const chunk = this.chunks[c] as string[];
+    const i = lowerBound(chunk, key);
+    if (chunk[i] === key) return;
+    chunk.splice(i, 0, key);
+    this.count++;
+    if (chunk.length >= 2 * CHUNK) this.chunks.splice(c, 1, chunk.slice(0, CHUNK), chunk.slice(CHUNK));
   }
 
   remove(key: string): void {
-    const i = lowerBound(this.keys, key);
-    if (this.keys[i] === key) this.keys.splice(i, 1);
+    const c = this.chunkFor(key);
+    const chunk = this.chunks[c];
+    if (chunk === undefined) return;
+    const i = lowerBound(chunk, key);
+    if (chunk[i] !== key) return;
+    chunk.splice(i, 1);
+    this.count--;
+    if (chunk.length === 0) this.chunks.splice(c, 1);
   }
 
   clear(): void {
-    this.keys = [];
+    this.chunks = [];
+    this.count = 0;
   }
 
   /**
@@ -75,25 +114,51 @@ export class SortedKeys {
    * pass that checks the order, instead of a search per key. Out of order, they are sorted.
    */
   reset(keys: string[]): void {
+    let sorted = keys;
     for (let i = 1; i < keys.length; i++) {
       if (compareKeys(keys[i - 1] as string, keys[i] as string) >= 0) {
-        this.keys = [...new Set(keys)].sort(compareKeys);
-        return;
+        sorted = [...new Set(keys)].sort(compareKeys);
+        break;
       }
     }
-    this.keys = keys;
+    this.chunks = [];
+    for (let i = 0; i < sorted.length; i += CHUNK) this.chunks.push(sorted.slice(i, i + CHUNK));
+    this.count = sorted.length;
+  }
+
+  /** How many keys are less than `key`. */
+  private rank(key: string): number {
+    const c = this.chunkFor(key);
+    let n = 0;
+    for (let i = 0; i < c; i++) n += (this.chunks[i] as string[]).length;
+    return c < this.chunks.length ? n + lowerBound(this.chunks[c] as string[], key) : n;
   }
 
   /** The half-open index range of keys under `prefix` starting at `startKey`. */
   range(prefix: string, startKey?: string): { from: number; to: number } {
     const start = startKey !== undefined && compareKeys(startKey, prefix) > 0 ? startKey : prefix;
     const end = prefixEnd(prefix);
-    const from = lowerBound(this.keys, start);
-    const to = end === undefined ? this.keys.length : lowerBound(this.keys, end);
+    const from = this.rank(start);
+    const to = end === undefined ? this.count : this.rank(end);
     return { from, to: Math.max(from, to) };
   }
 
-  at(i: number): string {
-    return this.keys[i] as string;
+  /** The keys at indexes `from` (inclusive) to `to` (exclusive), in order. */
+  slice(from: number, to: number): string[] {
+    const out: string[] = [];
+    let base = 0;
+    for (const chunk of this.chunks) {
+      if (base >= to) break;
+      const next = base + chunk.length;
+      if (next > from) {
+        for (let i = Math.max(0, from - base); i < chunk.length && base + i < to; i++) out.push(chunk[i] as string);
+      }
+      base = next;
+    }
+    return out;
+  }
+
+  at(i: number): string | undefined {
+    return this.slice(i, i + 1)[0];
   }
 }

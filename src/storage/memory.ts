@@ -60,8 +60,8 @@ export class MemoryStorage implements Storage {
   snapshot(): MemorySnapshot {
     this.checkOpen();
     const items: Item[] = [];
-    for (let i = 0; i < this.keys.size; i++) {
-      const item = this.latest(this.keys.at(i));
+    for (const key of this.keys.slice(0, this.keys.size)) {
+      const item = this.latest(key);
       if (item !== undefined) items.push(item);
     }
     // Items are never changed once written (every write makes a new one), so they are shared.
@@ -97,8 +97,8 @@ export class MemoryStorage implements Storage {
     const { from, to } = this.keys.range(prefix, opts.startKey);
     const items: Item[] = [];
     let remaining = 0;
-    for (let i = from; i < to; i++) {
-      const item = this.itemAt(this.keys.at(i), revision);
+    for (const key of this.keys.slice(from, to)) {
+      const item = this.itemAt(key, revision);
       if (item === undefined) continue;
       if (items.length < limit) items.push(item);
       else remaining++;
