@@ -57,3 +57,30 @@ test('admission and the controllers can share the namespace informer: namespaces
     await close();
   }
 });
+
+test('a metadata informer keeps type and metadata only, and a whole informer of the same selection serves its readers', async () => {
+  const { table, close } = memoryTable();
+  const configmaps = probeStore(table, CM);
+  const client = new LoopbackClient(table, admin);
+  await client.create(CM, 'a', { metadata: { name: 'x', labels: { k: 'v' } }, data: { secret: 'bulk' } });
+  const factory = new SharedInformerFactory(client);
+  const meta = factory.informerFor(CM, { metadataOnly: true });
+  const nsWhole = factory.informerFor(NS);
+  assert.equal(factory.informerFor(NS, { metadataOnly: true }), nsWhole, 'the whole informer already asked for is shared');
+  factory.start();
+  try {
+    await factory.waitForSync();
+    const held = meta.get('a', 'x');
+    assert.deepEqual(Object.keys(held ?? {}).sort(), ['apiVersion', 'kind', 'metadata']);
+    assert.deepEqual(held?.metadata?.labels, { k: 'v' });
+    assert.equal(held?.metadata?.managedFields, undefined);
+    // Later events are trimmed as the list was.
+    await client.update(CM, 'a', { metadata: { name: 'x', labels: { k: 'w' } }, data: { secret: 'more' } });
+    await eventually(() => meta.get('a', 'x')?.metadata?.labels?.k === 'w', 'the update');
+    assert.equal((meta.get('a', 'x') as { data?: unknown }).data, undefined);
+    assert.equal(configmaps.watcherCount(), 1);
+  } finally {
+    await factory.stop();
+    await close();
+  }
+});

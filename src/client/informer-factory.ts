@@ -5,7 +5,7 @@ import type { GroupVersionResource } from '../apimachinery/types.js';
 import type { ApiClient } from './types.js';
 import { Informer, type InformerOptions } from './informer.js';
 
-export type SharedInformerOptions = Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>;
+export type SharedInformerOptions = Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector' | 'metadataOnly'>;
 
 export class SharedInformerFactory {
   private readonly informers = new Map<string, Informer>();
@@ -19,8 +19,11 @@ export class SharedInformerFactory {
 
   /** The informer of a resource and scope; started at once when the factory already runs. */
   informerFor(r: GroupVersionResource, opts: SharedInformerOptions = {}): Informer {
-    const key = JSON.stringify([r.group, r.version, r.resource, opts.namespace ?? '', opts.labelSelector ?? '', opts.fieldSelector ?? '']);
-    let informer = this.informers.get(key);
+    const keyOf = (metadataOnly: boolean): string =>
+      JSON.stringify([r.group, r.version, r.resource, opts.namespace ?? '', opts.labelSelector ?? '', opts.fieldSelector ?? '', metadataOnly]);
+    const key = keyOf(opts.metadataOnly === true);
+    // Whole objects serve a reader of metadata too: one watch where a whole informer exists already.
+    let informer = this.informers.get(key) ?? (opts.metadataOnly ? this.informers.get(keyOf(false)) : undefined);
     if (!informer) {
       informer = new Informer(this.client, r, { ...this.defaults, ...opts });
       this.informers.set(key, informer);

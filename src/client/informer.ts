@@ -30,6 +30,17 @@ export interface InformerOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Errors of the list/watch loop and of handlers (the loop keeps going). */
   onError?: (err: unknown) => void;
+  /**
+   * Keep only what a metadata informer would (type and metadata, without managed fields):
+   * for controllers that read nothing else, so that the cache does not hold whole objects.
+   */
+  metadataOnly?: boolean;
+}
+
+/** The object as a metadata informer holds it: its type and its metadata without managed fields. */
+export function metadataOf(obj: KubeObject): KubeObject {
+  const { managedFields: _managed, ...metadata } = obj.metadata ?? {};
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
 }
 
 /** The cache key of an object: `namespace/name`, or `name` when cluster-scoped. */
@@ -181,7 +192,7 @@ export class Informer {
       try {
         do {
           const page = await this.client.list(this.resource, this.opts.namespace ?? '', { ...base, limit, continue: cont });
-          items.push(...page.items);
+          for (const item of page.items) items.push(this.held(item));
           rv = page.metadata.resourceVersion ?? rv;
           cont = page.metadata.continue || undefined;
         } while (cont && !this.stopped);
@@ -212,6 +223,11 @@ export class Informer {
       this.synced = true;
       for (const w of this.syncWaiters.splice(0)) w();
     }
+  }
+
+  /** What the cache keeps of an object the server sent. */
+  private held(obj: KubeObject): KubeObject {
+    return this.opts.metadataOnly ? metadataOf(obj) : obj;
   }
 
   private upsert(key: string, obj: KubeObject): void {
@@ -256,12 +272,12 @@ export class Informer {
             break;
           case 'ADDED':
           case 'MODIFIED':
-            this.upsert(keyOf(event.object), event.object);
+            this.upsert(keyOf(event.object), this.held(event.object));
             break;
           case 'DELETED': {
             const key = keyOf(event.object);
             this.cache.delete(key);
-            this.emit('onDelete', event.object);
+            this.emit('onDelete', this.held(event.object));
             break;
           }
         }

@@ -152,7 +152,8 @@ export class GarbageCollector implements RunningController {
   private monitor(r: DiscoveredResource): void {
     const gvr: GroupVersionResource = { group: r.group, version: r.version, resource: r.resource };
     const apiVersion = apiVersionOf(r);
-    const informer = this.ctx.informers.informerFor(gvr);
+    // The graph reads only metadata (owners, finalizers, deletion), as kube's metadata informers give it.
+    const informer = this.ctx.informers.informerFor(gvr, { metadataOnly: true });
     const observe = (oldObj: KubeObject | undefined, obj: KubeObject): void => {
       if (!obj.metadata?.uid) return;
       this.apply(this.graph.observe(oldObj, obj, identityOf(obj, apiVersion, r.kind)));
