@@ -17,6 +17,41 @@ export interface StreamedList {
   element(i: number): unknown;
 }
 
+/**
+ * The items of a list answered from a snapshot without being built: `count` of them, each
+ * produced by `at` when it is about to be encoded and dropped after, so a streamed answer
+ * starts at once and holds one batch at a time. Every call of `at` builds a new object.
+ */
+export interface LazyItems {
+  readonly count: number;
+  at(i: number): unknown;
+}
+
+// A list whose items are produced on demand, by the list object: its `items` field is left
+// empty until `materializeItems` fills it for an encode that needs them all.
+const lazyLists = new WeakMap<object, LazyItems>();
+
+/** Marks `list` as holding `items` on demand (its own `items` field stays empty until materialized). */
+export function withLazyItems<L extends object>(list: L, items: LazyItems): L {
+  lazyLists.set(list, items);
+  return list;
+}
+
+/** The on-demand items of `list`, if it has them and they were not materialized. */
+export function lazyItemsOf(list: object): LazyItems | undefined {
+  return lazyLists.get(list);
+}
+
+/** Fills `list.items` from its on-demand items (for answers encoded whole); a list without them is left as it is. */
+export function materializeItems(list: { items: unknown[] }): void {
+  const lazy = lazyLists.get(list);
+  if (lazy === undefined) return;
+  const items = new Array<unknown>(lazy.count);
+  for (let i = 0; i < lazy.count; i++) items[i] = lazy.at(i);
+  list.items = items;
+  lazyLists.delete(list);
+}
+
 /** About how many bytes of JSON go out in one write (fewer, larger writes cost less on TLS). */
 export const LIST_CHUNK_BYTES = 256 * 1024;
 

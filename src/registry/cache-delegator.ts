@@ -5,6 +5,7 @@
 // writes and calls only this for what it reads.
 import { badRequest, internalError, isApiError, tooLargeResourceVersion } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
+import type { LazyItems } from '../codec/json-list.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ListOptions } from '../rest/index.js';
 import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
@@ -54,7 +55,7 @@ export interface CacheDelegatorOptions {
 }
 
 /** The resource-version and paging parameters of a list. */
-export type ListRequest = Pick<ListOptions, 'resourceVersion' | 'resourceVersionMatch' | 'limit' | 'continue'>;
+export type ListRequest = Pick<ListOptions, 'resourceVersion' | 'resourceVersionMatch' | 'limit' | 'continue' | 'lazyItems'>;
 
 /** The parameters of a watch start. */
 export interface WatchRequest {
@@ -64,8 +65,11 @@ export interface WatchRequest {
   signal: AbortSignal;
 }
 
-/** A list answer without its type: the Store names the list kind. */
-export type ListPage = Pick<KubeList, 'metadata' | 'items'>;
+/**
+ * A list answer without its type: the Store names the list kind. With `lazy` the items are
+ * produced on demand from a cache snapshot and `items` is empty (see ListOptions.lazyItems).
+ */
+export type ListPage = Pick<KubeList, 'metadata' | 'items'> & { lazy?: LazyItems };
 
 /**
  * Where a list is answered from: `continue` (storage, at the token's revision), `exact`
@@ -157,7 +161,11 @@ export class CacheDelegator {
         const snapshot = this.cacher.list({ prefix });
         // `resourceVersion=0` is answered whole from the watch cache, as Kubernetes 1.27's
         // cache does: it does not page, so the limit is not applied.
-        return this.pageFromSnapshot(snapshot.items, snapshot.revision, rv === '0' ? 0 : limit, filter);
+        const pageSize = rv === '0' ? 0 : limit;
+        if (opts.lazyItems && !filter && !this.view.convert && (pageSize === 0 || pageSize >= snapshot.items.length)) {
+          return { ...this.page([], snapshot.revision, '', undefined), lazy: this.lazySnapshot(snapshot.items) };
+        }
+        return this.pageFromSnapshot(snapshot.items, snapshot.revision, pageSize, filter);
       }
     }
   }
@@ -172,6 +180,15 @@ export class CacheDelegator {
   private nextToken(revision: number, lastKey: string): string {
     // The next page starts right after the last returned key.
     return encodeContinue({ revision, start: `${lastKey.slice(this.resourcePrefix.length)}\u0000` });
+  }
+
+  /**
+   * The whole snapshot, each object decoded and converted when the answer pulls it. The
+   * snapshot's items are immutable, so the answer is the snapshot's however long it takes.
+   */
+  private lazySnapshot(items: Item[]): LazyItems {
+    const view = this.view;
+    return { count: items.length, at: (i) => view.toExternal(view.decode(items[i]), items[i].modRevision) };
   }
 
   private pageFromSnapshot(items: Item[], revision: number, limit: number, filter: ObjectFilter | undefined): ListPage {

@@ -24,6 +24,7 @@ import type { Cacher, Item, Storage } from '../storage/interface.js';
 import { ItemMemo } from '../storage/memo.js';
 import type { ObjectCodec } from '../codec/storage.js';
 import { encodeForStorage, jsonCodec } from '../codec/storage.js';
+import { withLazyItems } from '../codec/json-list.js';
 import { CacheDelegator, type ObjectFilter } from './cache-delegator.js';
 import { isKeyExists, isStorageConflict, isStorageNotFound, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
@@ -341,7 +342,8 @@ export class GenericStore implements RESTStore {
     const filter = this.selectionFilter(opts);
     const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);
     const page = await this.reads.list(prefix, opts, filter);
-    return { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: page.metadata, items: page.items };
+    const list: KubeList = { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: page.metadata, items: page.items };
+    return page.lazy ? withLazyItems(list, page.lazy) : list;
   }
 
   async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>> {
