@@ -96,6 +96,13 @@ export class CacheDelegator {
   private readonly groupKind: { group: string; kind: string };
   private readonly qualified: { group: string; resource: string };
   private readonly waitTimeoutMs: number;
+  /**
+   * Per cached item, whether its stored bytes are its answer but for the resource version
+   * (and where that goes), learnt the first time a list encodes it: later lists copy the
+   * bytes. Per delegator, since each served version answers the same item differently; it
+   * goes away with the item.
+   */
+  private readonly splices = new WeakMap<object, number>();
 
   constructor(opts: CacheDelegatorOptions) {
     this.storage = opts.storage;
@@ -188,7 +195,12 @@ export class CacheDelegator {
    */
   private lazySnapshot(items: Item[]): LazyItems {
     const view = this.view;
-    return { count: items.length, at: (i) => view.toExternal(view.decode(items[i]), items[i].modRevision) };
+    return {
+      count: items.length,
+      at: (i) => view.toExternal(view.decode(items[i]), items[i].modRevision),
+      stored: (i) => ({ item: items[i], bytes: items[i].value, resourceVersion: String(items[i].modRevision) }),
+      splices: this.splices,
+    };
   }
 
   private pageFromSnapshot(items: Item[], revision: number, limit: number, filter: ObjectFilter | undefined): ListPage {

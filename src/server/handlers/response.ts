@@ -76,7 +76,7 @@ function streamedList(r: ResourceRequest, store: RESTStore, choice: OutputChoice
   if (rep.as !== 'Object') {
     return { envelope: partialObjectMetadataList({ ...list, items: [] }, rep.version) as unknown as Record<string, unknown>, key: 'items', count, element: (i) => partialObjectMetadata(item(i), rep.version) };
   }
-  return { envelope: { ...list, items: [] } as unknown as Record<string, unknown>, key: 'items', count, element: item };
+  return { envelope: { ...list, items: [] } as unknown as Record<string, unknown>, key: 'items', count, element: item, stored: lazy?.stored?.bind(lazy), splices: lazy?.splices };
 }
 
 /**
