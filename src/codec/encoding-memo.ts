@@ -1,22 +1,33 @@
-// Bytes of one object in one encoding, computed once per object instance. The watch cache
-// hands every reader of one item revision the same answered object (see the registry's
-// `ReadView.external`), so a thousand watchers, or a list and a watch, encode it once. The
-// memo is keyed by the object itself: it goes away with the object, and an object that is
-// mutated after encoding would answer stale bytes, so only read-only shared objects belong here.
+// Bytes of one watch event in one encoding, computed once however many watchers send it.
+// Every watcher of a resource gets each change within moments of the others, so the memo
+// only has to outlive that moment: it keeps the most recent events' encodings and forgets
+// older ones (a watcher that falls that far behind encodes for itself), so its memory does
+// not grow with the watch cache's history.
 
-const memo = new WeakMap<object, Map<string, Uint8Array>>();
+/** How many events' encodings are kept; a burst larger than this is encoded again by late watchers. */
+const DEFAULT_EVENTS = 4096;
 
-/** `encode()` for `obj` under `key` (media type, version, representation), remembered for `obj`'s lifetime. */
-export function encodedOnce(obj: object, key: string, encode: () => Uint8Array): Uint8Array {
-  let entries = memo.get(obj);
-  if (entries === undefined) {
-    entries = new Map();
-    memo.set(obj, entries);
+export class EventEncodings {
+  private readonly events = new Map<object, Map<string, Uint8Array>>();
+
+  constructor(private readonly capacity = DEFAULT_EVENTS) {}
+
+  /**
+   * `encode()` for the event of `source` (one object per stored revision) under `key` (event
+   * type, revision, media type, representation), remembered while the event is recent.
+   */
+  get(source: object, key: string, encode: () => Uint8Array): Uint8Array {
+    let entries = this.events.get(source);
+    if (entries === undefined) {
+      entries = new Map();
+      this.events.set(source, entries);
+      if (this.events.size > this.capacity) this.events.delete(this.events.keys().next().value as object);
+    }
+    let bytes = entries.get(key);
+    if (bytes === undefined) {
+      bytes = encode();
+      entries.set(key, bytes);
+    }
+    return bytes;
   }
-  let bytes = entries.get(key);
-  if (bytes === undefined) {
-    bytes = encode();
-    entries.set(key, bytes);
-  }
-  return bytes;
 }

@@ -5,6 +5,7 @@
 // writes and calls only this for what it reads.
 import { badRequest, internalError, isApiError, tooLargeResourceVersion } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
+import { EventEncodings } from '../codec/encoding-memo.js';
 import type { LazyItems } from '../codec/json-list.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ListOptions } from '../rest/index.js';
@@ -23,12 +24,6 @@ export interface ReadView {
   decode(item: Item): KubeObject;
   /** A decoded object as answered, at `revision`. */
   toExternal(obj: KubeObject, revision: number): KubeObject;
-  /**
-   * A cached item as answered at `revision`, computed once per item and revision and handed
-   * to every reader (watchers, lists): read-only, so encodings of it can be memoized by
-   * identity (`encodedOnce`). Absent when answering waits for a conversion.
-   */
-  external?(item: Item, revision: number): KubeObject;
   /** The object of a BOOKMARK event at `revision`. */
   bookmark(revision: number): KubeObject;
   /**
@@ -103,6 +98,8 @@ export class CacheDelegator {
    * goes away with the item.
    */
   private readonly splices = new WeakMap<object, number>();
+  /** Each recent event's encodings, shared by the watchers of this served version. */
+  private readonly encodings = new EventEncodings();
 
   constructor(opts: CacheDelegatorOptions) {
     this.storage = opts.storage;
@@ -300,6 +297,7 @@ export class CacheDelegator {
       toExternal: (obj, rev) => this.view.toExternal(obj, rev),
       bookmark: (rev) => this.view.bookmark(rev),
       filter,
+      encodings: convert ? undefined : this.encodings,
     });
     if (!convert) return stream;
     const added: KubeObject[] = [];

@@ -21,7 +21,6 @@ import { parseLabelSelector } from '../apimachinery/labels.js';
 import type { KubeList, KubeObject, ObjectMeta, WatchEvent } from '../apimachinery/types.js';
 import { apiVersionOf } from '../apimachinery/types.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
-import { ItemMemo } from '../storage/memo.js';
 import type { ObjectCodec } from '../codec/storage.js';
 import { encodeForStorage, jsonCodec } from '../codec/storage.js';
 import { withLazyItems } from '../codec/json-list.js';
@@ -146,8 +145,6 @@ export class GenericStore implements RESTStore {
   private readonly storageKind: { group: string; version: string; kind: string };
   /** Set when the definition converts through a webhook: reads and writes then await it. */
   private readonly asyncConversion?: AsyncVersionConversion;
-  /** Answered objects of cached items, shared by every reader of one item revision. */
-  private readonly answers = new ItemMemo();
 
   constructor(definition: ResourceDefinition, opts: GenericStoreOptions) {
     if (!definition.storage || !definition.strategy) {
@@ -187,7 +184,6 @@ export class GenericStore implements RESTStore {
         : {
             decode: (item) => this.decode(item),
             toExternal: (obj, revision) => this.toExternal(obj, revision),
-            external: (item, revision) => this.answers.get(item, `external@${revision}`, () => this.toExternal(this.decode(item), revision)),
             bookmark,
           },
       resourcePrefix: resourcePrefix(this.storageLocation),
