@@ -101,8 +101,7 @@ export function* jsonListChunks(list: StreamedList, pretty: boolean, chunkBytes 
   const copies = !pretty && list.stored !== undefined && list.splices !== undefined ? { stored: list.stored.bind(list), splices: list.splices } : undefined;
   out.text(`${head}[`);
   const begin = out.total;
-  const opening = out.take(false);
-  if (opening) yield opening;
+  yield* out.take(false);
   let slow: unknown[] = [];
   // Elements to encode wait in `slow` so that a run of them costs one stringify call.
   const flush = (): void => {
@@ -119,12 +118,10 @@ export function* jsonListChunks(list: StreamedList, pretty: boolean, chunkBytes 
     flush();
     i = end;
     batch = Math.max(1, Math.min(4096, Math.floor(chunkBytes / ((out.total - begin) / i))));
-    const full = out.take(false);
-    if (full) yield full;
+    yield* out.take(false);
   }
   out.text(`${pretty ? `\n${fieldIndent}` : ''}]${tail}`);
-  const last = out.take(true);
-  if (last) yield last;
+  yield* out.take(true);
 }
 
 /**
@@ -166,46 +163,56 @@ function copyStored(
   return true;
 }
 
-/** Bytes gathered into chunks of at least `size` bytes, each a new buffer handed out whole. */
+/**
+ * Bytes gathered into chunks of `size` bytes (the last one shorter), each a new buffer handed
+ * out whole: a piece that does not fit is split across chunks, so buffers are filled, never
+ * grown and copied.
+ */
 class ChunkBuilder {
   private buf: Buffer;
   private pos = 0;
+  private readonly done: Buffer[] = [];
   /** Bytes written so far, all chunks together. */
   total = 0;
 
   constructor(private readonly size: number) {
-    this.buf = Buffer.allocUnsafe(size * 2);
-  }
-
-  private room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(bigger, 0, 0, this.pos);
-    this.buf = bigger;
+    this.buf = Buffer.allocUnsafe(size);
   }
 
   text(s: string): void {
-    // At most three bytes of UTF-8 per UTF-16 unit.
-    this.room(s.length * 3);
-    const n = this.buf.write(s, this.pos);
+    const n = Buffer.byteLength(s);
+    if (this.pos + n > this.buf.length) {
+      this.bytes(Buffer.from(s), 0, n);
+      return;
+    }
+    this.buf.write(s, this.pos);
     this.pos += n;
     this.total += n;
   }
 
   bytes(b: Uint8Array, start: number, end: number): void {
-    this.room(end - start);
-    this.buf.set(start === 0 && end === b.length ? b : b.subarray(start, end), this.pos);
-    this.pos += end - start;
     this.total += end - start;
+    while (start < end) {
+      const n = Math.min(end - start, this.buf.length - this.pos);
+      this.buf.set(start === 0 && n === b.length ? b : b.subarray(start, start + n), this.pos);
+      this.pos += n;
+      start += n;
+      if (this.pos === this.buf.length) {
+        this.done.push(this.buf);
+        this.buf = Buffer.allocUnsafe(this.size);
+        this.pos = 0;
+      }
+    }
   }
 
-  /** The chunk gathered, when it is full or `last`; the builder starts a new buffer after it. */
-  take(last: boolean): Buffer | undefined {
-    if (this.pos === 0 || (!last && this.pos < this.size)) return undefined;
+  /** The chunks completed, then the one being gathered when it is full or `last`. */
+  *take(last: boolean): Generator<Buffer, void, undefined> {
+    while (this.done.length > 0) yield this.done.shift()!;
+    if (this.pos === 0 || (!last && this.pos < this.size)) return;
     const chunk = this.buf.subarray(0, this.pos);
-    this.buf = last ? Buffer.alloc(0) : Buffer.allocUnsafe(Math.max(this.size * 2, this.pos));
+    this.buf = last ? Buffer.alloc(0) : Buffer.allocUnsafe(this.size);
     this.pos = 0;
-    return chunk;
+    yield chunk;
   }
 }
 
