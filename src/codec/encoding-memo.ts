@@ -1,33 +1,64 @@
-// Bytes of one watch event in one encoding, computed once however many watchers send it.
-// Every watcher of a resource gets each change within moments of the others, so the memo
-// only has to outlive that moment: it keeps the most recent events' encodings and forgets
-// older ones (a watcher that falls that far behind encodes for itself), so its memory does
-// not grow with the watch cache's history.
+// Work derived from one watch event (its bytes in one encoding, its object decoded for
+// selectors), done once however many watchers need it. Every watcher of a resource gets each
+// change within moments of the others, so the memo only has to outlive that moment: it keeps
+// the most recent events' values within a budget of bytes and forgets older ones (a watcher
+// that falls that far behind computes for itself), so its memory does not grow with the
+// watch cache's history or with the size of the objects.
 
-/** How many events' encodings are kept; a burst larger than this is encoded again by late watchers. */
-const DEFAULT_EVENTS = 4096;
+interface Entry<V> {
+  values: Map<string, V>;
+  weight: number;
+}
 
-export class EventEncodings {
-  private readonly events = new Map<object, Map<string, Uint8Array>>();
-
-  constructor(private readonly capacity = DEFAULT_EVENTS) {}
+/** Values derived from recent events, by source (one object per stored revision) and key. */
+export class RecentEventMemo<V> {
+  private readonly events = new Map<object, Entry<V>>();
+  private weight = 0;
 
   /**
-   * `encode()` for the event of `source` (one object per stored revision) under `key` (event
-   * type, revision, media type, representation), remembered while the event is recent.
+   * @param budget about how many bytes the kept values may weigh together (the newest event is always kept)
+   * @param weigh the bytes one value of `source` holds
    */
-  get(source: object, key: string, encode: () => Uint8Array): Uint8Array {
-    let entries = this.events.get(source);
-    if (entries === undefined) {
-      entries = new Map();
-      this.events.set(source, entries);
-      if (this.events.size > this.capacity) this.events.delete(this.events.keys().next().value as object);
+  constructor(
+    private readonly budget: number,
+    private readonly weigh: (value: V, source: object) => number,
+  ) {}
+
+  /** `compute()` for `source` under `key`, remembered while the event is recent. */
+  get(source: object, key: string, compute: () => V): V {
+    let entry = this.events.get(source);
+    if (entry === undefined) {
+      entry = { values: new Map(), weight: 0 };
+      this.events.set(source, entry);
     }
-    let bytes = entries.get(key);
-    if (bytes === undefined) {
-      bytes = encode();
-      entries.set(key, bytes);
+    let value = entry.values.get(key);
+    if (value === undefined) {
+      value = compute();
+      entry.values.set(key, value);
+      const w = this.weigh(value, source);
+      entry.weight += w;
+      this.weight += w;
+      this.evict(source);
     }
-    return bytes;
+    return value;
+  }
+
+  private evict(keep: object): void {
+    for (const [source, entry] of this.events) {
+      if (this.weight <= this.budget) return;
+      if (source === keep) continue;
+      this.events.delete(source);
+      this.weight -= entry.weight;
+    }
+  }
+}
+
+/** How many bytes of recent events' encodings a served version keeps for its watchers. */
+const ENCODINGS_BUDGET = 16 * 1024 * 1024;
+
+/** Each recent event's encodings, shared by the watchers of one served version. */
+export class EventEncodings extends RecentEventMemo<Uint8Array> {
+  constructor(budget = ENCODINGS_BUDGET) {
+    super(budget, (bytes) => bytes.byteLength);
   }
 }

@@ -5,7 +5,7 @@
 // writes and calls only this for what it reads.
 import { badRequest, internalError, isApiError, tooLargeResourceVersion } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
-import { EventEncodings } from '../codec/encoding-memo.js';
+import { EventEncodings, RecentEventMemo } from '../codec/encoding-memo.js';
 import type { LazyItems } from '../codec/json-list.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ListOptions } from '../rest/index.js';
@@ -14,6 +14,8 @@ import { expiredContinue, expiredList, isCompacted, isTooLarge, parseResourceVer
 import { watchStream } from './watch.js';
 
 const DEFAULT_WAIT_MS = 3000;
+/** How many bytes of decoded objects the watchers' selectors share (see `selectables`). */
+const SELECTABLES_BUDGET = 16 * 1024 * 1024;
 
 /** Decides whether an object keeps living or passes a label and field selector. */
 export type ObjectFilter = (obj: KubeObject) => boolean;
@@ -100,6 +102,8 @@ export class CacheDelegator {
   private readonly splices = new WeakMap<object, number>();
   /** Each recent event's encodings, shared by the watchers of this served version. */
   private readonly encodings = new EventEncodings();
+  /** Each recent event's objects decoded for the selectors of this resource's watchers (weighed at a few times their stored size). */
+  private readonly selectables = new RecentEventMemo<KubeObject>(SELECTABLES_BUDGET, (_, item) => (item as Item).value.byteLength * 4);
 
   constructor(opts: CacheDelegatorOptions) {
     this.storage = opts.storage;
@@ -298,6 +302,7 @@ export class CacheDelegator {
       bookmark: (rev) => this.view.bookmark(rev),
       filter,
       encodings: convert ? undefined : this.encodings,
+      selectable: filter ? (item) => this.selectables.get(item, '', () => this.view.decode(item)) : undefined,
     });
     if (!convert) return stream;
     const added: KubeObject[] = [];

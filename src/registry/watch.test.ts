@@ -2,7 +2,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { MemoryStorage } from '../storage/index.js';
-import { EventEncodings } from '../codec/encoding-memo.js';
+import { EventEncodings, RecentEventMemo } from '../codec/encoding-memo.js';
+import type { Item } from '../storage/index.js';
+import { translateEvent } from './watch.js';
 import { sharedFrame } from '../codec/watch-frame.js';
 import type { GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
@@ -87,7 +89,8 @@ test('watchers of one served version share each event\'s frame; each gets its ow
   assert.equal(b.metadata?.name, 's');
 });
 
-test('event encodings are kept for the most recent events only', () => {
+test('event encodings are kept for the most recent events only, within a budget of bytes', () => {
+  // Two bytes: two one-byte encodings.
   const memo = new EventEncodings(2);
   const sources = [{}, {}, {}];
   let encoded = 0;
@@ -100,4 +103,27 @@ test('event encodings are kept for the most recent events only', () => {
   assert.equal(encoded, 4, 'the oldest was forgotten');
   memo.get(sources[2]!, 'other', enc);
   assert.equal(encoded, 5, 'another encoding of a kept event');
+});
+
+test('watchers with selectors test one shared decode of each event, and answer with their own object', () => {
+  const memo = new RecentEventMemo<KubeObject>(1024 * 1024, () => 1);
+  let decoded = 0;
+  const decode = (item: Item): KubeObject => (decoded++, JSON.parse(Buffer.from(item.value).toString()) as KubeObject);
+  const item: Item = { key: '/k/a', value: Buffer.from(JSON.stringify({ ...widget('a'), metadata: { name: 'a', labels: { keep: 'yes' } } })), createRevision: 3, modRevision: 3 };
+  const opts = {
+    decode,
+    toExternal: (obj: KubeObject, rev: number) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } }),
+    filter: (obj: KubeObject) => obj.metadata?.labels?.keep === 'yes',
+    selectable: (it: Item) => memo.get(it, '', () => decode(it)),
+  };
+  const events = [translateEvent({ type: 'put', key: item.key, revision: 3, item }, opts), translateEvent({ type: 'put', key: item.key, revision: 3, item }, opts)];
+  assert.equal(decoded, 1, 'one decode for both selectors');
+  assert.deepEqual(events.map((e) => e?.type), ['ADDED', 'ADDED']);
+  const [a, b] = [events[0]!.object, events[1]!.object];
+  assert.equal(decoded, 3, 'each answer is built from its own decode');
+  assert.notEqual(a, b);
+  assert.equal(a.metadata?.resourceVersion, '3');
+  const missed = translateEvent({ type: 'put', key: item.key, revision: 3, item }, { ...opts, filter: () => false });
+  assert.equal(missed, undefined);
+  assert.equal(decoded, 3);
 });

@@ -29,6 +29,11 @@ export interface WatchStreamOptions {
    * events are converted after this stream (their objects then differ from the item's answer).
    */
   encodings?: EventEncodings;
+  /**
+   * A stored item decoded for selector tests only, shared by the watchers that test it (so
+   * read-only); without it each watcher decodes for itself.
+   */
+  selectable?(item: Item): KubeObject;
 }
 
 function statusObject(status: object): KubeObject {
@@ -44,20 +49,23 @@ interface Answer {
   decoded?: KubeObject;
 }
 
-function answerOf(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'filter'>): Answer | undefined {
+function answerOf(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'filter' | 'selectable'>): Answer | undefined {
   if (!o.filter) {
     // Without a selector nothing needs decoding to know what the watcher gets.
     if (ev.type === 'delete') return ev.prev ? { type: 'DELETED', item: ev.prev, revision: ev.revision } : undefined;
     if (!ev.item) return undefined;
     return { type: ev.prev ? 'MODIFIED' : 'ADDED', item: ev.item, revision: ev.item.modRevision };
   }
-  const prev = ev.prev ? o.decode(ev.prev) : undefined;
+  // Objects decoded for every watcher's selector are shared and read-only: the answer is then built anew.
+  const view = o.selectable ?? o.decode;
+  const own = (obj: KubeObject | undefined): KubeObject | undefined => (o.selectable ? undefined : obj);
+  const prev = ev.prev ? view(ev.prev) : undefined;
   const prevMatched = prev !== undefined && o.filter(prev);
-  if (ev.type === 'delete') return ev.prev && prevMatched ? { type: 'DELETED', item: ev.prev, revision: ev.revision, decoded: prev } : undefined;
+  if (ev.type === 'delete') return ev.prev && prevMatched ? { type: 'DELETED', item: ev.prev, revision: ev.revision, decoded: own(prev) } : undefined;
   if (!ev.item) return undefined;
-  const current = o.decode(ev.item);
-  if (o.filter(current)) return { type: prevMatched ? 'MODIFIED' : 'ADDED', item: ev.item, revision: ev.item.modRevision, decoded: current };
-  return ev.prev && prevMatched ? { type: 'DELETED', item: ev.prev, revision: ev.revision, decoded: prev } : undefined;
+  const current = view(ev.item);
+  if (o.filter(current)) return { type: prevMatched ? 'MODIFIED' : 'ADDED', item: ev.item, revision: ev.item.modRevision, decoded: own(current) };
+  return ev.prev && prevMatched ? { type: 'DELETED', item: ev.prev, revision: ev.revision, decoded: own(prev) } : undefined;
 }
 
 /**
@@ -78,7 +86,7 @@ function lazyEvent(type: WatchEvent['type'], build: () => KubeObject): WatchEven
 }
 
 /** The event a watcher gets for one storage event, if any. */
-export function translateEvent(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'toExternal' | 'filter' | 'encodings'>): WatchEvent | undefined {
+export function translateEvent(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'toExternal' | 'filter' | 'encodings' | 'selectable'>): WatchEvent | undefined {
   const a = answerOf(ev, o);
   if (a === undefined) return undefined;
   const event = lazyEvent(a.type, () => o.toExternal(a.decoded ?? o.decode(a.item), a.revision));
