@@ -1,22 +1,64 @@
-// Bytes of one object in one encoding, computed once per object instance. The watch cache
-// hands every reader of one item revision the same answered object (see the registry's
-// `ReadView.external`), so a thousand watchers, or a list and a watch, encode it once. The
-// memo is keyed by the object itself: it goes away with the object, and an object that is
-// mutated after encoding would answer stale bytes, so only read-only shared objects belong here.
+// Work derived from one watch event (its bytes in one encoding, its object decoded for
+// selectors), done once however many watchers need it. Every watcher of a resource gets each
+// change within moments of the others, so the memo only has to outlive that moment: it keeps
+// the most recent events' values within a budget of bytes and forgets older ones (a watcher
+// that falls that far behind computes for itself), so its memory does not grow with the
+// watch cache's history or with the size of the objects.
 
-const memo = new WeakMap<object, Map<string, Uint8Array>>();
+interface Entry<V> {
+  values: Map<string, V>;
+  weight: number;
+}
 
-/** `encode()` for `obj` under `key` (media type, version, representation), remembered for `obj`'s lifetime. */
-export function encodedOnce(obj: object, key: string, encode: () => Uint8Array): Uint8Array {
-  let entries = memo.get(obj);
-  if (entries === undefined) {
-    entries = new Map();
-    memo.set(obj, entries);
+/** Values derived from recent events, by source (one object per stored revision) and key. */
+export class RecentEventMemo<V> {
+  private readonly events = new Map<object, Entry<V>>();
+  private weight = 0;
+
+  /**
+   * @param budget about how many bytes the kept values may weigh together (the newest event is always kept)
+   * @param weigh the bytes one value of `source` holds
+   */
+  constructor(
+    private readonly budget: number,
+    private readonly weigh: (value: V, source: object) => number,
+  ) {}
+
+  /** `compute()` for `source` under `key`, remembered while the event is recent. */
+  get(source: object, key: string, compute: () => V): V {
+    let entry = this.events.get(source);
+    if (entry === undefined) {
+      entry = { values: new Map(), weight: 0 };
+      this.events.set(source, entry);
+    }
+    let value = entry.values.get(key);
+    if (value === undefined) {
+      value = compute();
+      entry.values.set(key, value);
+      const w = this.weigh(value, source);
+      entry.weight += w;
+      this.weight += w;
+      this.evict(source);
+    }
+    return value;
   }
-  let bytes = entries.get(key);
-  if (bytes === undefined) {
-    bytes = encode();
-    entries.set(key, bytes);
+
+  private evict(keep: object): void {
+    for (const [source, entry] of this.events) {
+      if (this.weight <= this.budget) return;
+      if (source === keep) continue;
+      this.events.delete(source);
+      this.weight -= entry.weight;
+    }
   }
-  return bytes;
+}
+
+/** How many bytes of recent events' encodings a served version keeps for its watchers. */
+const ENCODINGS_BUDGET = 16 * 1024 * 1024;
+
+/** Each recent event's encodings, shared by the watchers of one served version. */
+export class EventEncodings extends RecentEventMemo<Uint8Array> {
+  constructor(budget = ENCODINGS_BUDGET) {
+    super(budget, (bytes) => bytes.byteLength);
+  }
 }

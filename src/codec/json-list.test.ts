@@ -109,3 +109,60 @@ describe('streamed JSON lists', () => {
     assert.equal(streamed(list, false).text, whole(list, false));
   });
 });
+
+describe('streamed JSON lists copied from stored bytes', () => {
+  const envelope = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '50' } };
+  // Stored as the server stores objects: Go's order, without the resource version.
+  const storedText = (name: string, data: Record<string, string>): string => JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: 'ns', uid: 'u-1', creationTimestamp: '2026-01-01T00:00:00Z', labels: { resourceVersion: '7' } }, data });
+  const items = (n: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const text = i % 5 === 3 ? JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } }) : storedText(`cm-${i}`, { k: `é-${i}` });
+      return { key: `k${i}`, value: Buffer.from(text), revision: String(i + 1) };
+    });
+  const answer = (it: { value: Uint8Array; revision: string }): Record<string, unknown> => {
+    const obj = JSON.parse(Buffer.from(it.value).toString()) as { metadata: Record<string, unknown> };
+    obj.metadata.resourceVersion = it.revision;
+    return obj;
+  };
+
+  it('writes the bytes of the whole encode, and encodes each stored item once to learn where its resource version goes', () => {
+    const stored = items(2000);
+    const whole = Buffer.from(jsonSerializer.encode({ ...envelope, items: stored.map(answer) }, { pretty: false })).toString();
+    const splices = new WeakMap<object, number>();
+    let built = 0;
+    const list: StreamedList = {
+      envelope,
+      key: 'items',
+      count: stored.length,
+      element: (i) => (built++, answer(stored[i]!)),
+      stored: (i) => ({ item: stored[i]!, bytes: stored[i]!.value, resourceVersion: stored[i]!.revision }),
+      splices,
+    };
+    const first = Buffer.concat([...jsonListChunks(list, false, 4096)]).toString();
+    assert.equal(first, whole);
+    assert.equal(built, 2000);
+    built = 0;
+    const second = Buffer.concat([...jsonListChunks(list, false, 4096)]).toString();
+    assert.equal(second, whole);
+    // Items whose bytes are not their answer (here: type fields out of Go's order) are encoded every time.
+    assert.equal(built, 400);
+    assert.equal(splices.get(stored[3]!), -1);
+    assert.ok(splices.get(stored[0]!)! > 0);
+    // Indented answers never copy.
+    built = 0;
+    assert.equal(Buffer.concat([...jsonListChunks(list, true)]).toString(), Buffer.from(jsonSerializer.encode({ ...envelope, items: stored.map(answer) }, { pretty: true })).toString());
+    assert.equal(built, 2000);
+  });
+
+  it('puts the resource version back after a last metadata field', () => {
+    const value = Buffer.from('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","uid":"x"}}');
+    const item = { value };
+    const splices = new WeakMap<object, number>();
+    const element = (): Record<string, unknown> => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', uid: 'x', resourceVersion: '3' } });
+    const list: StreamedList = { envelope, key: 'items', count: 1, element, stored: () => ({ item, bytes: value, resourceVersion: '3' }), splices };
+    const whole = Buffer.from(jsonSerializer.encode({ ...envelope, items: [element()] }, { pretty: false })).toString();
+    assert.equal(Buffer.concat([...jsonListChunks(list, false)]).toString(), whole);
+    assert.equal(Buffer.concat([...jsonListChunks(list, false)]).toString(), whole);
+    assert.equal(splices.get(item)! & 1, 0, 'the comma goes before the field');
+  });
+});

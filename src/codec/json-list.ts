@@ -15,6 +15,57 @@ export interface StreamedList {
   count: number;
   /** The element at `i`, built when it is about to be written (so a Table row exists only while it is encoded). */
   element(i: number): unknown;
+  /** The stored form of element `i`, when its compact JSON may be copied from it (see `storedCopy`). */
+  stored?(i: number): StoredElement | undefined;
+  /** Per stored item, where its resource version goes (learnt once per item; see `spliceOf`). */
+  splices?: WeakMap<object, number>;
+}
+
+/** An element as stored: its bytes are its compact JSON without `metadata.resourceVersion`, when checked so. */
+export interface StoredElement {
+  /** What the check is remembered by: one object per stored revision. */
+  item: object;
+  bytes: Uint8Array;
+  resourceVersion: string;
+}
+
+/**
+ * The items of a list answered from a snapshot without being built: `count` of them, each
+ * produced by `at` when it is about to be encoded and dropped after, so a streamed answer
+ * starts at once and holds one batch at a time. Every call of `at` builds a new object.
+ */
+export interface LazyItems {
+  readonly count: number;
+  at(i: number): unknown;
+  /** Item `i` as stored, whose bytes may be the answer's JSON but for the resource version. */
+  stored?(i: number): StoredElement | undefined;
+  /** The producer's memo of which stored items are their answer (one per served version). */
+  splices?: WeakMap<object, number>;
+}
+
+// A list whose items are produced on demand, by the list object: its `items` field is left
+// empty until `materializeItems` fills it for an encode that needs them all.
+const lazyLists = new WeakMap<object, LazyItems>();
+
+/** Marks `list` as holding `items` on demand (its own `items` field stays empty until materialized). */
+export function withLazyItems<L extends object>(list: L, items: LazyItems): L {
+  lazyLists.set(list, items);
+  return list;
+}
+
+/** The on-demand items of `list`, if it has them and they were not materialized. */
+export function lazyItemsOf(list: object): LazyItems | undefined {
+  return lazyLists.get(list);
+}
+
+/** Fills `list.items` from its on-demand items (for answers encoded whole); a list without them is left as it is. */
+export function materializeItems(list: { items: unknown[] }): void {
+  const lazy = lazyLists.get(list);
+  if (lazy === undefined) return;
+  const items = new Array<unknown>(lazy.count);
+  for (let i = 0; i < lazy.count; i++) items[i] = lazy.at(i);
+  list.items = items;
+  lazyLists.delete(list);
 }
 
 /** About how many bytes of JSON go out in one write (fewer, larger writes cost less on TLS). */
@@ -46,23 +97,145 @@ export function* jsonListChunks(list: StreamedList, pretty: boolean, chunkBytes 
   // Elements are encoded a batch at a time (one stringify call per batch costs less than one
   // per element); the batch is sized from the elements seen so far to make one chunk.
   let batch = 16;
-  let written = 0;
-  let first = true;
-  yield* chunked(function* () {
-    yield `${head}[`;
-    for (let i = 0; i < list.count; ) {
-      const end = Math.min(list.count, i + batch);
-      const elements = new Array<unknown>(end - i);
-      for (let j = i; j < end; j++) elements[j - i] = order(list.element(j));
-      const text = batchText(stringifyJson(elements, indent), fieldIndent, pretty);
-      written += text.length;
-      yield first ? text : `,${text}`;
-      first = false;
-      i = end;
-      batch = Math.max(1, Math.min(4096, Math.floor(chunkBytes / (written / i))));
+  const out = new ChunkBuilder(chunkBytes);
+  const copies = !pretty && list.stored !== undefined && list.splices !== undefined ? { stored: list.stored.bind(list), splices: list.splices } : undefined;
+  out.text(`${head}[`);
+  const begin = out.total;
+  yield* out.take(false);
+  let slow: unknown[] = [];
+  // Elements to encode wait in `slow` so that a run of them costs one stringify call.
+  const flush = (): void => {
+    if (slow.length === 0) return;
+    if (out.total > begin) out.text(',');
+    out.text(batchText(stringifyJson(slow, indent), fieldIndent, pretty));
+    slow = [];
+  };
+  for (let i = 0; i < list.count; ) {
+    const end = Math.min(list.count, i + batch);
+    for (let j = i; j < end; j++) {
+      if (copies === undefined || !copyStored(copies, j, out, begin, flush, () => stringifyJson(order(list.element(j))))) slow.push(order(list.element(j)));
     }
-    yield `${pretty ? `\n${fieldIndent}` : ''}]${tail}`;
-  }(), chunkBytes);
+    flush();
+    i = end;
+    batch = Math.max(1, Math.min(4096, Math.floor(chunkBytes / ((out.total - begin) / i))));
+    yield* out.take(false);
+  }
+  out.text(`${pretty ? `\n${fieldIndent}` : ''}]${tail}`);
+  yield* out.take(true);
+}
+
+/**
+ * Writes element `i` from its stored bytes when they are its compact JSON but for the
+ * resource version, once that has been checked for this item (the first time it is encoded,
+ * by comparing the encode with the bytes): the field goes back where the encode had it.
+ * Answers false when the element must be encoded (the bytes differ: another version, a
+ * converted or reordered object, another storage codec).
+ */
+function copyStored(
+  copies: { stored(i: number): StoredElement | undefined; splices: WeakMap<object, number> },
+  i: number,
+  out: ChunkBuilder,
+  begin: number,
+  flush: () => void,
+  encode: () => string,
+): boolean {
+  const s = copies.stored(i);
+  if (s === undefined) return false;
+  let known = copies.splices.get(s.item);
+  let encoded: Buffer | undefined;
+  if (known === undefined) {
+    encoded = Buffer.from(encode());
+    known = spliceOf(encoded, s);
+    copies.splices.set(s.item, known);
+  }
+  if (known < 0 && encoded === undefined) return false;
+  flush();
+  if (out.total > begin) out.text(',');
+  if (encoded !== undefined) {
+    out.bytes(encoded, 0, encoded.length);
+    return true;
+  }
+  const at = known >> 1;
+  const field = `"resourceVersion":"${s.resourceVersion}"`;
+  out.bytes(s.bytes, 0, at);
+  out.text((known & 1) === 1 ? `${field},` : `,${field}`);
+  out.bytes(s.bytes, at, s.bytes.length);
+  return true;
+}
+
+/**
+ * Bytes gathered into chunks of `size` bytes (the last one shorter), each a new buffer handed
+ * out whole: a piece that does not fit is split across chunks, so buffers are filled, never
+ * grown and copied.
+ */
+class ChunkBuilder {
+  private buf: Buffer;
+  private pos = 0;
+  private readonly done: Buffer[] = [];
+  /** Bytes written so far, all chunks together. */
+  total = 0;
+
+  constructor(private readonly size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  text(s: string): void {
+    const n = Buffer.byteLength(s);
+    if (this.pos + n > this.buf.length) {
+      this.bytes(Buffer.from(s), 0, n);
+      return;
+    }
+    this.buf.write(s, this.pos);
+    this.pos += n;
+    this.total += n;
+  }
+
+  bytes(b: Uint8Array, start: number, end: number): void {
+    this.total += end - start;
+    while (start < end) {
+      const n = Math.min(end - start, this.buf.length - this.pos);
+      this.buf.set(start === 0 && n === b.length ? b : b.subarray(start, start + n), this.pos);
+      this.pos += n;
+      start += n;
+      if (this.pos === this.buf.length) {
+        this.done.push(this.buf);
+        this.buf = Buffer.allocUnsafe(this.size);
+        this.pos = 0;
+      }
+    }
+  }
+
+  /** The chunks completed, then the one being gathered when it is full or `last`. */
+  *take(last: boolean): Generator<Buffer, void, undefined> {
+    while (this.done.length > 0) yield this.done.shift()!;
+    if (this.pos === 0 || (!last && this.pos < this.size)) return;
+    const chunk = this.buf.subarray(0, this.pos);
+    this.buf = last ? Buffer.alloc(0) : Buffer.allocUnsafe(this.size);
+    this.pos = 0;
+    yield chunk;
+  }
+}
+
+/**
+ * Where the resource version goes into `s.bytes` to make `encoded` (the offset in bytes,
+ * times two, plus one when a comma follows the field rather than precedes it), or -1 when
+ * the bytes are not `encoded` without it.
+ */
+function spliceOf(encoded: Buffer, s: StoredElement): number {
+  const field = `"resourceVersion":"${s.resourceVersion}"`;
+  // Metadata is written before the object's other fields, and inside it the resource version
+  // comes before labels and annotations, so the first occurrence is the field itself.
+  const k = encoded.indexOf(field);
+  if (k < 0) return -1;
+  const commaAfter = encoded[k + field.length] === 0x2c;
+  if (!commaAfter && encoded[k - 1] !== 0x2c) return -1;
+  const start = commaAfter ? k : k - 1;
+  const resume = start + field.length + 1;
+  const bytes = Buffer.from(s.bytes.buffer, s.bytes.byteOffset, s.bytes.byteLength);
+  if (bytes.length !== encoded.length - field.length - 1) return -1;
+  if (Buffer.compare(encoded.subarray(0, start), bytes.subarray(0, start)) !== 0) return -1;
+  if (Buffer.compare(encoded.subarray(resume), bytes.subarray(start)) !== 0) return -1;
+  return start * 2 + (commaAfter ? 1 : 0);
 }
 
 /**
@@ -74,19 +247,6 @@ function batchText(array: string, fieldIndent: string, pretty: boolean): string 
   if (!pretty) return array.slice(1, -1);
   const inside = array.slice(1, array.length - 2); // "\n  A,\n  B" without the closing "\n]"
   return fieldIndent === '' ? inside : inside.replaceAll('\n', `\n${fieldIndent}`);
-}
-
-/** Joins pieces of text into buffers of at least `size` characters (the last one shorter). */
-function* chunked(pieces: Iterable<string>, size: number): Generator<Buffer, void, undefined> {
-  let pending = '';
-  for (const piece of pieces) {
-    pending += piece;
-    if (pending.length >= size) {
-      yield Buffer.from(pending);
-      pending = '';
-    }
-  }
-  if (pending !== '') yield Buffer.from(pending);
 }
 
 /** A copy of `envelope` with `key` set, in the key's place when the envelope has it. */

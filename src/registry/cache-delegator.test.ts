@@ -153,6 +153,26 @@ describe('CacheDelegator', () => {
     assert.deepEqual(decodeContinue(notOlder.metadata.continue ?? ''), { revision: 2, start: 'things/a\u0000' });
   });
 
+  test('list: a whole unfiltered cache list asked on demand builds its items when pulled, from the snapshot taken', async () => {
+    const page = await reads.list(PREFIX, { lazyItems: true });
+    assert.deepEqual(page.items, []);
+    assert.deepEqual(page.metadata, { resourceVersion: '2' });
+    assert.equal(page.lazy?.count, 2);
+    // The cache moves on; the answer stays the snapshot's.
+    cacher.items = [cached('z', 3)];
+    const first = page.lazy!.at(0) as KubeObject;
+    assert.deepEqual([first.metadata?.name, first.metadata?.resourceVersion], ['a', '1']);
+    assert.notEqual(page.lazy!.at(0), first, 'a new object on every pull');
+    assert.equal((page.lazy!.at(1) as KubeObject).metadata?.name, 'b');
+    cacher.items = [cached('a', 1), cached('b', 2)];
+    // A selector, a page smaller than the list, or storage: built whole as before.
+    assert.equal((await reads.list(PREFIX, { lazyItems: true }, (o) => o.metadata?.name === 'b')).lazy, undefined);
+    assert.equal((await reads.list(PREFIX, { lazyItems: true, limit: 1 })).lazy, undefined);
+    assert.equal((await reads.list(PREFIX, { lazyItems: true, limit: 2 })).lazy?.count, 2);
+    assert.equal((await reads.list(PREFIX, { lazyItems: true, resourceVersion: '2', resourceVersionMatch: 'Exact' })).lazy, undefined);
+    assert.equal((await reads.list(PREFIX, {})).lazy, undefined);
+  });
+
   test('list: exact and continued reads come from storage at the revision', async () => {
     await storage.update(`${PREFIX}a`, thing('a', 'green'));
     const exact = await reads.list(PREFIX, { resourceVersion: '5', resourceVersionMatch: 'Exact', limit: 2 });

@@ -5,6 +5,8 @@
 // writes and calls only this for what it reads.
 import { badRequest, internalError, isApiError, tooLargeResourceVersion } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
+import { EventEncodings, RecentEventMemo } from '../codec/encoding-memo.js';
+import type { LazyItems } from '../codec/json-list.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ListOptions } from '../rest/index.js';
 import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
@@ -12,6 +14,8 @@ import { expiredContinue, expiredList, isCompacted, isTooLarge, parseResourceVer
 import { watchStream } from './watch.js';
 
 const DEFAULT_WAIT_MS = 3000;
+/** How many bytes of decoded objects the watchers' selectors share (see `selectables`). */
+const SELECTABLES_BUDGET = 16 * 1024 * 1024;
 
 /** Decides whether an object keeps living or passes a label and field selector. */
 export type ObjectFilter = (obj: KubeObject) => boolean;
@@ -22,12 +26,6 @@ export interface ReadView {
   decode(item: Item): KubeObject;
   /** A decoded object as answered, at `revision`. */
   toExternal(obj: KubeObject, revision: number): KubeObject;
-  /**
-   * A cached item as answered at `revision`, computed once per item and revision and handed
-   * to every reader (watchers, lists): read-only, so encodings of it can be memoized by
-   * identity (`encodedOnce`). Absent when answering waits for a conversion.
-   */
-  external?(item: Item, revision: number): KubeObject;
   /** The object of a BOOKMARK event at `revision`. */
   bookmark(revision: number): KubeObject;
   /**
@@ -54,7 +52,7 @@ export interface CacheDelegatorOptions {
 }
 
 /** The resource-version and paging parameters of a list. */
-export type ListRequest = Pick<ListOptions, 'resourceVersion' | 'resourceVersionMatch' | 'limit' | 'continue'>;
+export type ListRequest = Pick<ListOptions, 'resourceVersion' | 'resourceVersionMatch' | 'limit' | 'continue' | 'lazyItems'>;
 
 /** The parameters of a watch start. */
 export interface WatchRequest {
@@ -64,8 +62,11 @@ export interface WatchRequest {
   signal: AbortSignal;
 }
 
-/** A list answer without its type: the Store names the list kind. */
-export type ListPage = Pick<KubeList, 'metadata' | 'items'>;
+/**
+ * A list answer without its type: the Store names the list kind. With `lazy` the items are
+ * produced on demand from a cache snapshot and `items` is empty (see ListOptions.lazyItems).
+ */
+export type ListPage = Pick<KubeList, 'metadata' | 'items'> & { lazy?: LazyItems };
 
 /**
  * Where a list is answered from: `continue` (storage, at the token's revision), `exact`
@@ -92,6 +93,17 @@ export class CacheDelegator {
   private readonly groupKind: { group: string; kind: string };
   private readonly qualified: { group: string; resource: string };
   private readonly waitTimeoutMs: number;
+  /**
+   * Per cached item, whether its stored bytes are its answer but for the resource version
+   * (and where that goes), learnt the first time a list encodes it: later lists copy the
+   * bytes. Per delegator, since each served version answers the same item differently; it
+   * goes away with the item.
+   */
+  private readonly splices = new WeakMap<object, number>();
+  /** Each recent event's encodings, shared by the watchers of this served version. */
+  private readonly encodings = new EventEncodings();
+  /** Each recent event's objects decoded for the selectors of this resource's watchers (weighed at a few times their stored size). */
+  private readonly selectables = new RecentEventMemo<KubeObject>(SELECTABLES_BUDGET, (_, item) => (item as Item).value.byteLength * 4);
 
   constructor(opts: CacheDelegatorOptions) {
     this.storage = opts.storage;
@@ -157,7 +169,11 @@ export class CacheDelegator {
         const snapshot = this.cacher.list({ prefix });
         // `resourceVersion=0` is answered whole from the watch cache, as Kubernetes 1.27's
         // cache does: it does not page, so the limit is not applied.
-        return this.pageFromSnapshot(snapshot.items, snapshot.revision, rv === '0' ? 0 : limit, filter);
+        const pageSize = rv === '0' ? 0 : limit;
+        if (opts.lazyItems && !filter && !this.view.convert && (pageSize === 0 || pageSize >= snapshot.items.length)) {
+          return { ...this.page([], snapshot.revision, '', undefined), lazy: this.lazySnapshot(snapshot.items) };
+        }
+        return this.pageFromSnapshot(snapshot.items, snapshot.revision, pageSize, filter);
       }
     }
   }
@@ -172,6 +188,20 @@ export class CacheDelegator {
   private nextToken(revision: number, lastKey: string): string {
     // The next page starts right after the last returned key.
     return encodeContinue({ revision, start: `${lastKey.slice(this.resourcePrefix.length)}\u0000` });
+  }
+
+  /**
+   * The whole snapshot, each object decoded and converted when the answer pulls it. The
+   * snapshot's items are immutable, so the answer is the snapshot's however long it takes.
+   */
+  private lazySnapshot(items: Item[]): LazyItems {
+    const view = this.view;
+    return {
+      count: items.length,
+      at: (i) => view.toExternal(view.decode(items[i]), items[i].modRevision),
+      stored: (i) => ({ item: items[i], bytes: items[i].value, resourceVersion: String(items[i].modRevision) }),
+      splices: this.splices,
+    };
   }
 
   private pageFromSnapshot(items: Item[], revision: number, limit: number, filter: ObjectFilter | undefined): ListPage {
@@ -271,6 +301,8 @@ export class CacheDelegator {
       toExternal: (obj, rev) => this.view.toExternal(obj, rev),
       bookmark: (rev) => this.view.bookmark(rev),
       filter,
+      encodings: convert ? undefined : this.encodings,
+      selectable: filter ? (item) => this.selectables.get(item, '', () => this.view.decode(item)) : undefined,
     });
     if (!convert) return stream;
     const added: KubeObject[] = [];

@@ -21,9 +21,9 @@ import { parseLabelSelector } from '../apimachinery/labels.js';
 import type { KubeList, KubeObject, ObjectMeta, WatchEvent } from '../apimachinery/types.js';
 import { apiVersionOf } from '../apimachinery/types.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
-import { ItemMemo } from '../storage/memo.js';
 import type { ObjectCodec } from '../codec/storage.js';
 import { encodeForStorage, jsonCodec } from '../codec/storage.js';
+import { withLazyItems } from '../codec/json-list.js';
 import { CacheDelegator, type ObjectFilter } from './cache-delegator.js';
 import { isKeyExists, isStorageConflict, isStorageNotFound, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
@@ -154,8 +154,6 @@ export class GenericStore implements RESTStore {
   private readonly storageKind: { group: string; version: string; kind: string };
   /** Set when the definition converts through a webhook: reads and writes then await it. */
   private readonly asyncConversion?: AsyncVersionConversion;
-  /** Answered objects of cached items, shared by every reader of one item revision. */
-  private readonly answers = new ItemMemo();
 
   constructor(definition: ResourceDefinition, opts: GenericStoreOptions) {
     if (!definition.storage || !definition.strategy) {
@@ -195,7 +193,6 @@ export class GenericStore implements RESTStore {
         : {
             decode: (item) => this.decode(item),
             toExternal: (obj, revision) => this.toExternal(obj, revision),
-            external: (item, revision) => this.answers.get(item, `external@${revision}`, () => this.toExternal(this.decode(item), revision)),
             bookmark,
           },
       resourcePrefix: resourcePrefix(this.storageLocation),
@@ -352,7 +349,8 @@ export class GenericStore implements RESTStore {
     const filter = this.selectionFilter(opts);
     const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);
     const page = await this.reads.list(prefix, opts, filter);
-    return { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: page.metadata, items: page.items };
+    const list: KubeList = { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: page.metadata, items: page.items };
+    return page.lazy ? withLazyItems(list, page.lazy) : list;
   }
 
   async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>> {

@@ -2,6 +2,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { MemoryStorage } from '../storage/index.js';
+import { EventEncodings, RecentEventMemo } from '../codec/encoding-memo.js';
+import type { Item } from '../storage/index.js';
+import { translateEvent } from './watch.js';
+import { sharedFrame } from '../codec/watch-frame.js';
 import type { GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
 import { TEST_GROUP, requestContext, widgetDefinition } from './testing.js';
@@ -48,4 +52,78 @@ test('a short watch or one without bookmarks gets no early bookmark', async () =
   const seen: string[] = [];
   for await (const ev of quiet) seen.push(ev.type);
   assert.deepEqual(seen, []);
+});
+
+test('watchers of one served version share each event\'s frame; each gets its own object when it reads it', async () => {
+  const rv = (await widgets.list(ctx, 'shared', {})).metadata.resourceVersion!;
+  const ac = new AbortController();
+  const open = (opts: { labelSelector?: string } = {}) => widgets.watch({ ...ctx, signal: ac.signal }, 'shared', { resourceVersion: rv, ...opts });
+  const streams = [await open(), await open(), await open({ labelSelector: 'keep=yes' })];
+  const labelled = { ...widget('s'), metadata: { name: 's', labels: { keep: 'yes' } } };
+  await widgets.create(ctx, 'shared', labelled, { dryRun: false });
+  await widgets.update(ctx, 'shared', 's', (cur) => ({ ...(cur as KubeObject), metadata: { ...cur?.metadata, labels: { keep: 'no' } } }), { dryRun: false });
+  const firsts = await Promise.all(streams.map(async (s) => {
+    const got: WatchEvent[] = [];
+    for await (const ev of s) {
+      got.push(ev);
+      if (got.length === 2) break;
+    }
+    return got;
+  }));
+  ac.abort();
+  let framed = 0;
+  const frame = (ev: WatchEvent) => () => (framed++, Buffer.from(JSON.stringify(ev)));
+  const bytes = firsts.map((got) => got.map((ev) => sharedFrame(ev, 'json', frame(ev)).toString()));
+  // ADDED and MODIFIED once for both plain watchers; the selector's watcher shares the ADDED
+  // and gets its own DELETED (the object stopped matching).
+  assert.deepEqual(firsts.map((got) => got.map((ev) => ev.type)), [['ADDED', 'MODIFIED'], ['ADDED', 'MODIFIED'], ['ADDED', 'DELETED']]);
+  assert.equal(framed, 3);
+  assert.equal(bytes[0]![0], bytes[2]![0]);
+  assert.deepEqual(bytes[0], bytes[1]);
+  assert.equal((JSON.parse(bytes[2]![1]!) as WatchEvent).object.metadata?.labels?.keep, 'yes', 'DELETED carries the last matching state');
+  // Objects read from events are each watcher's own.
+  const [a, b] = [firsts[0]![1]!.object, firsts[1]![1]!.object];
+  assert.notEqual(a, b);
+  assert.deepEqual(a, b);
+  a.metadata!.name = 'changed';
+  assert.equal(b.metadata?.name, 's');
+});
+
+test('event encodings are kept for the most recent events only, within a budget of bytes', () => {
+  // Two bytes: two one-byte encodings.
+  const memo = new EventEncodings(2);
+  const sources = [{}, {}, {}];
+  let encoded = 0;
+  const enc = () => (encoded++, new Uint8Array([encoded]));
+  for (const s of sources) memo.get(s, 'k', enc);
+  memo.get(sources[2]!, 'k', enc);
+  memo.get(sources[1]!, 'k', enc);
+  assert.equal(encoded, 3);
+  memo.get(sources[0]!, 'k', enc);
+  assert.equal(encoded, 4, 'the oldest was forgotten');
+  memo.get(sources[2]!, 'other', enc);
+  assert.equal(encoded, 5, 'another encoding of a kept event');
+});
+
+test('watchers with selectors test one shared decode of each event, and answer with their own object', () => {
+  const memo = new RecentEventMemo<KubeObject>(1024 * 1024, () => 1);
+  let decoded = 0;
+  const decode = (item: Item): KubeObject => (decoded++, JSON.parse(Buffer.from(item.value).toString()) as KubeObject);
+  const item: Item = { key: '/k/a', value: Buffer.from(JSON.stringify({ ...widget('a'), metadata: { name: 'a', labels: { keep: 'yes' } } })), createRevision: 3, modRevision: 3 };
+  const opts = {
+    decode,
+    toExternal: (obj: KubeObject, rev: number) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } }),
+    filter: (obj: KubeObject) => obj.metadata?.labels?.keep === 'yes',
+    selectable: (it: Item) => memo.get(it, '', () => decode(it)),
+  };
+  const events = [translateEvent({ type: 'put', key: item.key, revision: 3, item }, opts), translateEvent({ type: 'put', key: item.key, revision: 3, item }, opts)];
+  assert.equal(decoded, 1, 'one decode for both selectors');
+  assert.deepEqual(events.map((e) => e?.type), ['ADDED', 'ADDED']);
+  const [a, b] = [events[0]!.object, events[1]!.object];
+  assert.equal(decoded, 3, 'each answer is built from its own decode');
+  assert.notEqual(a, b);
+  assert.equal(a.metadata?.resourceVersion, '3');
+  const missed = translateEvent({ type: 'put', key: item.key, revision: 3, item }, { ...opts, filter: () => false });
+  assert.equal(missed, undefined);
+  assert.equal(decoded, 3);
 });

@@ -7,6 +7,8 @@ import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import type { CacheEvent, Cacher, Item, StorageEvent } from '../storage/interface.js';
 import { isTooLarge, isTooOld } from './errors.js';
 import { abortController } from '../apimachinery/abort.js';
+import type { EventEncodings } from '../codec/encoding-memo.js';
+import { withSharedEvent } from '../codec/watch-frame.js';
 
 export interface WatchStreamOptions {
   cacher: Cacher;
@@ -22,25 +24,73 @@ export interface WatchStreamOptions {
   toExternal(obj: KubeObject, revision: number): KubeObject;
   bookmark(revision: number): KubeObject;
   filter?: (obj: KubeObject) => boolean;
+  /**
+   * Where watchers of the same served version share each event's encodings; unset when
+   * events are converted after this stream (their objects then differ from the item's answer).
+   */
+  encodings?: EventEncodings;
+  /**
+   * A stored item decoded for selector tests only, shared by the watchers that test it (so
+   * read-only); without it each watcher decodes for itself.
+   */
+  selectable?(item: Item): KubeObject;
 }
 
 function statusObject(status: object): KubeObject {
   return status as KubeObject;
 }
 
-/** The event a watcher gets for one storage event, if any. */
-export function translateEvent(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'toExternal' | 'filter'>): WatchEvent | undefined {
-  const prev = ev.prev ? o.decode(ev.prev) : undefined;
-  const prevMatched = prev !== undefined && (!o.filter || o.filter(prev));
-  if (ev.type === 'delete') {
-    return prev && prevMatched ? { type: 'DELETED', object: o.toExternal(prev, ev.revision) } : undefined;
+/** What a watcher is sent for one storage event: the event type and the item answered at a revision. */
+interface Answer {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  item: Item;
+  revision: number;
+  /** The item decoded already (to test the selector). */
+  decoded?: KubeObject;
+}
+
+function answerOf(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'filter' | 'selectable'>): Answer | undefined {
+  if (!o.filter) {
+    // Without a selector nothing needs decoding to know what the watcher gets.
+    if (ev.type === 'delete') return ev.prev ? { type: 'DELETED', item: ev.prev, revision: ev.revision } : undefined;
+    if (!ev.item) return undefined;
+    return { type: ev.prev ? 'MODIFIED' : 'ADDED', item: ev.item, revision: ev.item.modRevision };
   }
+  // Objects decoded for every watcher's selector are shared and read-only: the answer is then built anew.
+  const view = o.selectable ?? o.decode;
+  const own = (obj: KubeObject | undefined): KubeObject | undefined => (o.selectable ? undefined : obj);
+  const prev = ev.prev ? view(ev.prev) : undefined;
+  const prevMatched = prev !== undefined && o.filter(prev);
+  if (ev.type === 'delete') return ev.prev && prevMatched ? { type: 'DELETED', item: ev.prev, revision: ev.revision, decoded: own(prev) } : undefined;
   if (!ev.item) return undefined;
-  const current = o.decode(ev.item);
-  if (!o.filter || o.filter(current)) {
-    return { type: prevMatched ? 'MODIFIED' : 'ADDED', object: o.toExternal(current, ev.item.modRevision) };
-  }
-  return prev && prevMatched ? { type: 'DELETED', object: o.toExternal(prev, ev.revision) } : undefined;
+  const current = view(ev.item);
+  if (o.filter(current)) return { type: prevMatched ? 'MODIFIED' : 'ADDED', item: ev.item, revision: ev.item.modRevision, decoded: own(current) };
+  return ev.prev && prevMatched ? { type: 'DELETED', item: ev.prev, revision: ev.revision, decoded: own(prev) } : undefined;
+}
+
+/**
+ * An event whose object is built when it is first read: a watcher that sends the event's
+ * shared bytes (see `withSharedEvent`) never builds it; one that reads it gets its own.
+ */
+function lazyEvent(type: WatchEvent['type'], build: () => KubeObject): WatchEvent {
+  let object: KubeObject | undefined;
+  return {
+    type,
+    get object(): KubeObject {
+      return (object ??= build());
+    },
+    set object(value: KubeObject) {
+      object = value;
+    },
+  };
+}
+
+/** The event a watcher gets for one storage event, if any. */
+export function translateEvent(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'toExternal' | 'filter' | 'encodings' | 'selectable'>): WatchEvent | undefined {
+  const a = answerOf(ev, o);
+  if (a === undefined) return undefined;
+  const event = lazyEvent(a.type, () => o.toExternal(a.decoded ?? o.decode(a.item), a.revision));
+  return o.encodings ? withSharedEvent(event, { source: a.item, revision: a.revision, encodings: o.encodings }) : event;
 }
 
 export function watchStream(o: WatchStreamOptions): AsyncIterable<WatchEvent> {

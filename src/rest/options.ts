@@ -15,6 +15,12 @@ export interface ListOptions {
   timeoutSeconds?: number;
   allowWatchBookmarks?: boolean;
   sendInitialEvents?: boolean;
+  /**
+   * Set by a caller that encodes a list's items as it pulls them and keeps none (the LIST
+   * handler): the Store may then answer `items` on demand (codec/json-list `lazyItemsOf`)
+   * and leave the array empty. Never set from a request's query.
+   */
+  lazyItems?: boolean;
 }
 
 /** Admission's validating hook, run inside the Store after the strategy's validation. */

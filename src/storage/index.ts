@@ -27,7 +27,6 @@ export type { EtcdStorage, EtcdStorageOptions } from './etcd.js';
 export { WatchCache, createCacher, type CacherOptions } from './cacher.js';
 export { startCompactor, type CompactorOptions } from './compactor.js';
 export type { ProgressReporting } from './watch-hub.js';
-export { ItemMemo } from './memo.js';
 
 export interface CreateStorageOptions {
   backend: 'memory' | 'sqlite' | 'etcd';

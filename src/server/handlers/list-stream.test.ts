@@ -8,7 +8,7 @@ import { connect as http2Connect, constants as h2, createServer as createHttp2Se
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { KubeList, KubeObject } from '../../apimachinery/types.js';
-import { LIST_CHUNK_BYTES } from '../../codec/json-list.js';
+import { LIST_CHUNK_BYTES, withLazyItems } from '../../codec/json-list.js';
 import { negotiateOutput } from '../../codec/negotiate.js';
 import { SerializerSet } from '../../codec/serializer.js';
 import { metaGroup } from '../../naming/index.js';
@@ -118,6 +118,37 @@ describe('streamed LIST answers', () => {
       }
     }
   }
+
+  it('builds the items of an on-demand list as it writes them, with the bytes of the whole encode', async () => {
+    for (const accept of accepts) {
+      for (const pretty of [false, true]) {
+        const choice = negotiateOutput(accept, serializers, 'list');
+        const whole = new FakeResponse();
+        respond(request(whole, { pretty }), serializers, store, choice, 200, list(configMaps(3000)), NOW);
+        let built = 0;
+        const source = configMaps(3000);
+        const lazy = withLazyItems(list([]), { count: source.length, at: (i) => (built++, structuredClone(source[i])) });
+        const streamed = new FakeResponse();
+        await respondList(request(streamed, { pretty }), serializers, store, choice, lazy, NOW);
+        assert.equal(streamed.body, whole.body, `${accept ?? 'plain JSON'} pretty=${pretty}`);
+        assert.equal(built, 3000, 'each item built once');
+        assert.equal(lazy.items.length, 0, 'nothing kept on the list');
+      }
+    }
+  });
+
+  it('fills an on-demand list for the answers encoded whole', async () => {
+    const source = configMaps(3);
+    const lazy = (): KubeList => withLazyItems(list([]), { count: source.length, at: (i) => structuredClone(source[i]) });
+    const yaml = new FakeResponse();
+    await respondList(request(yaml), serializers, store, negotiateOutput('application/yaml', serializers, 'list'), lazy(), NOW);
+    const whole = new FakeResponse();
+    respond(request(whole), serializers, store, negotiateOutput('application/yaml', serializers, 'list'), 200, list(configMaps(3)), NOW);
+    assert.equal(yaml.body, whole.body);
+    const head = new FakeResponse();
+    await respondList(request(head, { method: 'HEAD' }), serializers, store, negotiateOutput(undefined, serializers, 'list'), lazy(), NOW);
+    assert.equal(Number(head.getHeader('content-length')), Buffer.byteLength(JSON.stringify(list(configMaps(3)))) + 1);
+  });
 
   it('keeps the whole encode for YAML and HEAD (Content-Length set)', async () => {
     const yaml = new FakeResponse();

@@ -17,7 +17,8 @@ export async function serveList(deps: HandlerDeps, { r, ctx, store, namespace }:
     delete opts.limit;
     delete opts.continue;
   }
-  const list = await listResources(ctx, store, namespace, opts);
+  // The answer encodes the items as it writes them: a list from the watch cache may build them then.
+  const list = await listResources(ctx, store, namespace, { ...opts, lazyItems: true });
   if (deps.features && !deps.features.enabled('RemainingItemCount')) delete list.metadata.remainingItemCount;
   // A client that reset its stream meanwhile gets nothing: encoding a large list for nobody is the cost.
   if (r.signal.aborted) return;

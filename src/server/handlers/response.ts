@@ -3,7 +3,7 @@
 // into a Table or metadata when asked, encoded and written with the request's warnings.
 import { isPlainObject, type KubeList, type KubeObject } from '../../apimachinery/types.js';
 import { negotiateOutput, type OutputChoice, type Target } from '../../codec/negotiate.js';
-import { jsonListChunks, type StreamedList } from '../../codec/json-list.js';
+import { jsonListChunks, lazyItemsOf, materializeItems, type StreamedList } from '../../codec/json-list.js';
 import { fallbackTableConvertor, parseIncludeObject, partialObjectMetadata, partialObjectMetadataList, toTable } from '../../codec/representation.js';
 import { jsonSerializer, type SerializerSet } from '../../codec/serializer.js';
 import type { RESTStore, TableConvertor } from '../../rest/index.js';
@@ -53,6 +53,7 @@ export function writeEncoded(r: ResourceRequest, serializers: SerializerSet, cho
 export async function respondList(r: ResourceRequest, serializers: SerializerSet, store: RESTStore, choice: OutputChoice, list: KubeList, now: Date): Promise<void> {
   const streamed = choice.serializer === jsonSerializer && r.req.method !== 'HEAD' && r.audit?.level !== 'RequestResponse' && Array.isArray(list.items) ? streamedList(r, store, choice, list, now) : undefined;
   if (!streamed) {
+    materializeItems(list);
     respond(r, serializers, store, choice, 200, list, now);
     return;
   }
@@ -62,17 +63,20 @@ export async function respondList(r: ResourceRequest, serializers: SerializerSet
 /** The list in the representation asked for, its items built one at a time. */
 function streamedList(r: ResourceRequest, store: RESTStore, choice: OutputChoice, list: KubeList, now: Date): StreamedList {
   const rep = choice.representation;
-  const items = list.items;
+  // Items of a snapshot are built as they are encoded, and not kept.
+  const lazy = lazyItemsOf(list);
+  const count = lazy ? lazy.count : list.items.length;
+  const item: (i: number) => KubeObject = lazy ? (i) => lazy.at(i) as KubeObject : (i) => list.items[i]!;
   if (rep.as === 'Table') {
     const includeObject = parseIncludeObject(r.query.get('includeObject'));
     const convertor = tableConvertorOf(store);
     const row = (objects: KubeObject[], withColumns: boolean): Record<string, unknown> => toTable(objects, list.metadata, convertor, { version: rep.version, includeObject, withColumns, now });
-    return { envelope: row([], true), key: 'rows', count: items.length, element: (i) => (row([items[i]!], false).rows as unknown[])[0] };
+    return { envelope: row([], true), key: 'rows', count, element: (i) => (row([item(i)], false).rows as unknown[])[0] };
   }
   if (rep.as !== 'Object') {
-    return { envelope: partialObjectMetadataList({ ...list, items: [] }, rep.version) as unknown as Record<string, unknown>, key: 'items', count: items.length, element: (i) => partialObjectMetadata(items[i]!, rep.version) };
+    return { envelope: partialObjectMetadataList({ ...list, items: [] }, rep.version) as unknown as Record<string, unknown>, key: 'items', count, element: (i) => partialObjectMetadata(item(i), rep.version) };
   }
-  return { envelope: list as unknown as Record<string, unknown>, key: 'items', count: items.length, element: (i) => items[i] };
+  return { envelope: { ...list, items: [] } as unknown as Record<string, unknown>, key: 'items', count, element: item, stored: lazy?.stored?.bind(lazy), splices: lazy?.splices };
 }
 
 /**

@@ -6,7 +6,7 @@ import { escapeFieldValue } from '../../apimachinery/fields.js';
 import type { KubeObject, WatchEvent } from '../../apimachinery/types.js';
 import { negotiateOutput } from '../../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../../codec/representation.js';
-import { watchFramer } from '../../codec/watch-frame.js';
+import { sharedFrame, watchFramer } from '../../codec/watch-frame.js';
 import type { ListOptions, RESTStore, RequestContext } from '../../rest/index.js';
 import { headerValue, setWarnings, toApiError } from '../http.js';
 import { parseListOptions } from './options.js';
@@ -62,6 +62,8 @@ export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: 
 
   const res = r.res;
   const framer = watchFramer(choice.serializer);
+  const rep = choice.representation;
+  const frameKey = `${choice.serializer.mediaType} ${choice.contentType} ${rep.as}${rep.as === 'Object' ? '' : ` ${rep.version}`}`;
   const convertor = tableConvertorOf(store);
   let firstTable = true;
   const transform = (ev: WatchEvent): unknown => {
@@ -115,7 +117,14 @@ export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: 
       }
       const ev = await next;
       if (ev.done || ac.signal.aborted) break;
-      await write(framer.frame({ type: ev.value.type, object: transform(ev.value) }));
+      const event = ev.value;
+      // Tables are each watcher's own (columns on its first event, ages at its time); the
+      // object and its metadata are framed once for every watcher in this encoding.
+      await write(
+        choice.representation.as === 'Table'
+          ? framer.frame({ type: event.type, object: transform(event) })
+          : sharedFrame(event, frameKey, () => framer.frame({ type: event.type, object: transform(event) })),
+      );
     }
   } catch (err) {
     // An abort (client gone, timeout, shutdown) ends the stream quietly; anything else is
