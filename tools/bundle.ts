@@ -49,6 +49,8 @@ await build({
   // ES module does not have.
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   chunkNames: 'chunk-[hash]',
+  // Stack traces need the mappings only (node --enable-source-maps); the sources are not shipped.
   sourcemap: true,
+  sourcesContent: false,
   logLevel: 'warning',
 });
