@@ -113,12 +113,14 @@ function run(dataDir: string): Running {
 }
 
 describe('the bundled orch-apiserver', () => {
-  it('prints its version', async () => {
-    const child = spawn(process.execPath, [entry, '--version'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    assert.equal(await new Promise((r) => child.on('exit', r)), 0);
-    assert.match(out, /^v\d/);
+  it('prints its version, as does the bundled orch-controller-manager', async () => {
+    for (const program of [entry, join(BUNDLE, 'controller-manager.js')]) {
+      const child = spawn(process.execPath, [program, '--version'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+      assert.equal(await new Promise((r) => child.on('exit', r)), 0);
+      assert.match(out, /^v\d/);
+    }
   });
 
   it('serves from SQLite, reads large YAML on its workers, checks CEL rules, and restarts from its store', async () => {
