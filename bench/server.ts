@@ -38,10 +38,11 @@ import { createStorage } from '../src/storage/index.js';
 import { etcdInstallHint, etcdInstalled, startEtcd } from '../src/storage/etcd-testing.js';
 import type { RawFixtures } from './raw-server.js';
 
-const ENTRY_POINT = fileURLToPath(new URL('../src/cli/apiserver.js', import.meta.url));
+/** What `npm start` and the bin run: the bundle `npm run build` makes. */
+const ENTRY_POINT = fileURLToPath(new URL('../bundle/apiserver.js', import.meta.url));
 const RAW_SERVER = fileURLToPath(new URL('./raw-server.js', import.meta.url));
-/** The modules the server's entry point loads before it runs: importing them starts nothing. */
-const SERVER_MODULES = ['../src/cli/server.js', '../src/cli/flags.js', '../src/apimachinery/flags.js', '../src/server/version.js'].map((m) => new URL(m, import.meta.url).href);
+/** The modules the server's entry point loads before it runs, as bundled: importing them starts nothing. */
+const SERVER_MODULES = ['../bundle/server.js'].map((m) => new URL(m, import.meta.url).href);
 
 const GET_SECONDS = Number(process.env.BENCH_GET_SECONDS ?? 5);
 const CREATE_SECONDS = Number(process.env.BENCH_CREATE_SECONDS ?? 5);
