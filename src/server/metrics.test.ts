@@ -76,3 +76,14 @@ test('request counts and durations read as prom-client writes them', async () =>
 test('nothing observed, no series', async () => {
   assert.equal(await served(new ApiServerMetrics()), (await reference([])).trimEnd());
 });
+
+test('the in-flight gauge reads the latest figure of each request kind', async () => {
+  const metrics = new ApiServerMetrics();
+  assert.doesNotMatch(await metrics.registry.metrics(), /apiserver_current_inflight_requests\{/);
+  metrics.setInflight('readOnly', 3);
+  metrics.setInflight('mutating', 1);
+  metrics.setInflight('readOnly', 2);
+  const text = await metrics.registry.metrics();
+  assert.match(text, /^apiserver_current_inflight_requests\{request_kind="readOnly"\} 2$/m);
+  assert.match(text, /^apiserver_current_inflight_requests\{request_kind="mutating"\} 1$/m);
+});

@@ -11,7 +11,8 @@ export class ApiServerMetrics {
   private readonly duration: RequestDuration;
   /** Each label set seen, by its values joined. */
   private readonly series = new Map<string, RequestSeries>();
-  private readonly inflight: Gauge<string>;
+  /** The current figure per request kind, in the order first set. */
+  private readonly inflightNow = new Map<string, number>();
   private readonly deprecated: Gauge<string>;
   /** Other modules' registries /metrics includes (the audit metrics). */
   private readonly others: Registry[] = [];
@@ -30,11 +31,16 @@ export class ApiServerMetrics {
       buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
       registers: [this.registry],
     });
-    this.inflight = new Gauge({
+    const inflight = this.inflightNow;
+    new Gauge({
       name: 'apiserver_current_inflight_requests',
       help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
       labelNames: ['request_kind'],
       registers: [this.registry],
+      // Set twice per request, read once per scrape: the figures are handed over when read.
+      collect() {
+        for (const [kind, n] of inflight) this.set({ request_kind: kind }, n);
+      },
     });
     this.deprecated = new Gauge({
       name: 'apiserver_requested_deprecated_apis',
@@ -66,7 +72,7 @@ export class ApiServerMetrics {
   }
 
   setInflight(kind: 'readOnly' | 'mutating', n: number): void {
-    this.inflight.set({ request_kind: kind }, n);
+    this.inflightNow.set(kind, n);
   }
 
   deprecatedRequest(group: string, version: string, resource: string, subresource: string, removedRelease: string): void {
