@@ -3,6 +3,7 @@
 // may ask for (minimum, maximum, and the largest limit-to-request ratio).
 import type { KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
+import { NamespacedLookup } from './namespaced-lookup.js';
 import { longDomainKey } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
 import { amountOf, amountsOf, canonical, formatAmount, containerAmounts, containerResources, podTotals, type Amount, type Amounts } from './resources.js';
@@ -190,7 +191,10 @@ export function aggregate(errors: string[]): string {
 
 export class LimitRanger implements AdmissionPlugin {
   readonly name = 'LimitRanger';
-  constructor(private readonly client: ApiClient) {}
+  private readonly lookup: NamespacedLookup;
+  constructor(client: ApiClient) {
+    this.lookup = new NamespacedLookup(client, LIMIT_RANGES);
+  }
 
   handles(operation: AdmissionOperation): boolean {
     return operation === 'CREATE' || operation === 'UPDATE';
@@ -204,8 +208,9 @@ export class LimitRanger implements AdmissionPlugin {
     return undefined;
   }
 
-  private async ranges(namespace: string): Promise<KubeObject[]> {
-    return (await this.client.list(LIMIT_RANGES, namespace)).items;
+  /** From the watch cache, live only when it shows none (see `NamespacedLookup`). */
+  private ranges(namespace: string): Promise<KubeObject[]> {
+    return this.lookup.list(namespace);
   }
 
   async admit(attrs: AdmissionAttributes): Promise<void> {

@@ -1,9 +1,13 @@
 // ResourceQuota: a write that would take a namespace past one of its quotas is refused.
+// Quotas are read from the watch cache, live only when the cache shows none
+// (`NamespacedLookup`), so a write in a namespace without quotas costs no consistent read.
 // Usage is what the objects of the written resource in the namespace use now (counted
-// afresh, so deletions are seen at once) plus what the write adds; a quota that admits the
-// write has its status (hard, used) brought up to date, as the quota controller would.
+// afresh, so deletions are seen at once: no quota controller recomputes a status here)
+// plus what the write adds; a quota that admits the write has its status (hard, used)
+// brought up to date, as the quota controller would.
 import type { KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
+import { NamespacedLookup } from './namespaced-lookup.js';
 import { group as groupOf } from '../naming/index.js';
 import { betaStorageClassAnnotation } from './classes.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
@@ -18,6 +22,14 @@ const QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };
 const LEGACY_COUNTS = new Set(['pods', 'services', 'secrets', 'configmaps', 'persistentvolumeclaims', 'replicationcontrollers', 'resourcequotas']);
 /** Compute resources every container must state when a quota limits them. */
 const MUST_SPECIFY = new Set(['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory']);
+
+/** Quotas remembered as written by this plugin; the oldest is forgotten first. */
+const WRITTEN_ENTRIES = 100;
+
+function revisionOf(obj: KubeObject): bigint {
+  const rv = obj.metadata?.resourceVersion;
+  return rv && /^[0-9]+$/.test(rv) ? BigInt(rv) : 0n;
+}
 
 const one = (): Amount => ({ nano: 1_000_000_000n, format: 'DecimalSI' });
 
@@ -148,7 +160,32 @@ function missingCompute(podSpec: JsonMap, hard: string[]): string[] {
 
 export class ResourceQuotaAdmission implements AdmissionPlugin {
   readonly name = 'ResourceQuota';
-  constructor(private readonly client: ApiClient) {}
+  private readonly quotas: NamespacedLookup;
+  /**
+   * Quotas whose status this plugin wrote, by namespace/name: newer than the cache may show
+   * yet, so the next write's status update does not start from an older version and conflict.
+   */
+  private readonly written = new Map<string, KubeObject>();
+
+  constructor(private readonly client: ApiClient) {
+    this.quotas = new NamespacedLookup(client, QUOTAS);
+  }
+
+  /** The namespace's quotas, each at the newest version this plugin knows. */
+  private async quotasOf(namespace: string): Promise<KubeObject[]> {
+    const listed = await this.quotas.list(namespace);
+    if (this.written.size === 0) return listed;
+    return listed.map((q) => {
+      const key = `${namespace}/${q.metadata?.name ?? ''}`;
+      const mine = this.written.get(key);
+      if (!mine) return q;
+      if (revisionOf(q) >= revisionOf(mine)) {
+        this.written.delete(key);
+        return q;
+      }
+      return mine;
+    });
+  }
 
   handles(operation: AdmissionOperation): boolean {
     return operation === 'CREATE' || operation === 'UPDATE';
@@ -159,7 +196,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     if (!obj || !attrs.namespace || attrs.subresource !== '') return;
     if (attrs.oldObject?.metadata?.deletionTimestamp) return;
     const resource = { group: attrs.resource.group, resource: attrs.resource.resource };
-    const quotas = (await this.client.list(QUOTAS, attrs.namespace)).items.filter((q) => quotaMatches(q, resource, obj));
+    const quotas = (await this.quotasOf(attrs.namespace)).filter((q) => quotaMatches(q, resource, obj));
     if (quotas.length === 0) return;
 
     const delta = usageOf(resource, obj);
@@ -213,8 +250,13 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
       const a = used.get(k);
       setOwn(next, k, a ? formatAmount(a) : Object.hasOwn(previous, k) ? previous[k] : '0');
     }
+    const namespace = quota.metadata?.namespace ?? '';
     try {
-      await this.client.update(QUOTAS, quota.metadata?.namespace ?? '', { ...quota, status: { hard: { ...hard }, used: next } }, 'status');
+      const updated = await this.client.update(QUOTAS, namespace, { ...quota, status: { hard: { ...hard }, used: next } }, 'status');
+      const key = `${namespace}/${updated.metadata?.name ?? ''}`;
+      this.written.delete(key);
+      this.written.set(key, updated);
+      if (this.written.size > WRITTEN_ENTRIES) this.written.delete(this.written.keys().next().value!);
     } catch {
       // The check itself has passed; only the recorded figure is late.
     }

@@ -112,3 +112,23 @@ test('resync replays the cache as updates; late handlers hear the cache as adds'
     await close();
   }
 });
+
+test('get hands out a copy; peek the cached object itself', async () => {
+  const { table, close } = memoryTable();
+  const client = new LoopbackClient(table, admin);
+  await client.create(CM, 'ns', { metadata: { name: 'a' }, data: { k: 'v' } });
+  const informer = new Informer(client, CM);
+  informer.start();
+  try {
+    await informer.waitForSync();
+    const copy = informer.get('ns', 'a')!;
+    copy.data = { k: 'changed' };
+    assert.deepEqual(informer.peek('ns', 'a')?.data, { k: 'v' });
+    assert.equal(informer.peek('ns', 'a'), informer.peek('ns', 'a'));
+    assert.notEqual(informer.get('ns', 'a'), informer.peek('ns', 'a'));
+    assert.equal(informer.peek('ns', 'missing'), undefined);
+  } finally {
+    await informer.stop();
+    await close();
+  }
+});

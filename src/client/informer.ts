@@ -117,6 +117,11 @@ export class Informer {
     return obj ? deepCopy(obj) : undefined;
   }
 
+  /** The cached object itself, without the copy `get` makes: for callers that only read it. */
+  peek(namespace: string, name: string): Readonly<KubeObject> | undefined {
+    return this.cache.get(namespace ? `${namespace}/${name}` : name);
+  }
+
   list(): KubeObject[] {
     return [...this.cache.values()].map((o) => deepCopy(o));
   }

@@ -58,9 +58,13 @@ function nonResource(method: string, path: string): RequestInfo {
 }
 
 function splitPath(path: string): string[] {
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  // The usual path has one leading slash and no trailing one: no trimming needed.
+  const trimmed = path.length > 1 && path[0] === '/' && path[1] !== '/' && !path.endsWith('/') ? path.slice(1) : path.replace(/^\/+|\/+$/g, '');
   return trimmed === '' ? [] : trimmed.split('/');
 }
+
+/** A segment without an escape decodes to itself. */
+const decodeSegment = (p: string): string => (p.includes('%') ? decodeURIComponent(p) : p);
 
 function isWatchValue(v: string | null): boolean {
   if (v === null) return false;
@@ -90,7 +94,7 @@ export function exactNameFromFieldSelector(selector: string | null): string | un
 export function parseRequestInfo(method: string, pathname: string, query: URLSearchParams, apiPrefixes = ['api', 'apis']): RequestInfo {
   let parts: string[];
   try {
-    parts = splitPath(pathname).map((p) => decodeURIComponent(p));
+    parts = splitPath(pathname).map(decodeSegment);
   } catch {
     throw new RequestInfoError('malformed path');
   }

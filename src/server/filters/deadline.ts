@@ -32,18 +32,22 @@ export function requestTimeoutMs(query: URLSearchParams, max: number): number {
   return ms > 0 && ms < max ? ms : max;
 }
 
-async function withDeadline(work: Promise<void>, ms: number, abort: AbortController): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+/** The work's outcome, or 504 (and the request's signal aborted) once `ms` pass first; one timer, no race of promises. */
+function withDeadline(work: Promise<void>, ms: number, abort: AbortController): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
       abort.abort();
       reject(new ApiError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {}));
     }, ms);
+    work.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
   });
-  try {
-    await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-    work.catch(() => {});
-  }
 }

@@ -23,6 +23,7 @@ const SUBRESOURCE_ROUTES: Record<string, string> = { get: 'GET', create: 'POST',
 /** Across namespaces only lists are served; the legacy `/watch/` paths serve watches only. */
 const CLUSTER_WIDE_ROUTES: Record<string, string> = { list: 'GET' };
 const WATCH_ROUTES: Record<string, string> = { watch: 'GET' };
+const NO_ROUTES: Record<string, string> = {};
 
 const STORE_METHODS: Record<string, keyof RESTStore> = {
   get: 'get',
@@ -34,6 +35,17 @@ const STORE_METHODS: Record<string, keyof RESTStore> = {
   delete: 'delete',
   deletecollection: 'deleteCollection',
 };
+
+/** The methods a route table serves for a list of verbs; verb lists belong to definitions and do not change. */
+const methodSets = new WeakMap<readonly string[], Map<Record<string, string>, Set<string>>>();
+
+function methodsFor(verbs: readonly string[], routes: Record<string, string>): Set<string> {
+  let byRoutes = methodSets.get(verbs);
+  if (!byRoutes) methodSets.set(verbs, (byRoutes = new Map()));
+  let methods = byRoutes.get(routes);
+  if (!methods) byRoutes.set(routes, (methods = new Set(verbs.flatMap((v) => routes[v] ?? []))));
+  return methods;
+}
 
 export function resolveStore(table: ResourceTable, info: RequestInfo, method: string): ResolvedStore {
   const store = table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
@@ -59,13 +71,13 @@ export function resolveStore(table: ResourceTable, info: RequestInfo, method: st
     routes = SUBRESOURCE_ROUTES;
   } else if (info.legacyWatch) {
     // Watching a collection needs a list to start from.
-    routes = info.collection && !verbs.includes('list') ? {} : WATCH_ROUTES;
+    routes = info.collection && !verbs.includes('list') ? NO_ROUTES : WATCH_ROUTES;
   } else if (clusterWide) {
-    routes = info.collection ? CLUSTER_WIDE_ROUTES : {};
+    routes = info.collection ? CLUSTER_WIDE_ROUTES : NO_ROUTES;
   } else {
     routes = info.collection ? COLLECTION_ROUTES : OBJECT_ROUTES;
   }
-  const methods = new Set(verbs.flatMap((v) => routes[v] ?? []));
+  const methods = methodsFor(verbs, routes);
   if (methods.size === 0) throw genericNotFound();
   if (!methods.has(method === 'HEAD' ? 'GET' : method)) throw methodNotAllowed();
   const storeMethod = STORE_METHODS[info.verb];
