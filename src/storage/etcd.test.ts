@@ -102,6 +102,31 @@ describe('etcd storage backend', { skip }, () => {
     }
   });
 
+  it('lists and fills a watch cache from more than the gRPC default of 4 MiB in one answer', async () => {
+    const storage = await EtcdStorage.open({ servers: [server().clientUrl], keyPrefix: '/large' });
+    try {
+      // Six objects of 1 MiB (under etcd's 1.5 MiB request limit), 6 MiB in one range.
+      const big = new Uint8Array(1024 * 1024).fill(0x61);
+      for (let i = 0; i < 6; i++) await storage.create(`/configmaps/ns/big-${i}`, big);
+      const all = await storage.list('/configmaps/');
+      assert.equal(all.items.length, 6);
+      assert.equal(all.items[5]?.value.length, big.length);
+      const cache = createCacher(storage, '/configmaps/');
+      try {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('the cache did not fill in 20 s')), 20_000);
+        });
+        await Promise.race([cache.ready(), late]).finally(() => clearTimeout(timer));
+        assert.equal(cache.list({ prefix: '/configmaps/' }).items.length, 6);
+      } finally {
+        await cache.stop();
+      }
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('is created by createStorage with the etcd options', async () => {
     const storage = await createStorage({ backend: 'etcd', etcdServers: [server().clientUrl] });
     try {

@@ -67,6 +67,10 @@ export class EtcdStorage implements Storage {
     this.client = new Etcd3({
       hosts: opts.servers,
       dialTimeout: opts.dialTimeoutMs ?? 5000,
+      // A range answer is as large as the objects it holds (a cache's first read, a page of big
+      // objects): no receive limit, as etcd's own Go client has none by default. gRPC's 4 MiB
+      // default would refuse a page of ten thousand 1 KB objects.
+      grpcOptions: { 'grpc.max_receive_message_length': -1 },
       ...(tls !== undefined
         ? {
             credentials: {
