@@ -44,9 +44,11 @@ class ScriptedCacher implements Cacher {
   get(key: string): Item | undefined {
     return this.items.find((i) => i.key === key);
   }
-  list(opts: { prefix?: string } = {}): CacheListResult {
-    const items = this.items.filter((i) => i.key.startsWith(opts.prefix ?? PREFIX));
-    return { items, revision: this.rev, more: false, remaining: 0 };
+  list(opts: { prefix?: string; startKey?: string; limit?: number } = {}): CacheListResult {
+    const all = this.items.filter((i) => i.key.startsWith(opts.prefix ?? PREFIX) && (opts.startKey === undefined || i.key >= opts.startKey));
+    const items = opts.limit !== undefined && opts.limit > 0 ? all.slice(0, opts.limit) : all;
+    const remaining = all.length - items.length;
+    return { items, revision: this.rev, more: remaining > 0, remaining };
   }
   // eslint-disable-next-line require-yield
   async *watch(_prefix: string, _after: number, signal: AbortSignal): AsyncGenerator<CacheEvent> {
@@ -165,10 +167,14 @@ describe('CacheDelegator', () => {
     assert.notEqual(page.lazy!.at(0), first, 'a new object on every pull');
     assert.equal((page.lazy!.at(1) as KubeObject).metadata?.name, 'b');
     cacher.items = [cached('a', 1), cached('b', 2)];
-    // A selector, a page smaller than the list, or storage: built whole as before.
-    assert.equal((await reads.list(PREFIX, { lazyItems: true }, (o) => o.metadata?.name === 'b')).lazy, undefined);
-    assert.equal((await reads.list(PREFIX, { lazyItems: true, limit: 1 })).lazy, undefined);
+    // A page is taken from the cache on demand too, with its continue token and count.
+    const paged = await reads.list(PREFIX, { lazyItems: true, limit: 1 });
+    assert.equal(paged.lazy?.count, 1);
+    assert.equal(paged.metadata.remainingItemCount, 1);
+    assert.deepEqual(decodeContinue(paged.metadata.continue ?? ''), { revision: 2, start: 'things/a\u0000' });
     assert.equal((await reads.list(PREFIX, { lazyItems: true, limit: 2 })).lazy?.count, 2);
+    // A selector or storage: built whole as before.
+    assert.equal((await reads.list(PREFIX, { lazyItems: true }, (o) => o.metadata?.name === 'b')).lazy, undefined);
     assert.equal((await reads.list(PREFIX, { lazyItems: true, resourceVersion: '2', resourceVersionMatch: 'Exact' })).lazy, undefined);
     assert.equal((await reads.list(PREFIX, {})).lazy, undefined);
   });
@@ -186,6 +192,22 @@ describe('CacheDelegator', () => {
     assert.deepEqual(rest.metadata, { resourceVersion: '5' });
     assert.deepEqual(cacher.calls, []);
     await rejects(reads.list(PREFIX, { continue: exact.metadata.continue, resourceVersion: '5' }), 400, /specifying resource version is not allowed when using continue/);
+  });
+
+  test('list: a continue at the revision the cache stands at reads the cache, not storage', async () => {
+    cacher.items = [cached('a', 1), cached('b', 2), cached('c', 2)];
+    const first = await reads.list(PREFIX, { limit: 1 });
+    assert.deepEqual(names(first), ['a:cached']);
+    cacher.calls = [];
+    const rest = await reads.list(PREFIX, { continue: first.metadata.continue, limit: 1 });
+    assert.deepEqual(names(rest), ['b:cached'], 'the cache, whose items differ from the store\'s here');
+    assert.equal(rest.metadata.remainingItemCount, 1);
+    const last = await reads.list(PREFIX, { continue: rest.metadata.continue, limit: 1 });
+    assert.deepEqual(names(last), ['c:cached']);
+    assert.deepEqual(last.metadata, { resourceVersion: '2' });
+    // Once the cache moves past the token's revision, the pages come from storage at it.
+    cacher.rev = 3;
+    assert.deepEqual(names(await reads.list(PREFIX, { continue: first.metadata.continue, limit: 1 })), ['b:blue']);
   });
 
   test('list: the filter runs during the scan, across storage pages, and hides the remaining count', async () => {
@@ -207,7 +229,9 @@ describe('CacheDelegator', () => {
     const expired = await rejects(reads.list(PREFIX, { continue: page.metadata.continue }), 410, /continue parameter is too old/);
     const token = decodeContinue(expired.status.metadata.continue ?? '');
     assert.deepEqual(token, { revision: -1, start: 'things/a\u0000' });
+    // The cache has caught up with the store: the page comes from it.
     cacher.rev = 6;
+    cacher.items = (await storage.list(PREFIX)).items;
     const latest = await reads.list(PREFIX, { continue: expired.status.metadata.continue });
     assert.deepEqual(names(latest), ['b:blue', 'c:red', 'd:blue', 'e:red']);
     assert.equal(latest.metadata.resourceVersion, '6');

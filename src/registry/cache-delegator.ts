@@ -151,6 +151,10 @@ export class CacheDelegator {
         const token = decodeContinue(opts.continue ?? '');
         const startKey = this.resourcePrefix + token.start;
         const revision = token.revision === LATEST_REVISION ? await this.waitForFresh() : token.revision;
+        // A cache standing at the token's revision holds exactly the snapshot the pages read:
+        // the next page comes from it (the usual case of a list paged through while nothing
+        // is written), else from storage at that revision.
+        if (this.cacher.revision() === revision) return this.pageFromCache(prefix, revision, startKey, limit, filter, opts.lazyItems === true);
         return this.listFromStorage(prefix, revision, startKey, limit, filter, true);
       }
       case 'exact': {
@@ -166,16 +170,32 @@ export class CacheDelegator {
           const revision = parseResourceVersion(rv, this.groupKind, '');
           if (revision > 0) await this.waitForRevision(revision);
         }
-        const snapshot = this.cacher.list({ prefix });
         // `resourceVersion=0` is answered whole from the watch cache, as Kubernetes 1.27's
         // cache does: it does not page, so the limit is not applied.
-        const pageSize = rv === '0' ? 0 : limit;
-        if (opts.lazyItems && !filter && !this.view.convert && (pageSize === 0 || pageSize >= snapshot.items.length)) {
-          return { ...this.page([], snapshot.revision, '', undefined), lazy: this.lazySnapshot(snapshot.items) };
-        }
-        return this.pageFromSnapshot(snapshot.items, snapshot.revision, pageSize, filter);
+        return this.pageFromCache(prefix, this.cacher.revision(), undefined, rv === '0' ? 0 : limit, filter, opts.lazyItems === true);
       }
     }
+  }
+
+  /**
+   * A page from the watch cache, which stands at `revision`. Without a selector only the page
+   * is taken from the cache, and, when the answer streams, its items are built on demand.
+   */
+  private pageFromCache(prefix: string, revision: number, startKey: string | undefined, limit: number, filter: ObjectFilter | undefined, lazy: boolean): ListPage {
+    if (filter) {
+      const snapshot = this.cacher.list({ prefix, startKey });
+      return this.pageFromSnapshot(snapshot.items, snapshot.revision, limit, filter);
+    }
+    const { items, remaining } = this.cacher.list({ prefix, startKey, limit: limit > 0 ? limit : undefined });
+    const last = items[items.length - 1];
+    const cont = remaining > 0 && last !== undefined ? this.nextToken(revision, last.key) : '';
+    if (lazy && !this.view.convert) return { ...this.page([], revision, cont, remaining), lazy: this.lazySnapshot(items) };
+    return this.page(
+      items.map((item) => this.view.toExternal(this.view.decode(item), item.modRevision)),
+      revision,
+      cont,
+      remaining,
+    );
   }
 
   private page(items: KubeObject[], revision: number, cont: string, remaining: number | undefined): ListPage {
