@@ -30,15 +30,20 @@ async function find(client: LoopbackClient, r: typeof SA, ns: string, name: stri
   }
 }
 
+/** A memory store with the built-in resources, a client on it, and the root CA in a file. */
+async function fixture() {
+  const dir = mkdtempSync(join(tmpdir(), 'root-ca-'));
+  const caFile = join(dir, 'ca.crt');
+  writeFileSync(caFile, CA);
+  const storage = await createStorage({ backend: 'memory' });
+  const table = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: '' }), storage);
+  return { dir, caFile, storage, table, client: new LoopbackClient(table, admin) };
+}
+
 for (const flavor of ['orch', 'kubernetes'] as const) {
   test(`every active namespace gets a default ServiceAccount and the root CA ConfigMap, kept as they should be (${flavor})`, async () => {
     setFlavor(flavor);
-    const dir = mkdtempSync(join(tmpdir(), 'root-ca-'));
-    const caFile = join(dir, 'ca.crt');
-    writeFileSync(caFile, CA);
-    const storage = await createStorage({ backend: 'memory' });
-    const table = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: '' }), storage);
-    const client = new LoopbackClient(table, admin);
+    const { dir, caFile, storage, table, client } = await fixture();
     const errors: string[] = [];
     const running = startControllers({ client, table, serviceAccounts: true, rootCAFile: caFile, onError: (name, err) => errors.push(`${name}: ${String(err)}`) });
     const cmName = flavor === 'orch' ? 'orch-root-ca.crt' : 'kube-root-ca.crt';
@@ -85,12 +90,7 @@ test('the system priority classes are the two critical classes', () => {
 
 test('the controllers are not idle until their informers have told them of every namespace and the objects are made', async () => {
   setFlavor('kubernetes');
-  const dir = mkdtempSync(join(tmpdir(), 'root-ca-'));
-  const caFile = join(dir, 'ca.crt');
-  writeFileSync(caFile, CA);
-  const storage = await createStorage({ backend: 'memory' });
-  const table = buildResourceTable(builtinResourceDefinitions({ runtimeConfig: '' }), storage);
-  const client = new LoopbackClient(table, admin);
+  const { dir, caFile, storage, table, client } = await fixture();
   // Namespaces that exist before the controllers start: the initial list must be worked off.
   const names = Array.from({ length: 20 }, (_, i) => `pre-${i}`);
   for (const name of names) await client.create(NS, '', { metadata: { name } });
