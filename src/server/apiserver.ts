@@ -218,7 +218,13 @@ export class ApiServer {
     const http1 = server as unknown as { headersTimeout: number; connectionsCheckingInterval: number };
     http1.headersTimeout = limits.headerTimeoutMs;
     http1.connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.floor(limits.headerTimeoutMs / 4)));
-    server.on('connection', (raw: Socket) => this.connections.accepted(raw));
+    server.on('connection', (raw: Socket) => {
+      // Answers go out in several writes (headers, streamed chunks, the end); with Nagle's
+      // algorithm on, a last small write waits for the client's delayed ACK (about 40 ms).
+      // Go servers, kube-apiserver among them, set TCP_NODELAY on every connection too.
+      raw.setNoDelay(true);
+      this.connections.accepted(raw);
+    });
     // Runs before the HTTP/2 layer's own listener, which emits 'session' synchronously.
     server.prependListener('secureConnection', (s: TLSSocket) => this.connections.beforeSecure(s));
     server.on('secureConnection', (s: Socket) => {
