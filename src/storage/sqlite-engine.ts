@@ -17,7 +17,7 @@ import {
 import { compareKeys, prefixEnd } from './keys.js';
 import { pageLimit, readRevision } from './revisions.js';
 import { toWireError, type SqliteReply, type SqliteRequest, type SqliteResult } from './sqlite-protocol.js';
-import { itemsInOneBuffer } from './sqlite-wire.js';
+import { itemsInChunks } from './sqlite-wire.js';
 
 const schemaVersion = '1';
 
@@ -243,7 +243,7 @@ export class SqliteEngine {
     const page = this.prepared<Row>(
         `SELECT ${columns.split(', ').map((c) => `l.${c}`).join(', ')} ${live} ORDER BY l.key${Number.isFinite(max) ? ' LIMIT ?' : ''}`,
     ).iterate(...bounds, revision, revision, ...(Number.isFinite(max) ? [max] : []));
-    const items = itemsInOneBuffer(rowsAsItems(page));
+    const items = itemsInChunks(rowsAsItems(page));
     let remaining = 0;
     if (items.length === max) {
       const countKey = `${revision}\u0000${prefix}\u0000${start}`;
