@@ -128,9 +128,17 @@ export function unpackList(packed: PackedList): ListResult {
     items[i] = {
       key: packed.keys[i] as string,
       value: new Uint8Array(packed.values[packed.chunks[i] as number] as ArrayBuffer, start, (packed.spans[2 * i + 1] as number) - start),
-      createRevision: packed.revisions[2 * i] as number,
-      modRevision: packed.revisions[2 * i + 1] as number,
+      createRevision: small(packed.revisions[2 * i] as number),
+      modRevision: small(packed.revisions[2 * i + 1] as number),
     };
   }
   return { items, revision: packed.revision, more: packed.more, remaining: packed.remaining };
+}
+
+/**
+ * A revision read from a Float64Array, as a small integer when it is one: a double stored in
+ * an object takes a boxed number of its own (32 bytes an item in a cache of whole stores).
+ */
+function small(revision: number): number {
+  return revision <= 0x7fffffff ? revision | 0 : revision;
 }
