@@ -17,6 +17,7 @@ import {
 import { compareKeys, prefixEnd } from './keys.js';
 import { pageLimit, readRevision } from './revisions.js';
 import { toWireError, type SqliteReply, type SqliteRequest, type SqliteResult } from './sqlite-protocol.js';
+import { itemsInChunks } from './sqlite-wire.js';
 
 const schemaVersion = '1';
 
@@ -56,6 +57,10 @@ interface EventRow extends Row {
 const columns = 'revision, key, create_revision, prev_revision, deleted, value';
 
 class OpenError extends StorageError {}
+
+function* rowsAsItems(rows: Iterable<Row>): Generator<Item> {
+  for (const row of rows) yield toItem(row);
+}
 
 /** Paged lists whose remaining counts are kept at once. */
 const LIVE_COUNTS = 256;
@@ -237,8 +242,8 @@ export class SqliteEngine {
     const max = pageLimit(limit);
     const page = this.prepared<Row>(
         `SELECT ${columns.split(', ').map((c) => `l.${c}`).join(', ')} ${live} ORDER BY l.key${Number.isFinite(max) ? ' LIMIT ?' : ''}`,
-    ).all(...bounds, revision, revision, ...(Number.isFinite(max) ? [max] : []));
-    const items = page.map(toItem);
+    ).iterate(...bounds, revision, revision, ...(Number.isFinite(max) ? [max] : []));
+    const items = itemsInChunks(rowsAsItems(page));
     let remaining = 0;
     if (items.length === max) {
       const countKey = `${revision}\u0000${prefix}\u0000${start}`;

@@ -31,7 +31,7 @@ function flush(): void {
   for (const reply of replies) {
     if (!reply.ok || !lists.has(reply.id)) continue;
     const packed = packList(reply.result as ListResult);
-    transfer.push(packed.values);
+    transfer.push(...packed.values);
     reply.result = packed;
   }
   port?.postMessage({ type: 'batch', replies, events } satisfies FromWorker, transfer);

@@ -27,8 +27,9 @@ export interface Identity {
 
 export interface GraphNode {
   identity: Identity;
-  owners: OwnerRef[];
-  dependents: Set<GraphNode>;
+  owners: readonly OwnerRef[];
+  /** Shared and empty until the first dependent: most objects have none. */
+  dependents: ReadonlySet<GraphNode>;
   /** Named as an owner but not (yet) seen by an informer. */
   virtual: boolean;
   beingDeleted: boolean;
@@ -48,9 +49,13 @@ function emptyWork(): GraphWork {
   return { attemptToDelete: [], attemptToOrphan: [], invalidNamespace: [] };
 }
 
-export function ownerRefsOf(obj: KubeObject): OwnerRef[] {
+/** What a node without dependents or owners holds: an empty Set or array each is ~150 bytes a node. */
+const NO_DEPENDENTS: ReadonlySet<GraphNode> = new Set();
+const NO_OWNERS: readonly OwnerRef[] = Object.freeze([]);
+
+export function ownerRefsOf(obj: KubeObject): readonly OwnerRef[] {
   const refs = obj.metadata?.ownerReferences;
-  if (!Array.isArray(refs)) return [];
+  if (!Array.isArray(refs) || refs.length === 0) return NO_OWNERS;
   return refs.filter((r): r is OwnerRef => typeof r?.uid === 'string' && r.uid !== '') as OwnerRef[];
 }
 
@@ -93,7 +98,7 @@ export class DependencyGraph {
     const beingDeleted = !!obj.metadata?.deletionTimestamp;
     let node = this.nodes.get(identity.uid);
     if (!node) {
-      node = { identity, owners, dependents: new Set(), virtual: false, beingDeleted, deletingDependents: false };
+      node = { identity, owners, dependents: NO_DEPENDENTS, virtual: false, beingDeleted, deletingDependents: false };
       this.nodes.set(identity.uid, node);
       this.addToOwners(node, owners, work);
     } else {
@@ -153,26 +158,26 @@ export class DependencyGraph {
     if (n) list.push(n);
   }
 
-  private addToOwners(node: GraphNode, owners: OwnerRef[], work: GraphWork): void {
+  private addToOwners(node: GraphNode, owners: readonly OwnerRef[], work: GraphWork): void {
     let recheck = false;
     for (const ref of owners) {
       let owner = this.nodes.get(ref.uid);
       if (!owner) {
         owner = {
           identity: { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid, namespace: node.identity.namespace },
-          owners: [],
-          dependents: new Set(),
+          owners: NO_OWNERS,
+          dependents: NO_DEPENDENTS,
           virtual: true,
           beingDeleted: false,
           deletingDependents: false,
         };
         this.nodes.set(ref.uid, owner);
-        owner.dependents.add(node);
+        addDependent(owner, node);
         // The collector asks the API whether it exists.
         work.attemptToDelete.push(owner);
         continue;
       }
-      owner.dependents.add(node);
+      addDependent(owner, node);
       const ownerNamespaced = owner.identity.namespace !== '';
       if (ownerNamespaced && owner.identity.namespace !== node.identity.namespace) {
         if (!owner.virtual) work.invalidNamespace.push({ dependent: node, owner: ref });
@@ -186,18 +191,26 @@ export class DependencyGraph {
     if (recheck) work.attemptToDelete.push(node);
   }
 
-  private removeFromOwners(node: GraphNode, owners: OwnerRef[]): void {
+  private removeFromOwners(node: GraphNode, owners: readonly OwnerRef[]): void {
     for (const ref of owners) {
       const owner = this.nodes.get(ref.uid);
       if (!owner) continue;
-      owner.dependents.delete(node);
+      if (owner.dependents.has(node)) {
+        if (owner.dependents.size === 1) owner.dependents = NO_DEPENDENTS;
+        else (owner.dependents as Set<GraphNode>).delete(node);
+      }
       // A virtual owner nobody names any more is forgotten.
       if (owner.virtual && owner.dependents.size === 0) this.nodes.delete(ref.uid);
     }
   }
 }
 
-function diffOwners(old: OwnerRef[], next: OwnerRef[]): { added: OwnerRef[]; removed: OwnerRef[]; changed: [OwnerRef, OwnerRef][] } {
+function addDependent(owner: GraphNode, node: GraphNode): void {
+  if (owner.dependents === NO_DEPENDENTS) owner.dependents = new Set([node]);
+  else (owner.dependents as Set<GraphNode>).add(node);
+}
+
+function diffOwners(old: readonly OwnerRef[], next: readonly OwnerRef[]): { added: OwnerRef[]; removed: OwnerRef[]; changed: [OwnerRef, OwnerRef][] } {
   const before = new Map(old.map((r) => [r.uid, r]));
   const added: OwnerRef[] = [];
   const changed: [OwnerRef, OwnerRef][] = [];
