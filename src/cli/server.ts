@@ -191,9 +191,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (!Number.isSafeInteger(maxObjectSizeBytes) || maxObjectSizeBytes <= 0) {
     throw new Error(`--max-object-size-bytes: must be a positive number of bytes, not ${maxObjectSizeBytes}`);
   }
-  // The watch caches fill with one read of their prefix from an embedded store: pages of it
-  // cost the worker a count of the rest each and hold the start-up hooks' reads behind every
-  // page. An etcd response is bounded by the gRPC message size, so etcd is read in pages.
+  // The watch caches fill with one read of their prefix from an embedded store: pages would
+  // hold the start-up hooks' reads behind every page. An etcd cluster may be shared and large,
+  // so it is read in pages, as Kubernetes' reflectors read it.
   const cacherOptions: CacherOptions = { historyWindowMs: windowMs, ...(storageOpts.backend === 'etcd' ? {} : { listPageSize: 0 }) };
   // The built-in resources' caches fill from the early read of the whole store, if there was one.
   const table: DefaultResourceTable = buildResourceTable(definitions, storage, {

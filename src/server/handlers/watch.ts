@@ -67,7 +67,6 @@ export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: 
   const convertor = tableConvertorOf(store);
   let firstTable = true;
   const transform = (ev: WatchEvent): unknown => {
-    const rep = choice.representation;
     if (ev.type === 'ERROR' || rep.as === 'Object') return ev.object;
     if (rep.as === 'Table') {
       const rows: KubeObject[] = ev.type === 'BOOKMARK' ? [] : [ev.object];
@@ -121,7 +120,7 @@ export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: 
       // Tables are each watcher's own (columns on its first event, ages at its time); the
       // object and its metadata are framed once for every watcher in this encoding.
       await write(
-        choice.representation.as === 'Table'
+        rep.as === 'Table'
           ? framer.frame({ type: event.type, object: transform(event) })
           : sharedFrame(event, frameKey, () => framer.frame({ type: event.type, object: transform(event) })),
       );
