@@ -12,6 +12,8 @@ const LAYERS = [
   'server',
   'audit',
   'flowcontrol',
+  'nodeagent',
+  'scheduler',
   'controllers',
   'auth',
   'admission',

@@ -6,7 +6,7 @@ import type { ApiClient } from '../client/types.js';
 import { NamespacedLookup } from './namespaced-lookup.js';
 import { longDomainKey } from '../naming/index.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
-import { amountOf, amountsOf, canonical, formatAmount, containerAmounts, containerResources, podTotals, type Amount, type Amounts } from './resources.js';
+import { amountOf, amountsOf, canonical, formatAmount, containerAmounts, containerResources, podTotals, type Amount, type Amounts } from '../apis/core/helpers/resources.js';
 import { admissionForbidden, isResource, mapsAt, specOf, stringAt, type JsonMap } from './util.js';
 import { setOwn } from '../apimachinery/own.js';
 import { isPlainObject } from '../apimachinery/types.js';

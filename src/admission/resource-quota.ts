@@ -11,7 +11,7 @@ import { NamespacedLookup } from './namespaced-lookup.js';
 import { group as groupOf } from '../naming/index.js';
 import { betaStorageClassAnnotation } from './classes.js';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './types.js';
-import { addInto, amountOf, amountsOf, containerAmounts, formatAmount, podTotals, type Amount, type Amounts } from './resources.js';
+import { addInto, amountOf, amountsOf, containerAmounts, formatAmount, podTotals, type Amount, type Amounts } from '../apis/core/helpers/resources.js';
 import { admissionForbidden, isResource, mapsAt, specOf, stringAt, stringMapAt, type JsonMap } from './util.js';
 import { setOwn } from '../apimachinery/own.js';
 import { isPlainObject } from '../apimachinery/types.js';

@@ -1,7 +1,7 @@
 // Plain-data shapes shared by every layer above storage. Objects are JSON values; these
 // types name the parts the machinery reads (metadata, lists, watch events, identities).
 
-interface OwnerReference {
+export interface OwnerReference {
   apiVersion: string;
   kind: string;
   name: string;

@@ -1,8 +1,9 @@
 // Resource lists (`{cpu: "500m", memory: "1Gi"}`) as exact amounts: sums, maxima and
-// comparisons for LimitRanger and ResourceQuota, printed back in Kubernetes' canonical form.
-import { formatQuantity, nanoValue, parseQuantity, type Quantity } from '../schema/quantity.js';
-import { mapsAt, type JsonMap } from './util.js';
-import { isPlainObject } from '../apimachinery/types.js';
+// comparisons for LimitRanger, ResourceQuota and the scheduler's fit, printed back in
+// Kubernetes' canonical form.
+import { formatQuantity, nanoValue, parseQuantity, type Quantity } from '../../../schema/quantity.js';
+import { objs, type JsonObject as JsonMap } from '../../util.js';
+import { isPlainObject } from '../../../apimachinery/types.js';
 
 /** An exact amount in units of 10^-9, with the notation it was written in. */
 export interface Amount {
@@ -79,8 +80,8 @@ function readResources(container: JsonMap, which: 'requests' | 'limits'): Amount
  */
 export function podTotals(spec: JsonMap, which: 'requests' | 'limits'): Amounts {
   const total: Amounts = new Map();
-  for (const c of mapsAt(spec, 'containers')) for (const [k, a] of readResources(c, which)) addInto(total, k, a);
-  for (const c of mapsAt(spec, 'initContainers')) for (const [k, a] of readResources(c, which)) maxInto(total, k, a);
+  for (const c of objs(spec.containers)) for (const [k, a] of readResources(c, which)) addInto(total, k, a);
+  for (const c of objs(spec.initContainers)) for (const [k, a] of readResources(c, which)) maxInto(total, k, a);
   for (const [k, a] of amountsOf(spec.overhead)) addInto(total, k, a);
   return total;
 }
