@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { escapePath, isGlobalUnicast, joinPreserveTrailingSlash, splitSchemeNamePort } from './location.js';
+import { escapePath, isGlobalUnicast, joinPreserveTrailingSlash, splitSchemeNamePort, targetURL, TargetError } from './location.js';
 
 describe('proxy target rules', () => {
   it("isGlobalUnicast is Go's rule", () => {
@@ -52,5 +52,46 @@ describe('proxy target rules', () => {
   it('paths are escaped as Go writes them', () => {
     assert.equal(escapePath('/a b/c?d#e/%/ü'), '/a%20b/c%3Fd%23e/%25/%C3%BC');
     assert.equal(escapePath('/x:y@z;a=b,c+d$&'), '/x:y@z;a=b,c+d$&');
+  });
+});
+
+describe('proxy targets are built from checked parts (hostile input)', () => {
+  it('an id whose port or name carries URL syntax is refused', () => {
+    for (const id of ['p:80@127.0.0.1', 'p:80#x', 'p@127.0.0.1', 'p/..:80', 'p:80/x', 'p:0', 'p:65536', 'p:-http', 'p:a--b', 'p:abcdefghijklmnop', 'p:80?x', 'p\\x:80', 'p[::1]:80', 'p:%34%30']) {
+      assert.equal(splitSchemeNamePort(id), undefined, id);
+    }
+    assert.deepEqual(splitSchemeNamePort('https:web:8443'), { scheme: 'https', name: 'web', port: '8443' });
+    assert.deepEqual(splitSchemeNamePort('web:http-alt'), { scheme: '', name: 'web', port: 'http-alt' });
+  });
+
+  it('targetURL names exactly the address and port it was given, or throws', () => {
+    const allow = (): boolean => true;
+    assert.equal(targetURL('http', '10.0.0.5', '8080', '/a/b', 'x=1', allow).href, 'http://10.0.0.5:8080/a/b?x=1');
+    assert.equal(targetURL('https', 'fd00::1', '443', '', '', allow).href, 'https://[fd00::1]/');
+    assert.throws(() => targetURL('http', '10.0.0.5', '80@127.0.0.1', '/', '', allow), TargetError);
+    assert.throws(() => targetURL('http', '10.0.0.5@127.0.0.1', '80', '/', '', allow), TargetError);
+    assert.throws(() => targetURL('http', 'example.com', '80', '/', '', allow), TargetError);
+    assert.throws(() => targetURL('http', '127.0.0.1', '80', '/', '', isGlobalUnicast), TargetError);
+  });
+
+  it('fuzz: no generated id leads anywhere but the pod address it was checked against', () => {
+    const alphabet = ['p', ':', '@', '/', '#', '?', '\\', '.', '[', ']', '%', '8', '0', '1', '2', '7', 'a', 'http', 'https', ' ', '\t', '%40', '..', '::ffff:127.0.0.1'];
+    let seed = 12345;
+    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    for (let i = 0; i < 20_000; i++) {
+      let id = '';
+      const len = 1 + rand(8);
+      for (let j = 0; j < len; j++) id += alphabet[rand(alphabet.length)];
+      const parts = splitSchemeNamePort(id);
+      if (!parts) continue;
+      const port = parts.port === '' || /^\d+$/.test(parts.port) ? parts.port : '80';
+      try {
+        const url = targetURL(parts.scheme || 'http', '10.0.0.5', port, escapePath(`/${id}`), '', isGlobalUnicast);
+        assert.equal(url.hostname, '10.0.0.5', id);
+        assert.equal(url.username + url.password, '', id);
+      } catch (err) {
+        assert.ok(err instanceof TargetError, `${id}: ${String(err)}`);
+      }
+    }
   });
 });

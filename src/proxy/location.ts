@@ -13,7 +13,24 @@ export interface SchemeNamePort {
   port: string;
 }
 
-/** Splits a proxied object's id; undefined when it is not one of the three forms (kube: `invalid pod request "..."`). */
+/** Port names as Kubernetes validates them (IANA_SVC_NAME): 1-15 of `[a-z0-9-]`, a letter, no `--`, no hyphen at either end. */
+export function isValidPortName(name: string): boolean {
+  return name.length >= 1 && name.length <= 15 && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(name) && /[a-z]/.test(name) && !name.includes('--');
+}
+
+/** A port number as a URL may carry it: decimal digits only, 1 to 65535. */
+export function parsePortNumber(port: string): number | undefined {
+  if (!/^[0-9]{1,5}$/.test(port)) return undefined;
+  const n = Number(port);
+  return n >= 1 && n <= 65535 ? n : undefined;
+}
+
+/**
+ * Splits a proxied object's id; undefined when it is not one of the three forms (kube:
+ * `invalid pod request "..."`). Each part is checked on its own: the name holds none of the
+ * characters a URL gives meaning to, and the port is a number or a port name, so no part can
+ * turn into userinfo, another host or a path when the target is built.
+ */
 export function splitSchemeNamePort(id: string): SchemeNamePort | undefined {
   const parts = id.split(':');
   let scheme = '';
@@ -24,6 +41,8 @@ export function splitSchemeNamePort(id: string): SchemeNamePort | undefined {
   else if (parts.length === 3) [scheme, name, port] = parts as [string, string, string];
   else return undefined;
   if (name === '' || (scheme !== '' && scheme !== 'http' && scheme !== 'https')) return undefined;
+  if (/[/@?#\\%\s[\]]/.test(name)) return undefined;
+  if (port !== '' && parsePortNumber(port) === undefined && !isValidPortName(port)) return undefined;
   return { scheme: scheme as SchemeNamePort['scheme'], name, port };
 }
 
@@ -127,4 +146,31 @@ export function joinHostPort(host: string, port: string | number): string {
 /** A host for a URL without a port: an IPv6 address in brackets. */
 export function hostOnly(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * The URL of a proxy target, built from its checked parts: `ip` must be an IP address and
+ * `port` a port number, and the parsed URL must name exactly that host and port with no user
+ * information (the check runs on the final URL, after the parser had its say). Throws the
+ * 400 `address not allowed` otherwise, or when `policy` refuses the address.
+ */
+export function targetURL(scheme: 'http' | 'https', ip: string, port: string | number | undefined, path: string, query: string, policy: AddressPolicy): URL {
+  const want = parseIP(ip);
+  const portText = port === undefined || port === '' ? '' : String(port);
+  if (!want || (portText !== '' && parsePortNumber(portText) === undefined)) throw new TargetError();
+  const url = new URL(`${scheme}://${portText === '' ? hostOnly(ip) : joinHostPort(ip, portText)}${path.startsWith('/') || path === '' ? path : `/${path}`}${query ? `?${query}` : ''}`);
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const got = parseIP(host);
+  const defaultPort = scheme === 'https' ? '443' : '80';
+  const samePort = url.port === portText || (url.port === '' && portText === defaultPort);
+  if (!got || !got.every((b, i) => b === want[i]) || !samePort || url.username !== '' || url.password !== '' || !policy(host)) throw new TargetError();
+  return url;
+}
+
+/** A target that is not an allowed address (kube's 400 `address not allowed`). */
+export class TargetError extends Error {
+  constructor() {
+    super(ADDRESS_NOT_ALLOWED);
+    this.name = 'TargetError';
+  }
 }

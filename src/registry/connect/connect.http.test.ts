@@ -298,6 +298,21 @@ describe('connect subresources', () => {
     assert.equal(bad.json.message, 'invalid pod request "ftp:p1:21"');
   });
 
+  it('a proxied id cannot smuggle another host, userinfo or path into the target', async () => {
+    const before = seen.length;
+    for (const id of ['p1:80@127.0.0.1', 'loop:80@127.0.0.1', 'p1:80#@127.0.0.1', 'p1:80%40127.0.0.1', 'p1:80/..', 'p1@127.0.0.1', 'p1:65536', 'p1:-1', 'p1:http@x', 'https:p1:80@127.0.0.1']) {
+      for (const kind of ['pods', 'services']) {
+        const path = `/api/v1/namespaces/default/${kind}/${encodeURIComponent(id)}/proxy/`;
+        const r = await s.request('GET', path, s.admin);
+        assert.equal(r.status, 400, `${path}: ${r.status} ${r.text}`);
+        assert.match(String(r.json.message), new RegExp(`^(invalid ${kind === 'pods' ? 'pod' : 'service'} request |Name parameter invalid: )`));
+      }
+      const r = await s.request('GET', `/api/v1/nodes/${encodeURIComponent(id.replace(/^p1|^loop/, 'n1'))}/proxy/`, s.admin);
+      assert.equal(r.status, 400, `node ${id}: ${r.text}`);
+    }
+    assert.equal(seen.length, before, 'nothing was dialled');
+  });
+
   it('the old /api/v1/proxy/ paths are not served', async () => {
     const r = await s.request('GET', '/api/v1/proxy/namespaces/default/pods/p1', s.admin);
     assert.equal(r.status, 404);

@@ -5,12 +5,12 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { badRequest } from '../../apimachinery/errors.js';
-import { ADDRESS_NOT_ALLOWED, defaultAddressPolicy, escapePath, joinHostPort, joinPreserveTrailingSlash, splitSchemeNamePort, type AddressPolicy } from '../../proxy/location.js';
+import { ADDRESS_NOT_ALLOWED, defaultAddressPolicy, escapePath, joinPreserveTrailingSlash, splitSchemeNamePort, targetURL, type AddressPolicy } from '../../proxy/location.js';
 import type { ProxyTarget } from '../../proxy/transport.js';
 import type { ConnectRequest, RequestContext, RESTStore } from '../../rest/index.js';
 import { forward } from './forward.js';
 import type { NodeConnections } from './kubelet.js';
-import { proxyRedirect, rawQuery } from './redirect.js';
+import { proxyRedirect, proxyTarget, rawQuery } from './redirect.js';
 
 export interface NodeProxyOptions {
   nodes: RESTStore;
@@ -38,8 +38,8 @@ export class NodeProxy {
     this.resolveHost = opts.resolve ?? resolveWithDns;
   }
 
-  /** Where `id` goes: the URL's scheme, host (a checked IP) and port, and its TLS settings. */
-  async resolve(ctx: RequestContext, id: string): Promise<{ base: URL; tls: NonNullable<ProxyTarget['tls']> }> {
+  /** Where `id` goes: the scheme, host (a checked IP) and port, and its TLS settings. */
+  async resolve(ctx: RequestContext, id: string): Promise<{ scheme: 'http' | 'https'; ip: string; port: string; tls: NonNullable<ProxyTarget['tls']> }> {
     const parts = splitSchemeNamePort(id);
     if (!parts) throw badRequest(`invalid node request ${JSON.stringify(id)}`);
     const info = await this.opts.connections.get(ctx, parts.name);
@@ -49,19 +49,18 @@ export class NodeProxy {
     // Connect to the address that was checked, so a second lookup cannot lead elsewhere.
     const ip = ips[0]!;
     const serverName = isIP(info.hostname) ? undefined : info.hostname;
-    if (parts.port === '' || parts.port === info.port) {
-      return { base: new URL(`${info.scheme}://${joinHostPort(ip, info.port)}`), tls: { ...info.tls, ...(serverName ? { serverName } : {}) } };
+    if (parts.port === '' || parts.port === String(info.port)) {
+      return { scheme: info.scheme, ip, port: String(info.port), tls: { ...info.tls, ...(serverName ? { serverName } : {}) } };
     }
-    return { base: new URL(`${parts.scheme || 'http'}://${joinHostPort(ip, parts.port)}`), tls: { insecureSkipVerify: true } };
+    return { scheme: parts.scheme || 'http', ip, port: parts.port, tls: { insecureSkipVerify: true } };
   }
 
   async connect(ctx: RequestContext, _namespace: string, id: string, subresource: string, r: ConnectRequest): Promise<void> {
     if (subresource !== 'proxy') throw badRequest(`no connect subresource ${JSON.stringify(subresource)}`);
-    const { base, tls } = await this.resolve(ctx, id);
+    const { scheme, ip, port, tls } = await this.resolve(ctx, id);
     const path = joinPreserveTrailingSlash('', r.path);
     if (proxyRedirect(path, r)) return;
-    const query = rawQuery(r);
-    const target = new URL(`${base.protocol}//${base.host}${escapePath(path)}${query ? `?${query}` : ''}`);
-    await forward(r, ctx.signal, { mode: 'proxy', target, ...(base.protocol === 'https:' ? { tls } : {}) });
+    const target = proxyTarget(() => targetURL(scheme, ip, port, escapePath(path), rawQuery(r), this.addressPolicy));
+    await forward(r, ctx.signal, { mode: 'proxy', target, ...(scheme === 'https' ? { tls } : {}) });
   }
 }

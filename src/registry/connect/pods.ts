@@ -6,12 +6,12 @@
 import { badRequest, ApiError, forbiddenField, invalid, invalidField, type FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { isPlainObject } from '../../apimachinery/types.js';
-import { ADDRESS_NOT_ALLOWED, defaultAddressPolicy, escapePath, hostOnly, joinHostPort, joinPreserveTrailingSlash, splitSchemeNamePort, type AddressPolicy } from '../../proxy/location.js';
+import { ADDRESS_NOT_ALLOWED, defaultAddressPolicy, escapePath, joinHostPort, joinPreserveTrailingSlash, splitSchemeNamePort, targetURL, type AddressPolicy } from '../../proxy/location.js';
 import { fetchUpstream, UpstreamError } from '../../proxy/transport.js';
 import type { ConnectRequest, RequestContext, RESTStore } from '../../rest/index.js';
 import { dialErrorText, forward } from './forward.js';
 import { unknownError, type NodeConnections } from './kubelet.js';
-import { proxyRedirect, rawQuery } from './redirect.js';
+import { proxyRedirect, proxyTarget, rawQuery } from './redirect.js';
 
 function record(v: unknown): Record<string, unknown> {
   return isPlainObject(v) ? (v as Record<string, unknown>) : {};
@@ -232,8 +232,7 @@ export class PodConnecter {
     if (!this.addressPolicy(podIP)) throw badRequest(ADDRESS_NOT_ALLOWED);
     const path = joinPreserveTrailingSlash('', r.path);
     if (proxyRedirect(path, r)) return;
-    const host = port === '' ? hostOnly(podIP) : joinHostPort(podIP, port);
-    const target = new URL(`${parts.scheme || 'http'}://${host}${escapePath(path)}${rawQuery(r) ? `?${rawQuery(r)}` : ''}`);
+    const target = proxyTarget(() => targetURL(parts.scheme || 'http', podIP, port, escapePath(path), rawQuery(r), this.addressPolicy));
     await forward(r, ctx.signal, { mode: 'proxy', target, ...(parts.scheme === 'https' ? { tls: { insecureSkipVerify: true } } : {}) });
   }
 

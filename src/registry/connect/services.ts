@@ -6,10 +6,10 @@
 import { badRequest, serviceUnavailable } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { isPlainObject } from '../../apimachinery/types.js';
-import { defaultAddressPolicy, escapePath, joinHostPort, joinPreserveTrailingSlash, splitSchemeNamePort, type AddressPolicy } from '../../proxy/location.js';
+import { defaultAddressPolicy, escapePath, joinPreserveTrailingSlash, splitSchemeNamePort, targetURL, type AddressPolicy } from '../../proxy/location.js';
 import type { ConnectRequest, RequestContext, RESTStore } from '../../rest/index.js';
 import { forward } from './forward.js';
-import { proxyRedirect, rawQuery } from './redirect.js';
+import { proxyRedirect, proxyTarget, rawQuery } from './redirect.js';
 
 function record(v: unknown): Record<string, unknown> {
   return isPlainObject(v) ? (v as Record<string, unknown>) : {};
@@ -59,8 +59,8 @@ export class ServiceProxy {
     return ips.includes(addr.ip);
   }
 
-  /** The URL (scheme, host and port) `id` resolves to. */
-  async resolve(ctx: RequestContext, namespace: string, id: string): Promise<URL> {
+  /** The scheme, address and port `id` resolves to. */
+  async resolve(ctx: RequestContext, namespace: string, id: string): Promise<{ scheme: 'http' | 'https'; ip: string; port: string }> {
     const parts = splitSchemeNamePort(id);
     if (!parts) throw badRequest(`invalid service request ${JSON.stringify(id)}`);
     let portName = parts.port;
@@ -86,7 +86,7 @@ export class ServiceProxy {
           const addr = addresses[(seed + t) % addresses.length]!;
           const ip = typeof addr.ip === 'string' ? addr.ip : '';
           if (!this.addressPolicy(ip) || !(await this.isPodAddress(ctx, namespace, addr))) continue;
-          return new URL(`${parts.scheme || 'http'}://${joinHostPort(ip, String(port.port ?? ''))}`);
+          return { scheme: parts.scheme || 'http', ip, port: String(port.port ?? '') };
         }
       }
     }
@@ -95,11 +95,10 @@ export class ServiceProxy {
 
   async connect(ctx: RequestContext, namespace: string, id: string, subresource: string, r: ConnectRequest): Promise<void> {
     if (subresource !== 'proxy') throw badRequest(`no connect subresource ${JSON.stringify(subresource)}`);
-    const base = await this.resolve(ctx, namespace, id);
+    const { scheme, ip, port } = await this.resolve(ctx, namespace, id);
     const path = joinPreserveTrailingSlash('', r.path);
     if (proxyRedirect(path, r)) return;
-    const query = rawQuery(r);
-    const target = new URL(`${base.protocol}//${base.host}${escapePath(path)}${query ? `?${query}` : ''}`);
-    await forward(r, ctx.signal, { mode: 'proxy', target, ...(base.protocol === 'https:' ? { tls: { insecureSkipVerify: true } } : {}) });
+    const target = proxyTarget(() => targetURL(scheme, ip, port, escapePath(path), rawQuery(r), this.addressPolicy));
+    await forward(r, ctx.signal, { mode: 'proxy', target, ...(scheme === 'https' ? { tls: { insecureSkipVerify: true } } : {}) });
   }
 }
