@@ -14,9 +14,12 @@ import { renderKubeconfig } from '../client/kubeconfig.js';
 import { startAuthTestServer, type AuthTestServer } from '../testing/server.js';
 import { createCA, issueCert, type TestCert } from '../testing/pki.js';
 import { eventually } from '../testing/wait.js';
+import { externalIPv4 } from '../testing/net.js';
 
 const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
 const GV = 'wardle.example.com/v1alpha1';
+/** Endpoints may not name loopback addresses (as in Kubernetes): the extension server listens on this machine's other address. */
+const WARDLE_IP = externalIPv4();
 const BASE = `/apis/${GV}`;
 
 interface Seen {
@@ -93,7 +96,7 @@ async function startWardle(serving: TestCert, trustCA: string, allowed: string[]
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => handle(req, Buffer.concat(chunks).toString('utf8'), res));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, WARDLE_IP, r));
   return {
     port: (server.address() as AddressInfo).port,
     seen,
@@ -106,7 +109,7 @@ async function startWardle(serving: TestCert, trustCA: string, allowed: string[]
   };
 }
 
-describe('aggregated API server behind an APIService (kubernetes flavor)', () => {
+describe('aggregated API server behind an APIService (kubernetes flavor)', { skip: WARDLE_IP ? false : 'no non-loopback address on this machine' }, () => {
   let s: AuthTestServer;
   let ca: TestCert;
   let wardle: Awaited<ReturnType<typeof startWardle>>;
@@ -143,7 +146,7 @@ describe('aggregated API server behind an APIService (kubernetes flavor)', () =>
       apiVersion: 'v1',
       kind: 'Endpoints',
       metadata: { name: 'api' },
-      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: wardle.port }] }],
+      subsets: [{ addresses: [{ ip: WARDLE_IP }], ports: [{ port: wardle.port }] }],
     });
     assert.equal(ep.status, 201, ep.text);
   });
@@ -280,6 +283,40 @@ describe('aggregated API server behind an APIService (kubernetes flavor)', () =>
     assert.match(first, /"type":"ADDED"/);
   });
 
+  it('forwards exactly the path it authorized: backslashes and encoded slashes are not separators upstream', async () => {
+    const { request } = await import('node:https');
+    const raw = (path: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const u = new URL(s.url);
+        const req = request({ host: u.hostname, port: u.port, path, ca: s.serverCA, cert: s.admin.cert!.certPem, key: s.admin.cert!.keyPem, agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const attacks = [
+      `${BASE}/namespaces/team-a/flunders/..\\..\\..\\namespaces\\team-b\\flunders\\secret`,
+      `${BASE}/namespaces/team-a/flunders/x%2F..%2F..%2Fnamespaces%2Fteam-b%2Fflunders%2Fsecret`,
+      `${BASE}/namespaces/team-a/flunders/x%5C..%5C..%5Cteam-b`,
+      `${BASE}/namespaces/team-a/flunders/..%5cteam-b`,
+    ];
+    for (const path of attacks) {
+      wardle.seen.length = 0;
+      const status = await raw(path);
+      if (wardle.seen.length === 0) {
+        assert.ok(status === 400 || status === 404, `${path}: ${status}`);
+        continue;
+      }
+      const forwarded = wardle.seen[0]!.path;
+      // The segments upstream are the segments that were authorized: team-a, one name after flunders.
+      const segments = forwarded.split('?')[0]!.split('/').map((x) => decodeURIComponent(x));
+      const authorized = path.split('/').map((x) => decodeURIComponent(x));
+      assert.deepEqual(segments, authorized, `${path} reached ${forwarded}`);
+      assert.equal(new URL(forwarded, 'https://x').pathname.split('/')[5], 'team-a', `${path} reached ${forwarded}`);
+    }
+  });
+
   it('kubectl gets flunders and lists them in api-resources', { skip: KUBECTL ? false : 'kubectl is not installed' }, async () => {
     const kubeconfig = join(s.dataDir, 'test-admin.kubeconfig');
     writeFileSync(kubeconfig, renderKubeconfig({ server: s.url, caPem: s.serverCA, clientCertPem: s.admin.cert!.certPem, clientKeyPem: s.admin.cert!.keyPem, user: 'test-admin', cluster: 'kubernetes' }));
@@ -313,7 +350,7 @@ describe('aggregated API server behind an APIService (kubernetes flavor)', () =>
     assert.equal(r.status, 503, r.text);
     assert.equal((await s.request('GET', '/apis/apps/v1/namespaces/default/deployments', s.admin)).status, 200);
     const c = await eventually(async () => (await condition('v1alpha1.wardle.example.com'))?.reason === 'FailedDiscoveryCheck' && condition('v1alpha1.wardle.example.com'), 'FailedDiscoveryCheck', 15_000);
-    assert.match(String(c?.message), /^failing or missing response from https:\/\/127\.0\.0\.1:\d+\/apis\/wardle\.example\.com\/v1alpha1: /);
+    assert.match(String(c?.message), new RegExp(`^failing or missing response from https://${WARDLE_IP!.replace(/\./g, '\\.')}:\\d+/apis/wardle\\.example\\.com/v1alpha1: `));
     assert.equal(c?.status, 'False');
     const groups = await s.request('GET', '/apis', s.admin);
     assert.ok(!(groups.json.groups as { name: string }[]).some((g) => g.name === 'wardle.example.com'));

@@ -27,6 +27,8 @@ import {
   withCondition,
   type APIServiceInfo,
 } from './apiservice.js';
+import { forwardedPath, upstreamURL } from './forward-path.js';
+import { isGlobalUnicast } from '../proxy/location.js';
 import { endpointURL, getJSON, resourcesOf, type RemoteEndpoint } from './remote.js';
 
 export { parseAPIService, resolveEndpoint, availabilityBeforeCheck, availabilityAfterCheck } from './apiservice.js';
@@ -228,6 +230,8 @@ export class Aggregator implements DiscoverySource {
     const endpoints = this.endpoints.get(ref.namespace, ref.name);
     const r = resolveEndpoint(ref, service, endpoints, (n) => Math.floor(Math.random() * n));
     if (!r.ok) return r.message;
+    // Never the server's own host or a link-local service, even from an Endpoints object written before validation refused it.
+    if (!isGlobalUnicast(r.host)) return `address not allowed: ${r.host}`;
     const fp = this.opts.frontProxy;
     return {
       host: r.host,
@@ -261,7 +265,10 @@ export class Aggregator implements DiscoverySource {
     if (!user) throw serviceUnavailable('service unavailable');
     const rawUrl = scope.req.url ?? scope.pathname;
     const q = rawUrl.indexOf('?');
-    const url = new URL(endpointURL(ep, scope.pathname + (q >= 0 ? rawUrl.slice(q) : '')));
+    // Forward the path exactly as it was authorized, never as a URL parser would resolve it.
+    const path = forwardedPath(scope.pathname);
+    const url = path === undefined ? undefined : upstreamURL(endpointURL(ep, ''), path, q >= 0 ? rawUrl.slice(q + 1).split('#')[0]! : '');
+    if (!url) throw badRequest(`invalid path: ${JSON.stringify(scope.pathname)}`);
     try {
       await proxyRequest(scope.req as unknown as ProxiedRequest, scope.res as unknown as ProxiedResponse, {
         url,

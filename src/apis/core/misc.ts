@@ -5,6 +5,8 @@ import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, createdAtColumn, nameColumn, since } from '../table.js';
 import { arr, at, meta, obj, objs, str } from '../util.js';
 import { isPortNumber } from './podspec.js';
+import { validateIP, validateNonSpecialIP } from './ip-validation.js';
+import { productName } from '../../naming/index.js';
 import { getOwn, setOwn } from '../../apimachinery/own.js';
 import { rfc3339 } from '../../apimachinery/time.js';
 
@@ -52,10 +54,18 @@ function formatEndpoints(o: KubeObject): string {
 
 function validateEndpoints(o: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
+  // The API server's own Endpoints name the address it serves on, loopback for a local
+  // server; the proxies and the aggregator refuse special addresses when they dial, so only
+  // this object may hold one.
+  const own = meta(o).namespace === 'default' && meta(o).name === productName();
   objs(o.subsets).forEach((ss, i) => {
-    objs(ss.addresses).forEach((a, j) => {
-      if (!str(a.ip)) errs.push(requiredField(`subsets[${i}].addresses[${j}].ip`));
-    });
+    for (const kind of ['addresses', 'notReadyAddresses']) {
+      objs(ss[kind]).forEach((a, j) => {
+        const path = `subsets[${i}].${kind}[${j}].ip`;
+        if (!str(a.ip)) errs.push(requiredField(path));
+        else errs.push(...validateIP(a.ip, path), ...(own ? [] : validateNonSpecialIP(a.ip, path)));
+      });
+    }
     objs(ss.ports).forEach((p, j) => {
       if (!isPortNumber(p.port)) errs.push(invalidField(`subsets[${i}].ports[${j}].port`, p.port ?? 0, 'must be between 1 and 65535, inclusive'));
       if (p.protocol === undefined) p.protocol = 'TCP';

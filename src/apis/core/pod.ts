@@ -7,6 +7,7 @@ import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, clone, meta, obj, objs, str, type JsonObject } from '../util.js';
 import { defaultPodSpec, validatePodSpec } from './podspec.js';
+import { validateIP } from './ip-validation.js';
 import { setOwn } from '../../apimachinery/own.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 
@@ -75,6 +76,16 @@ function validatePodUpdate(o: KubeObject, old: KubeObject): FieldError[] {
   for (const k of Object.keys(oldForCompare)) if (oldForCompare[k] === undefined) delete oldForCompare[k];
   if (!deepEqual(maskMutable(spec, oldSpec), oldForCompare)) errs.push(forbiddenField('spec', POD_UPDATE_FORBIDDEN));
   return errs;
+}
+
+/**
+ * `status.podIPs` must hold IP addresses (a lone `status.podIP` counts as the first, as the
+ * v1 conversion makes it): `127.1` or a name is refused, as 1.27 refuses it.
+ */
+function validatePodIPs(o: KubeObject): FieldError[] {
+  const ips = objs(at(o, 'status.podIPs'));
+  const listed = ips.length > 0 ? ips.map((p) => p.ip) : at(o, 'status.podIP') !== undefined && at(o, 'status.podIP') !== '' ? [at(o, 'status.podIP')] : [];
+  return listed.flatMap((ip, i) => validateIP(ip, `status.podIPs[${i}]`));
 }
 
 function podIP(o: KubeObject): string {
@@ -207,7 +218,7 @@ export const pods: KindSpec = {
   },
   statusProtectedMeta: ['ownerReferences'],
   validate(o) {
-    return validatePodSpec(o.spec, 'spec');
+    return [...validatePodSpec(o.spec, 'spec'), ...validatePodIPs(o)];
   },
   validateCreate(o) {
     // Ephemeral containers are added to running pods only, through their subresource.

@@ -8,11 +8,12 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { renderKubeconfig } from '../../client/kubeconfig.js';
 import { createCA, issueCert, type TestCert } from '../../testing/pki.js';
+import { externalIPv4 } from '../../testing/net.js';
 import { startAuthTestServer, type AuthTestServer, type Identity } from '../../testing/server.js';
 
 const KUBECTL = (process.env['PATH'] ?? '')
@@ -22,9 +23,7 @@ const KUBECTL = (process.env['PATH'] ?? '')
   .find((p) => existsSync(p));
 
 /** A non-loopback IPv4 address of this machine: a target the proxy's address rule allows. */
-const EXTERNAL_IP = Object.values(networkInterfaces())
-  .flat()
-  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+const EXTERNAL_IP = externalIPv4();
 
 interface Seen {
   method: string;
