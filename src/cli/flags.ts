@@ -127,6 +127,16 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
   return { controllers, options, leaderElection };
 }
 
+/** The in-process scheduler's switch (kube-scheduler runs beside kube-apiserver; here it may run inside it). */
+export const schedulerFlagDefinitions: FlagDefinition[] = [
+  {
+    name: 'scheduler',
+    type: 'boolean',
+    default: true,
+    usage: 'Run the scheduler (kube-scheduler\'s default profile) in this process: pending pods of the default-scheduler are bound to nodes. Off when another scheduler (orch-scheduler) serves the cluster.',
+  },
+];
+
 /** Every flag `orch-apiserver` takes: the server's, authentication's, admission's, audit's, the codec's, priority and fairness' and the aggregator's. */
 export const allFlagDefinitions: FlagDefinition[] = [
   ...serverFlagDefinitions,
@@ -136,6 +146,7 @@ export const allFlagDefinitions: FlagDefinition[] = [
   ...protobufFlagDefinitions,
   ...flowControlFlagDefinitions,
   ...aggregatorFlagDefinitions,
+  ...schedulerFlagDefinitions,
 ];
 
 /** The gates from `--feature-gates` (1.27 defaults otherwise); throws naming the flag on a bad value. */
