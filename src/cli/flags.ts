@@ -45,6 +45,16 @@ export const controllerFlagDefinitions: FlagDefinition[] = [
   { name: 'leader-elect-resource-namespace', type: 'string', usage: 'The namespace of resource object that is used for locking during leader election (the system namespace when unset).' },
 ];
 
+/** The in-process scheduler's switch (kube-scheduler runs beside kube-apiserver; here it may run inside it). */
+export const schedulerFlagDefinitions: FlagDefinition[] = [
+  {
+    name: 'scheduler',
+    type: 'boolean',
+    default: true,
+    usage: 'Run the scheduler (kube-scheduler\'s default profile) in this process: pending pods of the default-scheduler are bound to nodes. Off when another scheduler (orch-scheduler) serves the cluster.',
+  },
+];
+
 export const serverFlagDefinitions: FlagDefinition[] = [
   { name: 'help', type: 'boolean', default: false, usage: 'Print the flags and exit.' },
   { name: 'version', type: 'boolean', default: false, usage: 'Print the version and exit.' },
@@ -85,6 +95,7 @@ export const serverFlagDefinitions: FlagDefinition[] = [
   ...serviceFlagDefinitions,
   ...kubeletFlagDefinitions,
   ...controllerFlagDefinitions,
+  ...schedulerFlagDefinitions,
 ];
 
 export interface ControllerManagerFlags {
@@ -131,16 +142,6 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
   return { controllers, options, leaderElection };
 }
 
-/** The in-process scheduler's switch (kube-scheduler runs beside kube-apiserver; here it may run inside it). */
-export const schedulerFlagDefinitions: FlagDefinition[] = [
-  {
-    name: 'scheduler',
-    type: 'boolean',
-    default: true,
-    usage: 'Run the scheduler (kube-scheduler\'s default profile) in this process: pending pods of the default-scheduler are bound to nodes. Off when another scheduler (orch-scheduler) serves the cluster.',
-  },
-];
-
 /** Every flag `orch-apiserver` takes: the server's, authentication's, admission's, audit's, the codec's, priority and fairness' and the aggregator's. */
 export const allFlagDefinitions: FlagDefinition[] = [
   ...serverFlagDefinitions,
@@ -150,7 +151,6 @@ export const allFlagDefinitions: FlagDefinition[] = [
   ...protobufFlagDefinitions,
   ...flowControlFlagDefinitions,
   ...aggregatorFlagDefinitions,
-  ...schedulerFlagDefinitions,
 ];
 
 /** The gates from `--feature-gates` (1.27 defaults otherwise); throws naming the flag on a bad value. */
