@@ -36,7 +36,7 @@ test('NodeRestriction and PodNodeSelector in the running server', async () => {
     const fenced = await s.request('PATCH', '/api/v1/nodes/n1', { ...n1, headers: merge }, { metadata: { labels: { 'node-restriction.orch.io/tier': 'gold' } } });
     assert.equal(fenced.status, 403, fenced.text);
     assert.equal(fenced.json.message, 'nodes "n1" is forbidden: is not allowed to modify labels: node-restriction.orch.io/tier');
-    const taints = await s.request('PATCH', '/api/v1/nodes/n1', { ...n1, headers: merge }, { spec: { taints: [] } });
+    const taints = await s.request('PATCH', '/api/v1/nodes/n1', { ...n1, headers: merge }, { spec: { taints: [{ key: 'mine', effect: 'NoSchedule' }] } });
     assert.equal(taints.status, 403, taints.text);
     assert.match(String(taints.json.message), /node "n1" is not allowed to modify taints/);
     // The administrator is not restricted.

@@ -32,6 +32,8 @@ export const controllerFlagDefinitions: FlagDefinition[] = [
   { name: 'concurrent-job-syncs', type: 'int', default: 5, usage: 'The number of job objects that are allowed to sync concurrently. Larger number = more responsive jobs, but more CPU (and network) load' },
   { name: 'concurrent-cron-job-syncs', type: 'int', default: 5, usage: 'The number of cron job objects that are allowed to sync concurrently. Larger number = more responsive jobs, but more CPU (and network) load' },
   { name: 'concurrent-ttl-after-finished-syncs', type: 'int', default: 5, usage: 'The number of TTL-after-finished controller workers that are allowed to sync concurrently.' },
+  { name: 'node-monitor-grace-period', type: 'duration', default: 40_000, usage: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N times more than kubelet\'s nodeStatusUpdateFrequency.' },
+  { name: 'node-monitor-period', type: 'duration', default: 5_000, usage: 'The period for syncing NodeStatus in NodeController.' },
   { name: 'cluster-signing-duration', type: 'duration', default: 365 * 24 * 3_600_000, usage: 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.' },
   { name: 'cluster-signing-cert-file', type: 'string', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates (the cluster CA when unset).' },
   { name: 'cluster-signing-key-file', type: 'string', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.' },
@@ -41,6 +43,16 @@ export const controllerFlagDefinitions: FlagDefinition[] = [
   { name: 'leader-elect-retry-period', type: 'duration', default: 2_000, usage: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.' },
   { name: 'leader-elect-resource-name', type: 'string', default: 'kube-controller-manager', usage: 'The name of resource object that is used for locking during leader election.' },
   { name: 'leader-elect-resource-namespace', type: 'string', usage: 'The namespace of resource object that is used for locking during leader election (the system namespace when unset).' },
+];
+
+/** The in-process scheduler's switch (kube-scheduler runs beside kube-apiserver; here it may run inside it). */
+export const schedulerFlagDefinitions: FlagDefinition[] = [
+  {
+    name: 'scheduler',
+    type: 'boolean',
+    default: true,
+    usage: 'Run the scheduler (kube-scheduler\'s default profile) in this process: pending pods of the default-scheduler are bound to nodes. Off when another scheduler (orch-scheduler) serves the cluster.',
+  },
 ];
 
 export const serverFlagDefinitions: FlagDefinition[] = [
@@ -83,6 +95,7 @@ export const serverFlagDefinitions: FlagDefinition[] = [
   ...serviceFlagDefinitions,
   ...kubeletFlagDefinitions,
   ...controllerFlagDefinitions,
+  ...schedulerFlagDefinitions,
 ];
 
 export interface ControllerManagerFlags {
@@ -107,6 +120,8 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
     concurrentJobSyncs: positive(flags, 'concurrent-job-syncs', 5),
     concurrentCronJobSyncs: positive(flags, 'concurrent-cron-job-syncs', 5),
     concurrentTTLSyncs: positive(flags, 'concurrent-ttl-after-finished-syncs', 5),
+    nodeMonitorGracePeriodMs: positive(flags, 'node-monitor-grace-period', 40_000),
+    nodeMonitorPeriodMs: positive(flags, 'node-monitor-period', 5_000),
     clusterSigningDurationSeconds: Math.floor(positive(flags, 'cluster-signing-duration', 365 * 24 * 3_600_000) / 1000),
     ...(certFile && keyFile ? { clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile } : {}),
   };

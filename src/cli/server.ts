@@ -14,7 +14,8 @@ import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import { surface } from '../apis/surface.js';
 import type { ApiClient } from '../client/types.js';
-import { ensureSystemNamespaces, startControllers, type RunningControllers } from '../controllers/index.js';
+import { ControllerManager, discoverFromTable, ensureSystemNamespaces, startControllers, type RunningControllers } from '../controllers/index.js';
+import { SCHEDULER_LEASE_NAME, schedulerDescriptor } from '../scheduler/descriptor.js';
 import { ensureClusterInfo } from '../controllers/tokens/index.js';
 import { binarySerializer } from '../codec/binary.js';
 import { storageCodecFromFlags } from '../codec/protobuf/index.js';
@@ -337,6 +338,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   }
 
   let controllers: RunningControllers | undefined;
+  let scheduler: ControllerManager | undefined;
   const componentStatuses = definitions.find((d) => d.group === '' && d.resource === 'componentstatuses');
   if (componentStatuses) {
     table.add(
@@ -430,6 +432,21 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         log: (line) => log(`controller-manager: ${line}`),
         onError: (name, err) => log(`controller ${name}: ${err instanceof Error ? err.message : String(err)}`),
       });
+      if (flags.boolean('scheduler') !== false) {
+        // kube-scheduler's own component: its own informers and, where servers share a store, its own Lease.
+        scheduler = new ControllerManager({
+          client: controllerClient,
+          descriptors: [schedulerDescriptor()],
+          controllers: ['*'],
+          clock,
+          discover: async () => discoverFromTable(table),
+          onResourcesChanged: (listener) => table.onChange(listener),
+          leaderElection: storageOpts.backend === 'etcd' && controllerSettings.leaderElection !== false ? { ...controllerSettings.leaderElection, name: SCHEDULER_LEASE_NAME } : false,
+          log: (line) => log(`scheduler: ${line}`),
+          onError: (_name, err) => log(`scheduler: ${err instanceof Error ? err.message : String(err)}`),
+        });
+        scheduler.start();
+      }
       ctrl.complete();
     } catch (err) {
       for (const h of [...hooks, ...aggregatorHooks]) h.fail(err);
@@ -447,6 +464,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       // Buffered audit events are delivered, within bounds: a webhook that is down does not hold the exit.
       if (auditor) await Promise.race([auditor.shutdown(), new Promise((r) => setTimeout(r, AUDIT_SHUTDOWN_MS).unref())]);
       await started.catch(() => {});
+      await scheduler?.stop();
       await controllers?.stop();
       await aggregator.stop();
       await apfStarted.catch(() => {});
@@ -471,7 +489,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     client: controllerClient,
     table,
     clock,
-    controllersIdle: () => controllers !== undefined && (controllers.idle?.() ?? true),
+    controllersIdle: () => controllers !== undefined && (controllers.idle?.() ?? true) && (scheduler?.idle() ?? true),
     started,
     memorySnapshot: () => (storage instanceof MemoryStorage ? storage.snapshot() : undefined),
     stop,

@@ -18,6 +18,7 @@ import { garbageCollectorController } from './garbagecollector/index.js';
 import { tokenControllers } from './tokens/index.js';
 import { batchControllers } from './batch/index.js';
 import { disruptionControllerDescriptor } from './disruption/index.js';
+import { nodeLifecycleControllerDescriptor } from './nodelifecycle/controller.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
 
 export {
@@ -98,6 +99,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     garbageCollectorController,
     ...batchControllers,
     disruptionControllerDescriptor,
+    nodeLifecycleControllerDescriptor,
     csrApprovingController,
     csrSigningController,
     csrCleanerController,

@@ -31,6 +31,10 @@ export interface ControllerOptions {
   concurrentCronJobSyncs: number;
   /** `--concurrent-ttl-after-finished-syncs` (5). */
   concurrentTTLSyncs: number;
+  /** `--node-monitor-grace-period` (40 s): how long a silent node stays Ready. */
+  nodeMonitorGracePeriodMs: number;
+  /** `--node-monitor-period` (5 s): how often the node lifecycle controller checks each node. */
+  nodeMonitorPeriodMs: number;
   /** `--cluster-signing-duration` in seconds (1 year). */
   clusterSigningDurationSeconds: number;
   /** `--cluster-signing-cert-file` / `--cluster-signing-key-file` (PEM); the server's CA when unset. */
@@ -43,6 +47,8 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   concurrentJobSyncs: 5,
   concurrentCronJobSyncs: 5,
   concurrentTTLSyncs: 5,
+  nodeMonitorGracePeriodMs: 40_000,
+  nodeMonitorPeriodMs: 5_000,
   clusterSigningDurationSeconds: 365 * 24 * 3600,
 };
 

@@ -50,6 +50,11 @@ export interface ApiServerOptions {
   flags?: string[];
   /** Receives the server's log lines (none are printed by default). */
   log?: (line: string) => void;
+  /**
+   * Run the scheduler in the server (`--scheduler`): pending pods are bound to nodes. Off by
+   * default, as a test API server without nodes has nothing to place pods on.
+   */
+  scheduler?: boolean;
 }
 
 const KNOWN: ReadonlySet<string> = new Set([
@@ -68,6 +73,7 @@ const KNOWN: ReadonlySet<string> = new Set([
   'pki',
   'flags',
   'log',
+  'scheduler',
 ]);
 
 export class OptionError extends Error {
@@ -127,6 +133,7 @@ export function checkOptions(opts: unknown): asserts opts is ApiServerOptions {
     if (typeof c?.now !== 'function' || typeof c.schedule !== 'function') throw new OptionError('option "clock" must be a Clock (now() and schedule(ms, fn)), e.g. a FakeClock');
   }
   if (opts.log !== undefined && typeof opts.log !== 'function') throw new OptionError('option "log" must be a function');
+  if (opts.scheduler !== undefined && typeof opts.scheduler !== 'boolean') throw new OptionError('option "scheduler" must be a boolean');
   const storage = opts.storage ?? 'memory';
   if (opts.etcd !== undefined) {
     if (storage !== 'etcd') throw new OptionError('option "etcd" needs storage: "etcd"');
@@ -151,6 +158,7 @@ export function optionFlags(opts: ApiServerOptions, dataDir: string, uniqueSuffi
     `--secure-port=${opts.port ?? 0}`,
     `--bind-address=${opts.host ?? '127.0.0.1'}`,
     `--compat=${opts.flavor ?? 'kubernetes'}`,
+    `--scheduler=${opts.scheduler ?? false}`,
   ];
   if (storage === 'etcd' && opts.etcd) {
     out.push(`--etcd-servers=${opts.etcd.servers.join(',')}`, `--etcd-prefix=${opts.etcd.prefix ?? `/orch-test-${uniqueSuffix}`}`);

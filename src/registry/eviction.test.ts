@@ -1,5 +1,6 @@
 // pods/x/eviction over HTTP against budgets whose status the test sets (the disruption
-// controller is off here, so the budgets say exactly what each case needs).
+// controller is off here, so the budgets say exactly what each case needs; so is the scheduler,
+// whose status writes on these node-less pods would race the test's own).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startAuthTestServer, type AuthTestServer } from '../testing/server.js';
@@ -11,7 +12,7 @@ describe('pods/x/eviction', () => {
   let s: AuthTestServer;
 
   before(async () => {
-    s = await startAuthTestServer(['--compat=kubernetes', '--controllers=*,-disruption']);
+    s = await startAuthTestServer(['--compat=kubernetes', '--controllers=*,-disruption', '--scheduler=false']);
   });
   after(async () => {
     await s?.stop();

@@ -37,3 +37,11 @@ export function isNodeUnschedulable(node: KubeObject): boolean {
 export function nodeTaintKey(name: 'not-ready' | 'unreachable' | 'unschedulable' | 'memory-pressure' | 'disk-pressure' | 'pid-pressure' | 'network-unavailable' | 'out-of-service'): string {
   return longDomainKey(name, 'node');
 }
+
+/**
+ * The well-known node labels (`kubernetes.io/hostname`, `topology.kubernetes.io/zone`, ... in
+ * the kubernetes flavor), read when called.
+ */
+export function nodeLabelKey(name: 'hostname' | 'os' | 'arch' | 'zone' | 'region'): string {
+  return name === 'zone' || name === 'region' ? longDomainKey(name, 'topology') : longDomainKey(name);
+}
