@@ -86,15 +86,8 @@ export class NodeAuthorizer implements Authorizer {
           ? 'serviceaccounts'
           : undefined;
     if (graphKind) {
-      // Secrets and ConfigMaps may be read by get, or by a list or watch pinned to the name
-      // (`metadata.name=` field selector, which request info turns into the name), as 1.27 allows.
-      if (graphKind === 'secrets' || graphKind === 'configmaps') {
-        if (!['get', 'list', 'watch'].includes(attrs.verb)) return { decision: 'NoOpinion', reason: 'can only read resources of this type' };
-        if (!attrs.name) return { decision: 'NoOpinion', reason: 'No Object name found' };
-      } else {
-        const verbOk = graphKind === 'serviceaccounts' ? attrs.verb === 'create' : attrs.verb === 'get';
-        if (!verbOk || !attrs.name) return { decision: 'NoOpinion', reason: `can only ${graphKind === 'serviceaccounts' ? 'create tokens for' : 'get'} individual resources of this type` };
-      }
+      const verbOk = graphKind === 'serviceaccounts' ? attrs.verb === 'create' : attrs.verb === 'get';
+      if (!verbOk || !attrs.name) return { decision: 'NoOpinion', reason: `can only ${graphKind === 'serviceaccounts' ? 'create tokens for' : 'get'} individual resources of this type` };
       const linked = this.podsOnNode(node).some((p) => p.metadata?.namespace === attrs.namespace && podReferences(p)[graphKind].has(attrs.name));
       if (linked) return { decision: 'Allow', reason: '' };
       return { decision: 'NoOpinion', reason: `no relationship found between node '${node}' and this object` };
