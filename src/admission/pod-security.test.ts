@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import { evaluatePod } from './pod-security.js';
-import { setFlavor } from '../naming/index.js';
 import { fixture, pod, R } from '../testing/admission.js';
 import type { AdmissionAttributes } from './types.js';
 
@@ -75,29 +74,4 @@ test('the namespace labels enforce and warn', async () => {
   } finally {
     await f.close();
   }
-});
-
-test("the six checks 1.27's baseline level has beside the others, with kube's messages", () => {
-  const c = (name: string, securityContext: Record<string, unknown> = {}): Record<string, unknown> => ({ name, image: 'x', securityContext });
-  const cases: [Record<string, unknown>, Record<string, string>, string[]][] = [
-    [{ securityContext: { sysctls: [{ name: 'kernel.core_pattern', value: '|/x' }, { name: 'net.ipv4.tcp_syncookies', value: '1' }] }, containers: [c('a')] }, {}, ['forbidden sysctls (kernel.core_pattern)']],
-    [{ containers: [c('a', { procMount: 'Unmasked' })] }, {}, ['procMount (container "a" must not set securityContext.procMount to "Unmasked")']],
-    [
-      { securityContext: { seLinuxOptions: { type: 'spc_t' } }, containers: [c('a', { seLinuxOptions: { user: 'root' } }), c('b', { seLinuxOptions: { type: 'container_t' } })] },
-      {},
-      ['seLinuxOptions (pod and container "a" set forbidden securityContext.seLinuxOptions: type "spc_t"; user may not be set)'],
-    ],
-    [{ containers: [c('a', { seccompProfile: { type: 'Unconfined' } })] }, {}, ['seccompProfile (container "a" must not set securityContext.seccompProfile.type to "Unconfined")']],
-    [{ containers: [c('a')] }, { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined' }, ['seccompProfile (pod must not set securityContext.seccompProfile.type to "Unconfined")']],
-    [{ containers: [c('a')] }, { 'container.apparmor.security.beta.kubernetes.io/a': 'unconfined', 'container.apparmor.security.beta.kubernetes.io/b': 'localhost/ok' }, ['forbidden AppArmor profile (container.apparmor.security.beta.kubernetes.io/a="unconfined")']],
-    [{ securityContext: { windowsOptions: { hostProcess: true } }, hostNetwork: true, containers: [c('a', { windowsOptions: { hostProcess: true } })] }, {}, ['host namespaces (hostNetwork=true)', 'hostProcess (pod and container "a" must not set securityContext.windowsOptions.hostProcess=true)']],
-    [{ securityContext: { sysctls: [{ name: 'net.ipv4.ip_local_reserved_ports', value: '30000' }], seLinuxOptions: { type: 'container_init_t' } }, containers: [c('a', { procMount: 'Default', seccompProfile: { type: 'RuntimeDefault' } })] }, { 'container.apparmor.security.beta.kubernetes.io/a': 'runtime/default' }, []],
-  ];
-  setFlavor('kubernetes');
-  for (const [spec, annotations, want] of cases) assert.deepEqual(evaluatePod('baseline', spec, annotations), want, JSON.stringify(spec));
-  // Restricted includes them, with its own seccomp check in place of baseline's.
-  const restricted = evaluatePod('restricted', { securityContext: { sysctls: [{ name: 'kernel.core_pattern' }] }, containers: [c('a', { seccompProfile: { type: 'Unconfined' } })] });
-  assert.ok(restricted.includes('forbidden sysctls (kernel.core_pattern)'));
-  assert.equal(restricted.filter((f) => f.startsWith('seccompProfile')).length, 1);
-  assert.match(restricted.find((f) => f.startsWith('seccompProfile'))!, /must not set securityContext.seccompProfile.type to "Unconfined"/);
 });

@@ -45,28 +45,7 @@ function capabilities(sc: JsonMap, which: 'add' | 'drop'): string[] {
   return Array.isArray(caps) ? caps.map(String) : [];
 }
 
-type Check = {
-  id: string;
-  level: 'baseline' | 'restricted';
-  /** A restricted check that takes the place of this baseline one at the restricted level. */
-  overriddenBy?: string;
-  run(spec: JsonMap, podSC: JsonMap, containers: Container[], annotations: Record<string, string>): string | undefined;
-};
-
-/** 1.27's allowed sysctls (the kubelet's safe set). */
-const SAFE_SYSCTLS = new Set([
-  'kernel.shm_rmid_forced',
-  'net.ipv4.ip_local_port_range',
-  'net.ipv4.ip_local_reserved_ports',
-  'net.ipv4.tcp_syncookies',
-  'net.ipv4.ping_group_range',
-  'net.ipv4.ip_unprivileged_port_start',
-]);
-const SELINUX_TYPES = new Set(['', 'container_t', 'container_init_t', 'container_kvm_t']);
-
-const seccompType = (sc: JsonMap): string | undefined => (isPlainObject(sc.seccompProfile) ? stringAt(sc.seccompProfile, 'type') : undefined);
-/** `pod` and `container "a"` / `containers "a", "b"`, joined as kube joins who set a field. */
-const setters = (pod: boolean, names: string[]): string[] => [...(pod ? ['pod'] : []), ...(names.length ? [containersPhrase(names)] : [])];
+type Check = { id: string; level: 'baseline' | 'restricted'; run(spec: JsonMap, podSC: JsonMap, containers: Container[]): string | undefined };
 
 const CHECKS: Check[] = [
   {
@@ -75,18 +54,6 @@ const CHECKS: Check[] = [
     run: (_s, _p, cs) => {
       const bad = cs.filter((c) => c.sc.allowPrivilegeEscalation !== false).map((c) => c.name);
       return bad.length ? `allowPrivilegeEscalation != false (${containersPhrase(bad)} must set securityContext.allowPrivilegeEscalation=false)` : undefined;
-    },
-  },
-  {
-    id: 'appArmorProfile',
-    level: 'baseline',
-    run: (_s, _p, _cs, annotations) => {
-      const prefix = `${longDomainKey('', 'container.apparmor.security.beta')}`;
-      const bad = Object.entries(annotations)
-        .filter(([k, v]) => k.startsWith(prefix) && v !== 'runtime/default' && !v.startsWith('localhost/'))
-        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-        .sort();
-      return bad.length ? `${plural(bad.length, 'forbidden AppArmor profile', 'forbidden AppArmor profiles')} (${bad.join(', ')})` : undefined;
     },
   },
   {
@@ -149,16 +116,6 @@ const CHECKS: Check[] = [
     },
   },
   {
-    id: 'procMount',
-    level: 'baseline',
-    run: (_s, _p, cs) => {
-      const bad = cs.filter((c) => typeof c.sc.procMount === 'string' && c.sc.procMount !== 'Default');
-      if (!bad.length) return undefined;
-      const types = [...new Set(bad.map((c) => String(c.sc.procMount)))];
-      return `procMount (${containersPhrase(bad.map((c) => c.name))} must not set securityContext.procMount to ${quoted(types)})`;
-    },
-  },
-  {
     id: 'restrictedVolumes',
     level: 'restricted',
     run: (s) => {
@@ -194,53 +151,6 @@ const CHECKS: Check[] = [
     },
   },
   {
-    id: 'seLinuxOptions',
-    level: 'baseline',
-    run: (_s, p, cs) => {
-      const types = new Set<string>();
-      let user = false;
-      let role = false;
-      const offends = (sc: JsonMap): boolean => {
-        if (!isPlainObject(sc.seLinuxOptions)) return false;
-        const o = sc.seLinuxOptions;
-        const type = stringAt(o, 'type') ?? '';
-        const badType = !SELINUX_TYPES.has(type);
-        const setUser = (stringAt(o, 'user') ?? '') !== '';
-        const setRole = (stringAt(o, 'role') ?? '') !== '';
-        if (badType) types.add(type);
-        user ||= setUser;
-        role ||= setRole;
-        return badType || setUser || setRole;
-      };
-      const pod = offends(p);
-      const bad = cs.filter((c) => offends(c.sc)).map((c) => c.name);
-      if (!pod && !bad.length) return undefined;
-      const data: string[] = [];
-      if (types.size) data.push(`${plural(types.size, 'type', 'types')} ${quoted([...types].sort())}`);
-      if (user) data.push('user may not be set');
-      if (role) data.push('role may not be set');
-      return `seLinuxOptions (${setters(pod, bad).join(' and ')} set forbidden securityContext.seLinuxOptions: ${data.join('; ')})`;
-    },
-  },
-  {
-    id: 'seccompProfile_baseline',
-    level: 'baseline',
-    overriddenBy: 'seccompProfile_restricted',
-    run: (_s, p, cs, annotations) => {
-      // The API server copies the legacy seccomp annotations into the fields on create: an
-      // `unconfined` annotation counts as the Unconfined type.
-      const legacyPod = annotations[longDomainKey('pod', 'seccomp.security.alpha')];
-      const podType = seccompType(p) ?? (legacyPod === 'unconfined' ? 'Unconfined' : undefined);
-      const typeOf = (c: Container): string | undefined =>
-        seccompType(c.sc) ?? (annotations[longDomainKey(c.name, 'container.seccomp.security.alpha')] === 'unconfined' ? 'Unconfined' : undefined);
-      const parts: string[] = [];
-      if (podType === 'Unconfined') parts.push('pod must not set securityContext.seccompProfile.type to "Unconfined"');
-      const bad = cs.filter((c) => typeOf(c) === 'Unconfined').map((c) => c.name);
-      if (bad.length) parts.push(`${containersPhrase(bad)} must not set securityContext.seccompProfile.type to "Unconfined"`);
-      return parts.length ? `seccompProfile (${parts.join('; ')})` : undefined;
-    },
-  },
-  {
     id: 'seccompProfile_restricted',
     level: 'restricted',
     run: (_s, p, cs) => {
@@ -255,39 +165,17 @@ const CHECKS: Check[] = [
       return unset.length ? `seccompProfile (pod or ${containersPhrase(unset)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")` : undefined;
     },
   },
-  {
-    id: 'sysctls',
-    level: 'baseline',
-    run: (_s, p) => {
-      const bad = mapsAt(p, 'sysctls')
-        .map((x) => stringAt(x, 'name') ?? '')
-        .filter((n) => !SAFE_SYSCTLS.has(n));
-      return bad.length ? `forbidden sysctls (${bad.join(', ')})` : undefined;
-    },
-  },
-  {
-    id: 'windowsHostProcess',
-    level: 'baseline',
-    run: (_s, p, cs) => {
-      const hostProcess = (sc: JsonMap): boolean => isPlainObject(sc.windowsOptions) && sc.windowsOptions.hostProcess === true;
-      const pod = hostProcess(p);
-      const bad = cs.filter((c) => hostProcess(c.sc)).map((c) => c.name);
-      if (!pod && !bad.length) return undefined;
-      return `hostProcess (${setters(pod, bad).join(' and ')} must not set securityContext.windowsOptions.hostProcess=true)`;
-    },
-  },
 ];
 
 /** The findings of a pod against a level, in check order; [] when it complies. */
-export function evaluatePod(level: PodSecurityLevel, podSpec: JsonMap, annotations: Record<string, string> = {}): string[] {
+export function evaluatePod(level: PodSecurityLevel, podSpec: JsonMap): string[] {
   if (level === 'privileged') return [];
   const podSC = isPlainObject(podSpec.securityContext) ? podSpec.securityContext : {};
   const containers = containersOf(podSpec);
   const findings: string[] = [];
   for (const check of CHECKS) {
     if (check.level === 'restricted' && level !== 'restricted') continue;
-    if (level === 'restricted' && check.overriddenBy) continue;
-    const finding = check.run(podSpec, podSC, containers, annotations);
+    const finding = check.run(podSpec, podSC, containers);
     if (finding) findings.push(finding);
   }
   return findings;
@@ -316,21 +204,20 @@ export class PodSecurity implements AdmissionPlugin {
     // The `audit` label's findings go to the audit event only.
     const audit = attrs.audit ? levelOf(labels, 'audit') : undefined;
     const spec = specOf(attrs.object) ?? {};
-    const annotations = stringMapAt(attrs.object.metadata as JsonMap | undefined, 'annotations');
     // Updates that leave the pod spec alone (labels, annotations) are not judged again.
-    if (attrs.operation === 'UPDATE' && deepEqual(specOf(attrs.oldObject) ?? {}, spec) && deepEqual(stringMapAt(attrs.oldObject?.metadata as JsonMap | undefined, 'annotations'), annotations)) return;
+    if (attrs.operation === 'UPDATE' && deepEqual(specOf(attrs.oldObject) ?? {}, spec)) return;
     attrs.audit?.add(longDomainKey('enforce-policy', 'pod-security'), enforce ? `${enforce.level}:${enforce.version}` : 'privileged:latest');
     if (audit) {
-      const findings = evaluatePod(audit.level, spec, annotations);
+      const findings = evaluatePod(audit.level, spec);
       if (findings.length) attrs.audit?.add(longDomainKey('audit-violations', 'pod-security'), `would violate PodSecurity "${audit.level}:${audit.version}": ${findings.join(', ')}`);
     }
     if (!enforce && !warn) return;
     if (warn) {
-      const findings = evaluatePod(warn.level, spec, annotations);
+      const findings = evaluatePod(warn.level, spec);
       if (findings.length) attrs.warnings.push(`would violate PodSecurity "${warn.level}:${warn.version}": ${findings.join(', ')}`);
     }
     if (enforce) {
-      const findings = evaluatePod(enforce.level, spec, annotations);
+      const findings = evaluatePod(enforce.level, spec);
       if (findings.length) throw admissionForbidden(attrs, `violates PodSecurity "${enforce.level}:${enforce.version}": ${findings.join(', ')}`);
     }
   }
