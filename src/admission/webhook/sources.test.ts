@@ -42,10 +42,10 @@ test('endpoints first, then endpoint slices, then the clusterIP, on the port beh
 
     await client.create(ENDPOINTS, 'hooks', {
       metadata: { name: 'svc', namespace: 'hooks' },
-      subsets: [{ addresses: [{ ip: '127.0.0.1' }], notReadyAddresses: [{ ip: '127.0.0.2' }], ports: [{ name: 'https', port: 9443 }] }],
+      subsets: [{ addresses: [{ ip: '10.1.0.7' }], notReadyAddresses: [{ ip: '10.1.0.6' }], ports: [{ name: 'https', port: 9443 }] }],
     });
     await seen(ENDPOINTS, 'svc');
-    assert.deepEqual(await resolver.resolve(ref), { host: '127.0.0.1', port: 9443 });
+    assert.deepEqual(await resolver.resolve(ref), { host: '10.1.0.7', port: 9443 });
   } finally {
     await factory.stop();
   }

@@ -16,7 +16,7 @@ import { createCA, issueCert, type TestCert } from '../../testing/pki.js';
 import { json, startHttpsServer, type TestHttpsServer } from '../../testing/https-server.js';
 import { eventually } from '../../testing/wait.js';
 import { LoopbackClient } from '../../server/loopback.js';
-import { group, setFlavor } from '../../naming/index.js';
+import { group, longDomainKey, setFlavor } from '../../naming/index.js';
 import { buildResourceTable, type DefaultResourceTable } from '../../registry/index.js';
 import { MemoryStorage } from '../../storage/index.js';
 import { PluginChain } from '../chain.js';
@@ -282,9 +282,12 @@ test('a service reference reaches the endpoints, verified as <service>.<namespac
     metadata: { name: 'hook' },
     spec: { ports: [{ name: 'https', port: 443, targetPort: port }] },
   });
-  await plain.create({ group: '', version: 'v1', resource: 'endpoints' }, 'webhooks', {
-    metadata: { name: 'hook' },
-    subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port }] }],
+  // An EndpointSlice: Endpoints may not name a loopback address (Kubernetes' validation), slices may.
+  await plain.create({ group: group('discovery'), version: 'v1', resource: 'endpointslices' }, 'webhooks', {
+    metadata: { name: 'hook-abc', labels: { [longDomainKey('service-name')]: 'hook' } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+    ports: [{ name: 'https', port }],
   });
   routes.set('/svc', (review) => allow(review, patchOf([{ op: 'add', path: '/data/via', value: 'service' }])));
   const cleanup = await configure('mutating', 'by-service', [
