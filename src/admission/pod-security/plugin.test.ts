@@ -98,6 +98,12 @@ describe('PodSecurity admission', () => {
   });
 
   it('judges ephemeral containers added through the subresource', async () => {
+    const running = await f.client.create(R.pods, 'locked', pod('debugged'));
+    (running.spec as Record<string, unknown>).ephemeralContainers = [{ name: 'x', image: 'busybox', securityContext: { privileged: true } }];
+    await assert.rejects(
+      f.client.update(R.pods, 'locked', running, 'ephemeralcontainers'),
+      forbiddenWith('pods "debugged" is forbidden: violates PodSecurity "baseline:latest": privileged (container "x" must not set securityContext.privileged=true)'),
+    );
     const old = pod('dbg', {});
     const next = pod('dbg', { ephemeralContainers: [{ name: 'x', image: 'busybox', securityContext: { privileged: true } }] });
     const a = attrs(R.pods, next, { operation: 'UPDATE', oldObject: old, subresource: 'ephemeralcontainers' });
