@@ -8,7 +8,7 @@ import { apiserverClientSigner, authorizedForSigner, CertificateApproval, Cluste
 import { DefaultIngressClass, DefaultStorageClass, PersistentVolumeClaimResize, PriorityAdmission, RuntimeClassAdmission } from './classes.js';
 import { LimitRanger } from './limit-ranger.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
-import { PodSecurity } from './pod-security.js';
+import { parsePodSecurityConfig, PodSecurity } from './pod-security/index.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
 import { ServiceAccountAdmission } from './service-account.js';
 import { webhookPluginFactories } from './webhook/index.js';
@@ -50,7 +50,7 @@ function builtIn(deps: AdmissionDeps): Record<string, AdmissionPluginFactory> {
     LimitRanger: ({ client }) => new LimitRanger(client),
     ServiceAccount: ({ client }) => new ServiceAccountAdmission(client),
     TaintNodesByCondition: () => taintNodesByCondition,
-    PodSecurity: ({ client }) => new PodSecurity(client),
+    PodSecurity: ({ client, config }) => new PodSecurity(client, parsePodSecurityConfig(config)),
     Priority: ({ client }) => new PriorityAdmission(client),
     DefaultTolerationSeconds: () => defaultTolerationSeconds,
     DefaultStorageClass: ({ client }) => new DefaultStorageClass(client),

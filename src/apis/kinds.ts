@@ -14,7 +14,7 @@ import { coordinationKinds } from './coordination/index.js';
 import { coreKinds, servedVariants } from './core/index.js';
 import { discoveryKinds } from './discovery/index.js';
 import { eventsConversions } from './events/index.js';
-import { flowcontrolConversions, flowcontrolKinds } from './flowcontrol/index.js';
+import { flowcontrolConversions, flowcontrolKinds, flowcontrolServedVariants } from './flowcontrol/index.js';
 import { networkingKinds } from './networking/index.js';
 import { nodeKinds } from './node/index.js';
 import { policyKinds } from './policy/index.js';
@@ -69,5 +69,6 @@ export function conversionFor(row: SurfaceResource): VersionConversion | undefin
 
 /** A behaviour of its own for a served version that shares another version's storage. */
 export function servedVariantFor(row: SurfaceResource): KindSpec | undefined {
-  return servedVariants[`${groupBase(row.group)}/${row.version}/${row.kind}`];
+  const key = `${groupBase(row.group)}/${row.version}/${row.kind}`;
+  return servedVariants[key] ?? flowcontrolServedVariants[key];
 }

@@ -6,17 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
-import { realClock } from '../apimachinery/clock.js';
+import { FakeClock, realClock } from '../apimachinery/clock.js';
 import { parseFlags } from '../apimachinery/flags.js';
 import { setFlavor } from '../naming/index.js';
 import { createCA, issueCert, type TestCert } from '../testing/pki.js';
 import { webhookKubeconfig } from '../testing/https-server.js';
 import { eventually } from '../testing/wait.js';
-import { BufferedBackend, EventSnapshot } from './backend.js';
+import { BufferedBackend, EventSnapshot, withMode } from './backend.js';
 import { auditFlagDefinitions, auditorFromFlags } from './flags.js';
 import { AuditMetrics } from './metrics.js';
 import type { AuditEvent } from './types.js';
-import { loadWebhookConfig, WebhookBackend } from './webhook.js';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS, loadWebhookConfig, WebhookBackend } from './webhook.js';
 
 setFlavor('orch');
 
@@ -112,6 +112,91 @@ describe('audit webhook backend', () => {
     assert.equal(await hook.processEvents([ev('a')]), false);
     assert.equal(received.length, 0);
     await hook.shutdown();
+  });
+
+  describe('a sink that trickles its answer', () => {
+    let trickler: Server;
+    let trickleUrl: string;
+    /** Per call: how many bytes the sink has sent so far. */
+    const calls: { sent: number; timer?: NodeJS.Timeout }[] = [];
+    let headersFirst = true;
+
+    before(async () => {
+      const serving = await issueCert(ca, 'trickler', { usage: 'server', ips: ['127.0.0.1'] });
+      trickler = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
+        const call: { sent: number; timer?: NodeJS.Timeout } = { sent: 0 };
+        calls.push(call);
+        req.resume();
+        req.on('end', () => {
+          // One byte every 20 ms: the connection is never idle, the answer never ends.
+          if (headersFirst) {
+            res.writeHead(200, { 'Content-Type': 'application/json' });
+            res.flushHeaders();
+            call.timer = setInterval(() => {
+              res.write(' ');
+              call.sent++;
+            }, 20);
+          } else {
+            const raw = 'HTTP/1.1 200 OK\r\n';
+            let i = 0;
+            call.timer = setInterval(() => {
+              if (i < raw.length) req.socket.write(raw[i++]!);
+              call.sent++;
+            }, 20);
+          }
+          res.on('close', () => clearInterval(call.timer));
+          req.socket.on('close', () => clearInterval(call.timer));
+        });
+      });
+      await new Promise<void>((r) => trickler.listen(0, '127.0.0.1', r));
+      trickleUrl = `https://127.0.0.1:${(trickler.address() as AddressInfo).port}/audit`;
+    });
+    after(() => new Promise<void>((r) => { for (const c of calls) clearInterval(c.timer); trickler.closeAllConnections(); trickler.close(() => r()); }));
+
+    /** Drives one blocking delivery through its five tries, the deadline and the backoff on a fake clock. */
+    async function deliverThroughTrickle(): Promise<{ ok: boolean; logs: string[]; errors: number }> {
+      calls.length = 0;
+      const clock = new FakeClock();
+      const metrics = new AuditMetrics();
+      const logs: string[] = [];
+      const hook = new WebhookBackend(loadWebhookConfig(configFile(trickleUrl)), { initialBackoffMs: 1000, apiVersion: 'audit.orch.io/v1', log: (m) => logs.push(m) }, metrics, clock);
+      const blocking = withMode(hook, 'blocking', { bufferSize: 1, maxBatchSize: 1, maxBatchWaitMs: 1, throttleEnable: false, throttleQPS: 0, throttleBurst: 0, asyncDelegate: false }, metrics, clock);
+      let settled = false;
+      const result = Promise.resolve(blocking.processEvents([ev('slow')])).finally(() => (settled = true));
+      for (let attempt = 1; attempt <= 5; attempt++) {
+        await eventually(() => calls.length === attempt && calls[attempt - 1]!.sent >= 2, `try ${attempt} trickling`);
+        // Just short of the deadline the call still waits; at the deadline it fails.
+        clock.step(DEFAULT_WEBHOOK_TIMEOUT_MS - 1);
+        assert.equal(settled, false);
+        clock.step(1);
+        if (attempt < 5) {
+          // The backoff before the next try (1 s, then ×1.5, each with up to 20 % jitter).
+          await eventually(() => clock.waiting() === 1, `the backoff after try ${attempt}`);
+          clock.step(1000 * 1.5 ** (attempt - 1) * 1.2);
+        }
+      }
+      const ok = await result;
+      await hook.shutdown();
+      return { ok, logs, errors: await metrics.value('error', 'webhook') };
+    }
+
+    it('fails each call at the 30 s deadline; blocking mode logs the failure and lets the request go on', async () => {
+      headersFirst = true;
+      const { ok, logs, errors } = await deliverThroughTrickle();
+      assert.equal(ok, true);
+      assert.equal(calls.length, 5);
+      assert.equal(errors, 1);
+      assert.deepEqual(logs, [
+        "Error in audit plugin 'webhook' affecting 1 audit events: unexpected error when reading response body. Please retry. Original error: net/http: request canceled (Client.Timeout or context cancellation while reading body)",
+      ]);
+    });
+
+    it('the deadline also covers a sink that trickles its status line', async () => {
+      headersFirst = false;
+      const { ok, logs } = await deliverThroughTrickle();
+      assert.equal(ok, true);
+      assert.deepEqual(logs, [`Error in audit plugin 'webhook' affecting 1 audit events: Post "${trickleUrl}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`]);
+    });
   });
 
   it('refuses bad webhook configurations and flag values at start, naming them', () => {

@@ -2,7 +2,10 @@
 // audit.<domain>/v1 EventList to the server a kubeconfig-format file names, over HTTPS with
 // its CA, client certificate or token. A failed POST is retried with exponential backoff
 // (the initial delay from `--audit-webhook-initial-backoff`, factor 1.5, jitter 0.2, 5
-// tries); events still undelivered are counted as errors of the plugin "webhook".
+// tries); events still undelivered are counted as errors of the plugin "webhook". Each POST
+// has kube-apiserver's webhook client deadline (30 s, connection to last byte of the answer),
+// so a sink that trickles its answer fails the call instead of holding it (and, in blocking
+// mode, the request) forever.
 import { Agent, request } from 'node:https';
 import type { Clock } from '../apimachinery/clock.js';
 import { readKubeconfig, type ClientConfig } from '../client/kubeconfig.js';
@@ -34,11 +37,13 @@ export function loadWebhookConfig(path: string): ClientConfig {
 export interface WebhookOptions {
   initialBackoffMs: number;
   apiVersion: string;
-  /** Per POST. */
+  /** Per POST, from connecting to the answer's last byte (kube's webhook client: 30 s). */
   timeoutMs?: number;
   log?: (msg: string) => void;
 }
 
+/** kube-apiserver's deadline for a webhook call (`defaultRequestTimeout` of its generic webhook). */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
 const RETRY_STEPS = 5;
 const RETRY_FACTOR = 1.5;
 const RETRY_JITTER = 0.2;
@@ -108,6 +113,16 @@ export class WebhookBackend implements AuditBackend {
     if (this.config.token) headers['Authorization'] = `Bearer ${this.config.token}`;
     const url = this.url;
     return new Promise((resolve, reject) => {
+      let settled = false;
+      let answered = false;
+      let cancelDeadline = (): void => {};
+      const finish = (err?: Error): void => {
+        if (settled) return;
+        settled = true;
+        cancelDeadline();
+        if (err) reject(err);
+        else resolve();
+      };
       const req = request(
         {
           agent: this.agent,
@@ -118,20 +133,31 @@ export class WebhookBackend implements AuditBackend {
           method: 'POST',
           headers,
           servername: this.config.tlsServerName ?? (/^[\d.]+$|:|^\[/.test(url.hostname) ? undefined : url.hostname),
-          timeout: this.opts.timeoutMs ?? 30_000,
         },
         (res) => {
+          answered = true;
           res.resume();
           res.on('end', () => {
             const code = res.statusCode ?? 0;
-            if (code >= 200 && code < 300) resolve();
-            else reject(new Error(`the server answered HTTP ${code}`));
+            if (code >= 200 && code < 300) finish();
+            else finish(new Error(`the server answered HTTP ${code}`));
           });
-          res.on('error', reject);
+          res.on('error', (e) => finish(e));
+          res.on('aborted', () => finish(new Error('the audit webhook closed the connection mid-answer')));
         },
       );
-      req.on('timeout', () => req.destroy(new Error('the audit webhook call timed out')));
-      req.on('error', reject);
+      // One deadline for the whole call, as Go's http.Client.Timeout: an idle timer would
+      // never fire for a sink that sends a byte now and then.
+      cancelDeadline = this.clock.schedule(this.opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS, () => {
+        const err = new Error(
+          answered
+            ? 'unexpected error when reading response body. Please retry. Original error: net/http: request canceled (Client.Timeout or context cancellation while reading body)'
+            : `Post "${url.href}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+        );
+        finish(err);
+        req.destroy(err);
+      });
+      req.on('error', (e) => finish(e));
       req.end(body);
     });
   }

@@ -413,6 +413,13 @@ describe('auth over HTTPS with the default configuration', () => {
     assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets/app-secret', n2)));
     assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets/other', n1)));
     assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets', n1)));
+    // A list pinned to the one name by a field selector is read like a get of it, as kubelets do.
+    const one = await s.request('GET', '/api/v1/namespaces/dev/secrets?fieldSelector=metadata.name%3Dapp-secret', n1);
+    assert.equal(one.status, 200, JSON.stringify(one.json));
+    assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets?fieldSelector=metadata.name%3Dapp-secret', n2)));
+    assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/namespaces/dev/secrets?fieldSelector=metadata.name%3Dother', n1)));
+    // The legacy watch path names no object: refused, as in Kubernetes.
+    assert.ok(forbiddenByAuthz(await s.request('GET', '/api/v1/watch/namespaces/dev/secrets?fieldSelector=metadata.name%3Dapp-secret', n1)));
     assert.ok(!forbiddenByAuthz(await s.request('GET', '/api/v1/nodes/n1', n1)));
     assert.ok(!forbiddenByAuthz(await s.request('GET', '/api/v1/pods', n1)));
   });

@@ -65,8 +65,15 @@ export function goQuoteByte(c: number): string {
   return `'${String.fromCharCode(c)}'`;
 }
 
-/** Go's message for the first syntax error of `bytes`, or undefined for well-formed JSON. */
-export function goJsonSyntaxError(bytes: Uint8Array): string | undefined {
+/** Go's decoder refuses documents nested deeper than this (encoding/json's maxNestingDepth). */
+export const GO_JSON_MAX_DEPTH = 10_000;
+
+/**
+ * Go's message for the first syntax error of `bytes`, or undefined for well-formed JSON. A
+ * container opened beyond `maxDepth` is an error at its bracket, as Go's scanner has it
+ * (`invalid character '[' exceeded max depth`); errors before it come first.
+ */
+export function goJsonSyntaxError(bytes: Uint8Array, maxDepth = GO_JSON_MAX_DEPTH): string | undefined {
   const stack: Container[] = [];
   let state = State.Value;
   let literal = '';
@@ -118,9 +125,11 @@ export function goJsonSyntaxError(bytes: Uint8Array): string | undefined {
     if (c === 0x7b) {
       stack.push(Container.ObjectKey);
       state = State.KeyOrObjectEnd;
+      if (stack.length > maxDepth) return invalid(c, 'exceeded max depth');
     } else if (c === 0x5b) {
       stack.push(Container.Array);
       state = State.ValueOrArrayEnd;
+      if (stack.length > maxDepth) return invalid(c, 'exceeded max depth');
     } else if (c === 0x22) state = State.InString;
     else if (c === 0x2d) state = State.Minus;
     else if (c === 0x30) state = State.Zero;

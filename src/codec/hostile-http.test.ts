@@ -43,6 +43,30 @@ describe('hostile bodies over HTTPS', () => {
     assert.equal((await t.request('GET', `${CM}/amp`)).status, 404);
   });
 
+  it('a JSON body nested too deep answers what kube-apiserver answers one beyond its limit; nothing is stored', async () => {
+    const body = (name: string, depth: number): string => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    // 100 levels (the object itself is the first): accepted, the unknown field dropped with a warning.
+    const ok = await t.request('POST', CM, { body: body('deep100', 100) });
+    assert.equal(ok.status, 201, ok.body);
+    for (const [name, depth] of [['deep101', 101], ['deep1000', 1000], ['deep10001', 10_001], ['deep100000', 100_000]] as const) {
+      const r = await t.request('POST', CM, { body: body(name, depth) });
+      assert.equal(r.status, 400, r.body);
+      assert.equal(r.json().reason, 'BadRequest');
+      assert.equal(
+        r.json().message,
+        `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character '[' exceeded max depth ({"apiVersion":"v1","kind":"Con ...)`,
+      );
+      assert.equal((await t.request('GET', `${CM}/${name}`)).status, 404);
+    }
+    const put = await t.request('PUT', `${CM}/deep100`, { body: body('deep100', 10_001) });
+    assert.equal(put.status, 400, put.body);
+    assert.match(String(put.json().message), /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: invalid character '\[' exceeded max depth/);
+    const patch = await t.request('PATCH', `${CM}/deep100`, { body: `{"data":${'{"a":'.repeat(10_001)}1${'}'.repeat(10_001)}}`, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(patch.status, 400, patch.body);
+    assert.equal(patch.json().message, "error decoding patch: invalid character '{' exceeded max depth");
+    assert.equal((await t.request('GET', '/livez')).status, 200);
+  });
+
   it('a value with an unknown tag is stored as its text and nothing is printed', async () => {
     const printed = await printedDuring(async () => {
       const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: vault\ndata:\n  password: !vault hunter2\n';

@@ -3,6 +3,7 @@
 // prototypes, and never take more than a moment.
 import { printedDuring } from '../testing/output.js';
 import assert from 'node:assert/strict';
+import { goJsonSyntaxError } from './go-json.js';
 import { describe, it } from 'node:test';
 import { ApiError } from '../apimachinery/errors.js';
 import { checkApplyVersion, decodeApplyConfiguration, decodeApplyConfigurationAsync } from '../apply/request.js';
@@ -55,11 +56,24 @@ const INT64_MIN = -9223372036854775808n;
 const BEYOND = 9007199254740993n;
 
 describe('JSON decoder', () => {
-  it('refuses deep documents with 400 before parsing (arrays, objects)', () => {
-    assertStatus(() => parseJson(bytes('['.repeat(100_000))), 400, DEPTH);
-    assertStatus(() => parseJson(bytes('{"a":'.repeat(2000) + '1' + '}'.repeat(2000))), 400, DEPTH);
+  it('refuses deep documents with 400 before parsing (arrays, objects), in the words of Go’s scanner', () => {
+    const GO_DEPTH = /^invalid character '\[' exceeded max depth$/;
+    assertStatus(() => parseJson(bytes('['.repeat(100_000))), 400, GO_DEPTH);
+    assertStatus(() => parseJson(bytes('{"a":'.repeat(2000) + '1' + '}'.repeat(2000))), 400, /^invalid character '\{' exceeded max depth$/);
+    // A syntax error before the overflowing bracket comes first, as in Go; one after it does not.
+    assertStatus(() => parseJson(bytes('[[x' + '['.repeat(200))), 400, /^invalid character 'x' looking for beginning of value$/);
+    assertStatus(() => parseJson(bytes('['.repeat(200) + 'x')), 400, GO_DEPTH);
+    // Brackets inside strings do not count.
+    assert.ok(parseJson(bytes(`["${'['.repeat(500)}"]`)));
     // 100 levels is the limit, not an error.
     assert.ok(parseJson(bytes('['.repeat(100) + ']'.repeat(100))));
+  });
+
+  it('reports Go’s depth error at Go’s own limit too (10,000 levels)', () => {
+    const at = (depth: number): string | undefined => goJsonSyntaxError(bytes('['.repeat(depth) + ']'.repeat(depth)));
+    assert.equal(at(10_000), undefined);
+    assert.equal(at(10_001), "invalid character '[' exceeded max depth");
+    assert.equal(goJsonSyntaxError(bytes('{"a":'.repeat(10_001) + '1' + '}'.repeat(10_001))), "invalid character '{' exceeded max depth");
   });
 
   it('reads wide documents', () => {

@@ -1,12 +1,24 @@
 // The bounds every decoder enforces before it builds anything recursively: a hostile body
 // must get a 400, never a stack overflow or an out-of-memory abort of the process.
-import { badRequest } from '../apimachinery/errors.js';
+import { ApiError } from '../apimachinery/errors.js';
 
-/** Nesting bound for request bodies: deeper documents are rejected before any use. */
+/**
+ * Nesting bound for request bodies: deeper documents are rejected before any use. Go's JSON
+ * decoder allows 10,000 levels, but objects this server keeps are walked recursively
+ * (schemas, pruning, managed fields), which is safe only far below that. A JSON body beyond
+ * the bound is refused in the words Go uses for one beyond its own (`serializer.ts`).
+ */
 export const MAX_NESTING_DEPTH = 100;
 
+/** A document nested beyond the bound (a 400, as every decoding failure). */
+export class NestingTooDeepError extends ApiError {
+  constructor(readonly limit: number) {
+    super(400, 'BadRequest', `the object nesting depth exceeds the limit of ${limit}`);
+  }
+}
+
 export function tooDeep(limit = MAX_NESTING_DEPTH): Error {
-  return badRequest(`the object nesting depth exceeds the limit of ${limit}`);
+  return new NestingTooDeepError(limit);
 }
 
 /**

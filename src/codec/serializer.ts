@@ -6,6 +6,7 @@ import type { GroupVersionKind, KubeObject } from '../apimachinery/types.js';
 import { inGoOrder } from './field-order.js';
 import { goJsonSyntaxError } from './go-json.js';
 import { parseJsonText, stringifyJson } from './json.js';
+import { NestingTooDeepError } from './limits.js';
 import { readYamlAsync } from './yaml-pool.js';
 import { readYaml, YamlSyntaxError } from './yaml.js';
 
@@ -62,15 +63,23 @@ function text(body: Uint8Array): string {
   }
 }
 
-/** Parses JSON; a malformed document is a MalformedBodyError in Go's words. */
+/**
+ * Parses JSON; a malformed document is a MalformedBodyError in Go's words. So is one nested
+ * beyond the bound: Go's scanner refuses a container opened past its depth limit with
+ * `invalid character '[' exceeded max depth` (unless a syntax error comes first), and this
+ * reader does the same at its own, lower limit.
+ */
 export function parseJson(body: Uint8Array): unknown {
   const s = jsonDecoder.decode(body);
   try {
     return parseJsonText(s);
   } catch (e) {
-    if (!(e instanceof SyntaxError)) throw e;
-    const message = goJsonSyntaxError(body) ?? 'unexpected end of JSON input';
-    throw new MalformedBodyError(message, `couldn't get version/kind; json parse error: ${message}`);
+    const deep = e instanceof NestingTooDeepError;
+    if (!(e instanceof SyntaxError) && !deep) throw e;
+    const message = goJsonSyntaxError(body, deep ? e.limit : undefined);
+    // The bracket count saw a depth the scanner does not (never expected): keep the bound's own refusal.
+    if (message === undefined && deep) throw e;
+    throw new MalformedBodyError(message ?? 'unexpected end of JSON input', `couldn't get version/kind; json parse error: ${message ?? 'unexpected end of JSON input'}`);
   }
 }
 

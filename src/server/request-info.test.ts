@@ -43,6 +43,29 @@ describe('parseRequestInfo', () => {
   it('takes the name from an exact metadata.name field selector for authorization only', () => {
     const r = info('GET', '/api/v1/namespaces/d/configmaps?fieldSelector=metadata.name%3Dc1');
     assert.deepEqual([r.verb, r.name, r.collection], ['list', 'c1', true]);
+    const w = info('GET', '/api/v1/namespaces/d/secrets?watch=1&fieldSelector=metadata.name%3D%3Ds1,type%3DOpaque&resourceVersion=5');
+    assert.deepEqual([w.verb, w.name, w.collection], ['watch', 's1', true]);
+  });
+
+  it('reads the field selector as Kubernetes parses it, and names nothing when the list options do not decode', () => {
+    const name = (query: string): string => info('GET', `/api/v1/namespaces/d/secrets?${query}`).name;
+    // Escaped values are unescaped; terms are read in sorted order; spaces belong to the field name.
+    assert.equal(name(`fieldSelector=${encodeURIComponent('metadata.name=a\\,b')}`), 'a,b');
+    assert.equal(name(`fieldSelector=${encodeURIComponent('metadata.name=z,metadata.name=a')}`), 'a');
+    assert.equal(name(`fieldSelector=${encodeURIComponent('metadata.name = s1')}`), '');
+    assert.equal(name(`fieldSelector=${encodeURIComponent('metadata.name!=s1')}`), '');
+    // A selector, limit or timeout that does not decode: no name (the list answers the error).
+    for (const bad of ['metadata.name=s1,junk', 'metadata.name=a\\x']) assert.equal(name(`fieldSelector=${encodeURIComponent(bad)}`), '', bad);
+    assert.equal(name('fieldSelector=metadata.name%3Ds1&labelSelector=%21%21'), '');
+    assert.equal(name('fieldSelector=metadata.name%3Ds1&limit=ten'), '');
+    assert.equal(name('fieldSelector=metadata.name%3Ds1&timeoutSeconds=99999999999999999999'), '');
+    assert.equal(name('fieldSelector=metadata.name%3Ds1&limit=%2B5&timeoutSeconds=-1'), 's1');
+    // Names that are not path segments are never taken.
+    for (const bad of ['..', '.', 'a/b', 'a%b']) assert.equal(name(`fieldSelector=${encodeURIComponent(`metadata.name=${bad}`)}`), '', bad);
+    // Legacy watch paths and deletecollection keep no name, as in Kubernetes.
+    assert.equal(info('GET', '/api/v1/watch/namespaces/d/secrets?fieldSelector=metadata.name%3Ds1').name, '');
+    const d = info('DELETE', '/api/v1/namespaces/d/secrets?fieldSelector=metadata.name%3Ds1');
+    assert.deepEqual([d.verb, d.name], ['deletecollection', '']);
   });
 
   it('classifies discovery and other paths as non-resource requests', () => {

@@ -7,6 +7,9 @@
 //
 // Anything else (`/api`, `/apis/{group}/{version}`, `/healthz`, ...) is a non-resource request.
 
+import { parseFieldSelector } from '../apimachinery/fields.js';
+import { parseLabelSelector } from '../apimachinery/labels.js';
+
 export interface RequestInfo {
   isResourceRequest: boolean;
   /** The URL path, unescaped segments joined again. */
@@ -77,14 +80,46 @@ function isValidPathSegmentName(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
 }
 
-/** The exact `metadata.name=X` requirement of a field selector, if it has one. */
+/**
+ * The name a `metadata.name=X` (or `==`) term of a field selector pins, read as Kubernetes
+ * parses field selectors (terms sorted, values unescaped, no spaces trimmed); undefined
+ * when there is none or the selector does not parse.
+ */
 export function exactNameFromFieldSelector(selector: string | null): string | undefined {
   if (!selector) return undefined;
-  for (const term of selector.split(',')) {
-    const m = /^\s*metadata\.name\s*(==|=)\s*(.*?)\s*$/.exec(term);
-    if (m) return m[2];
+  try {
+    return parseFieldSelector(selector).requiresExactMatch('metadata.name');
+  } catch {
+    return undefined;
   }
-  return undefined;
+}
+
+/** Go's strconv.ParseInt(s, 10, 64) succeeds. */
+function isInt64(s: string): boolean {
+  if (!/^[+-]?[0-9]+$/.test(s)) return false;
+  const n = BigInt(s);
+  return n >= -(2n ** 63n) && n < 2n ** 63n;
+}
+
+/**
+ * Whether the query decodes as ListOptions: its selectors parse and its integers are
+ * integers. When it does not, Kubernetes names no object for the request (the list handler
+ * answers the error later).
+ */
+function listOptionsDecode(query: URLSearchParams): boolean {
+  for (const key of ['limit', 'timeoutSeconds']) {
+    const v = query.get(key);
+    if (v !== null && !isInt64(v)) return false;
+  }
+  try {
+    const labels = query.get('labelSelector');
+    if (labels) parseLabelSelector(labels);
+    const fields = query.get('fieldSelector');
+    if (fields) parseFieldSelector(fields);
+  } catch {
+    return false;
+  }
+  return true;
 }
 
 /**
@@ -139,10 +174,10 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
 
   if (name === '' && verb === 'get') {
     verb = isWatchValue(query.get('watch')) ? 'watch' : 'list';
-  }
-  if (name === '' && (verb === 'list' || verb === 'watch')) {
+    // A list or watch pinned to one name is authorized like a get of that name (RBAC
+    // resourceNames, the Node authorizer). Legacy `/watch/` paths are not, as in Kubernetes.
     const exact = exactNameFromFieldSelector(query.get('fieldSelector'));
-    if (exact !== undefined && isValidPathSegmentName(exact)) name = exact;
+    if (exact !== undefined && isValidPathSegmentName(exact) && listOptionsDecode(query)) name = exact;
   }
   if (name === '' && verb === 'delete') verb = 'deletecollection';
   return {

@@ -6,7 +6,8 @@ import { group } from '../../naming/index.js';
 import type { VersionConversion } from '../../rest/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
-import { at, child, clone, meta, num, obj, objs, setDefault, str } from '../util.js';
+import { at, child, clone, meta, num, obj, objs, str } from '../util.js';
+import { defaultPriorityLevel, validatePriorityLevel } from './validation.js';
 
 const apiVersion = (version: string): string => `${group('flowcontrol.apiserver')}/${version}`;
 
@@ -31,20 +32,12 @@ export const flowcontrolConversions: Record<string, VersionConversion> = {
   },
 };
 
-function defaultQueuing(limitResponse: unknown): void {
-  const lr = obj(limitResponse);
-  if (!lr || lr.type !== 'Queue') return;
-  const q = child(lr, 'queuing');
-  setDefault(q, 'queues', 64);
-  setDefault(q, 'handSize', 8);
-  setDefault(q, 'queueLengthLimit', 50);
-}
-
 const flowSchemas: KindSpec = {
   tracksGeneration: true,
   defaults(o) {
     const spec = child(o, 'spec');
-    setDefault(spec, 'matchingPrecedence', 1000);
+    // Zero is Go's unset.
+    if (!spec.matchingPrecedence) spec.matchingPrecedence = 1000;
   },
   table: {
     columns: [
@@ -72,15 +65,9 @@ const flowSchemas: KindSpec = {
 
 const priorityLevels: KindSpec = {
   tracksGeneration: true,
-  defaults(o) {
-    const limited = obj(at(o, 'spec.limited'));
-    if (limited) {
-      // Objects arrive in the storage version (v1beta3), so one name covers both versions.
-      setDefault(limited, 'nominalConcurrencyShares', 30);
-      setDefault(limited, 'lendablePercent', 0);
-      defaultQueuing(limited.limitResponse);
-    }
-  },
+  // Objects arrive in the storage version (v1beta3), so one name covers both versions.
+  defaults: defaultPriorityLevel,
+  validate: (o) => validatePriorityLevel(o),
   table: {
     columns: [
       nameColumn,
@@ -112,4 +99,9 @@ const priorityLevels: KindSpec = {
 export const flowcontrolKinds: Record<string, KindSpec> = {
   FlowSchema: flowSchemas,
   PriorityLevelConfiguration: priorityLevels,
+};
+
+/** v1beta2 names the shares `assuredConcurrencyShares`, and so do its field errors. */
+export const flowcontrolServedVariants: Record<string, KindSpec> = {
+  'flowcontrol.apiserver/v1beta2/PriorityLevelConfiguration': { ...priorityLevels, validate: (o) => validatePriorityLevel(o, 'assuredConcurrencyShares') },
 };

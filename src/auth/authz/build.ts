@@ -4,6 +4,7 @@ import type { ParsedFlags } from '../../apimachinery/flags.js';
 import type { KubeObject, UserInfo } from '../../apimachinery/types.js';
 import { isPlainObject } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
+import { group } from '../../naming/index.js';
 import { Reflector } from '../reflector.js';
 import { RBACAuthorizer, SUPERUSER_GROUP, privilegedGroupAuthorizer, rulesFor } from '../rbac/authorizer.js';
 import type { RBACCache } from '../rbac/cache.js';
@@ -64,11 +65,14 @@ export async function buildAuthorizers(flags: ParsedFlags, deps: { client: ApiCl
         const reflector = new Reflector(deps.client, { group: '', version: 'v1', resource: 'pods' });
         pods = reflector;
         const claims = { group: '', version: 'v1', resource: 'persistentvolumeclaims' };
+        const volumes = { group: '', version: 'v1', resource: 'persistentvolumes' };
+        const attachments = { group: group('storage'), version: 'v1', resource: 'volumeattachments' };
         chain.push(
-          new NodeAuthorizer(
-            (node) => reflector.list().filter((p) => nodeOf(p) === node),
-            (ns, name) => deps.client.get(claims, ns, name),
-          ),
+          new NodeAuthorizer((node) => reflector.list().filter((p) => nodeOf(p) === node), {
+            claim: (ns, name) => deps.client.get(claims, ns, name),
+            volume: (name) => deps.client.get(volumes, '', name),
+            attachment: (name) => deps.client.get(attachments, '', name),
+          }),
         );
         resolvers.push((user) =>
           nodeNameOf(user.username, user.groups) !== undefined

@@ -38,6 +38,8 @@ const tester = u('system:serviceaccount:qa:tester', 'system:serviceaccounts', 's
 const node1 = u('system:node:n1', 'system:nodes');
 const node2 = u('system:node:n2', 'system:nodes');
 const fakeNode = u('system:node:n1');
+const namelessNode = u('system:node:', 'system:nodes');
+const STORAGE = group('storage');
 
 function binding(kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, ns: string, roleKind: string, role: string, subjects: KubeObject[]): KubeObject {
   const metadata: KubeObject['metadata'] = { name };
@@ -56,7 +58,7 @@ async function fixture(client: FakeClient): Promise<void> {
   await client.create(rb, 'dev', binding('RoleBinding', 'carol-admin', 'dev', 'ClusterRole', 'admin', [user('carol')]));
   await client.create(crb, '', binding('ClusterRoleBinding', 'dave-view', '', 'ClusterRole', 'view', [user('dave')]));
   await client.create(roles, 'dev', { metadata: { name: 'pod-reader', namespace: 'dev' }, rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods', 'pods/log'] }] });
-  await client.create(roles, 'dev', { metadata: { name: 'cm-one', namespace: 'dev' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['one'] }] });
+  await client.create(roles, 'dev', { metadata: { name: 'cm-one', namespace: 'dev' }, rules: [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['one'] }] });
   await client.create(rb, 'dev', binding('RoleBinding', 'builder', 'dev', 'Role', 'pod-reader', [{ kind: 'ServiceAccount', name: 'builder', namespace: 'dev' }]));
   await client.create(rb, 'dev', binding('RoleBinding', 'builder-cm', 'dev', 'Role', 'cm-one', [{ kind: 'ServiceAccount', name: 'builder', namespace: 'dev' }]));
   await client.create(roles, 'qa', { metadata: { name: 'pod-reader', namespace: 'qa' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] });
@@ -76,12 +78,24 @@ async function fixture(client: FakeClient): Promise<void> {
   await client.create(croles, '', { metadata: { name: 'all-apps-get' }, rules: [{ verbs: ['get'], apiGroups: ['apps'], resources: ['*'] }] });
   await client.create(rb, 'dev', binding('RoleBinding', 'hank', 'dev', 'ClusterRole', 'all-apps-get', [user('hank')]));
   await client.create(rb, 'dev', binding('RoleBinding', 'dangling', 'dev', 'Role', 'missing-role', [user('hank')]));
-  await client.create({ group: '', version: 'v1', resource: 'persistentvolumeclaims' }, 'dev', { metadata: { name: 'claim1', namespace: 'dev' }, spec: { volumeName: 'pv1' } });
-  await client.create({ group: '', version: 'v1', resource: 'pods' }, 'dev', {
+  const core = (resource: string) => ({ group: '', version: 'v1', resource });
+  await client.create(core('persistentvolumeclaims'), 'dev', { metadata: { name: 'claim1', namespace: 'dev' }, spec: { volumeName: 'pv1' } });
+  await client.create(core('persistentvolumeclaims'), 'dev', { metadata: { name: 'claim2', namespace: 'dev' }, spec: { volumeName: 'pv2' } });
+  await client.create(core('persistentvolumes'), '', { metadata: { name: 'pv1' }, spec: { claimRef: { namespace: 'dev', name: 'claim1' }, csi: { driver: 'd', volumeHandle: 'h', nodePublishSecretRef: { namespace: 'dev', name: 'pv-secret' } } } });
+  await client.create({ group: STORAGE, version: 'v1', resource: 'volumeattachments' }, '', { metadata: { name: 'va1' }, spec: { attacher: 'd', nodeName: 'n1', source: { persistentVolumeName: 'pv1' } } });
+  await client.create({ group: STORAGE, version: 'v1', resource: 'volumeattachments' }, '', { metadata: { name: 'va2' }, spec: { attacher: 'd', nodeName: 'n2', source: { persistentVolumeName: 'pv2' } } });
+  await client.create(core('pods'), 'dev', {
     metadata: { name: 'p1', namespace: 'dev' },
     spec: {
       nodeName: 'n1',
-      volumes: [{ name: 'a', secret: { secretName: 's1' } }, { name: 'b', configMap: { name: 'cm1' } }, { name: 'c', persistentVolumeClaim: { claimName: 'claim1' } }],
+      serviceAccountName: 'default',
+      volumes: [
+        { name: 'a', secret: { secretName: 's1' } },
+        { name: 'b', configMap: { name: 'cm1' } },
+        { name: 'c', persistentVolumeClaim: { claimName: 'claim1' } },
+        { name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'] } } } },
+        { name: 'ceph', cephfs: { monitors: ['m'], secretRef: { name: 'ceph-secret' } } },
+      ],
       containers: [{ name: 'c', image: 'x', env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 'env-secret', key: 'k' } } }] }],
     },
   });
@@ -232,6 +246,45 @@ const SPECIFIC: Case[] = [
   [res(node2, 'get', '', 'nodes', '', 'n2'), true],
   [res(fakeNode, 'get', '', 'secrets', 'dev', 's1'), false],
   [res(fakeNode, 'get', '', 'nodes', '', 'n1'), false],
+  [res(namelessNode, 'get', '', 'nodes', '', 'n1'), false],
+  // a list or watch of one secret or config map (named by a metadata.name field selector) reads like a get
+  [res(node1, 'list', '', 'secrets', 'dev', 's1'), true],
+  [res(node1, 'watch', '', 'secrets', 'dev', 's1'), true],
+  [res(node1, 'watch', '', 'configmaps', 'dev', 'cm1'), true],
+  [res(node1, 'watch', '', 'secrets', 'dev', 's2'), false],
+  [res(node1, 'watch', '', 'configmaps', 'dev'), false],
+  [res(node2, 'list', '', 'secrets', 'dev', 's1'), false],
+  [res(node1, 'delete', '', 'secrets', 'dev', 's1'), false],
+  [res(node1, 'update', '', 'configmaps', 'dev', 'cm1'), false],
+  [res(node1, 'get', '', 'secrets', 'dev', 's1', 'x'), false],
+  [res(node1, 'get', '', 'secrets', '', 's1'), false],
+  // what else a pod brings: secrets of its volume sources and of its claims' volumes, its ephemeral claims
+  [res(node1, 'get', '', 'secrets', 'dev', 'ceph-secret'), true],
+  [res(node1, 'get', '', 'secrets', 'dev', 'pv-secret'), true],
+  [res(node2, 'get', '', 'secrets', 'dev', 'pv-secret'), false],
+  [res(node1, 'get', '', 'persistentvolumeclaims', 'dev', 'p1-scratch'), true],
+  // claims, volumes, attachments: get only; a claim's status only of the node's claims
+  [res(node1, 'list', '', 'persistentvolumeclaims', 'dev', 'claim1'), false],
+  [res(node1, 'watch', '', 'persistentvolumes', '', 'pv1'), false],
+  [res(node1, 'update', '', 'persistentvolumeclaims', 'dev', 'claim1', 'status'), true],
+  [res(node1, 'patch', '', 'persistentvolumeclaims', 'dev', 'claim2', 'status'), false],
+  [res(node1, 'get', '', 'persistentvolumeclaims', 'dev', 'claim1', 'status'), false],
+  [res(node1, 'get', STORAGE, 'volumeattachments', '', 'va1'), true],
+  [res(node1, 'get', STORAGE, 'volumeattachments', '', 'va2'), false],
+  [res(node1, 'get', '', 'serviceaccounts', 'dev', 'default'), false],
+  // its own lease and CSINode only
+  [res(node1, 'update', COORD, 'leases', 'orch-node-lease', 'n1'), true],
+  [res(node1, 'create', COORD, 'leases', 'orch-node-lease'), true],
+  [res(node1, 'delete', COORD, 'leases', 'orch-node-lease', 'n2'), false],
+  [res(node1, 'get', COORD, 'leases', 'dev', 'n1'), false],
+  [res(node1, 'list', COORD, 'leases', 'orch-node-lease'), false],
+  [res(node1, 'patch', STORAGE, 'csinodes', '', 'n1'), true],
+  [res(node1, 'delete', STORAGE, 'csinodes', '', 'n2'), false],
+  // RBAC resourceNames apply to a list or watch of one name
+  [res(builder, 'list', '', 'configmaps', 'dev', 'one'), true],
+  [res(builder, 'watch', '', 'configmaps', 'dev', 'one'), true],
+  [res(builder, 'list', '', 'configmaps', 'dev', 'two'), false],
+  [res(builder, 'list', '', 'configmaps', 'dev'), false],
   // superuser
   [res(admin, 'escalate', RBAC, 'clusterroles', '', 'x'), true],
   [res(admin, 'impersonate', '', 'users', '', 'anyone'), true],
@@ -277,6 +330,16 @@ describe('authorization matrix (Node,RBAC over the default policy)', () => {
       assert.equal(r.decision === 'Allow', allowed, `decision ${r.decision}: ${r.reason}`);
     });
   }
+
+  it('gives the Node authorizer reasons for what it does not allow', async () => {
+    const reason = async (a: AuthorizationAttributes): Promise<string> => (await authz.authorizer.authorize(a)).reason;
+    assert.equal(await reason(res(node1, 'list', '', 'secrets', 'dev')), 'No Object name found');
+    assert.equal(await reason(res(node1, 'delete', '', 'secrets', 'dev', 's1')), 'can only read resources of this type');
+    assert.equal(await reason(res(node1, 'watch', '', 'secrets', 'dev', 's2')), "no relationship found between node 'n1' and this object");
+    assert.equal(await reason(res(node1, 'list', '', 'persistentvolumeclaims', 'dev', 'claim1')), 'can only get individual resources of this type');
+    assert.equal(await reason(res(node1, 'delete', COORD, 'leases', 'orch-node-lease', 'n2')), 'can only access node lease with the same name as the requesting node');
+    assert.equal(await reason(res(namelessNode, 'get', '', 'nodes', '', 'n1')), 'unknown node for user "system:node:"');
+  });
 
   it('explains an RBAC allow by binding, role and subject', async () => {
     const r = await authz.authorizer.authorize(res(alice, 'get', '', 'pods', 'dev', 'p'));
