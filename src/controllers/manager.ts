@@ -159,6 +159,11 @@ export interface ControllerManagerOptions {
   log?: (line: string) => void;
   /** Told about every error a controller recovered from (after the manager counted it). */
   onError?: (controller: string, err: unknown) => void;
+  /**
+   * Told when the Lease is lost other than by `stop()` (it could not be renewed within the
+   * renew deadline); kube-controller-manager exits then, and so does its entry point here.
+   */
+  onLeadershipLost?: () => void;
 }
 
 interface Term {
@@ -186,6 +191,8 @@ export class ControllerManager {
   /** The previous term's stop, awaited before a new term starts. */
   private ending: Promise<void> = Promise.resolve();
   private started = false;
+  /** Set by `stop()` and `kill()`: leadership ending then is not a loss. */
+  private shuttingDown = false;
 
   constructor(private readonly opts: ControllerManagerOptions) {
     this.selected = selectControllers(opts.descriptors, opts.controllers ?? ['*']);
@@ -210,8 +217,14 @@ export class ControllerManager {
           this.beginTerm();
         },
         onStoppedLeading: () => {
+          if (this.shuttingDown) {
+            this.log(`${config.identity} stopped leading`);
+            this.endTerm();
+            return;
+          }
           this.log(`leaderelection lost: ${config.identity}`);
           this.endTerm();
+          this.opts.onLeadershipLost?.();
         },
         onNewLeader: (id) => {
           if (id !== config.identity) this.log(`new leader elected: ${id}`);
@@ -351,6 +364,7 @@ export class ControllerManager {
 
   /** Stops the controllers, releases the Lease and writes the queued Events. */
   stop(): Promise<void> {
+    this.shuttingDown = true;
     return (this.stopping ??= (async () => {
       if (this.elector) await this.elector.stop({ release: true });
       this.endTerm();
@@ -361,6 +375,7 @@ export class ControllerManager {
 
   /** Stops without releasing the Lease or writing more (a crash, for tests of take-over). */
   kill(): Promise<void> {
+    this.shuttingDown = true;
     return (this.stopping ??= (async () => {
       if (this.elector) await this.elector.stop({ release: false });
       this.endTerm();
