@@ -19,6 +19,7 @@ import { tokenControllers } from './tokens/index.js';
 import { batchControllers } from './batch/index.js';
 import { disruptionControllerDescriptor } from './disruption/index.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
+import { volumeProtectionControllers } from './volume/index.js';
 
 export {
   NamespaceController,
@@ -98,6 +99,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     garbageCollectorController,
     ...batchControllers,
     disruptionControllerDescriptor,
+    ...volumeProtectionControllers,
     csrApprovingController,
     csrSigningController,
     csrCleanerController,
