@@ -14,6 +14,7 @@ test('defaults: every on-by-default controller, leader election with 15s/10s/2s,
     concurrentJobSyncs: 5,
     concurrentCronJobSyncs: 5,
     concurrentTTLSyncs: 5,
+    terminatedPodGCThreshold: 12_500,
     clusterSigningDurationSeconds: 365 * 24 * 3600,
   });
   assert.deepEqual(s.leaderElection, { name: 'kube-controller-manager', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
@@ -28,6 +29,7 @@ test('the flags set the options, the selection and the election', () => {
     '7',
     '--concurrent-cron-job-syncs=2',
     '--concurrent-ttl-after-finished-syncs=9',
+    '--terminated-pod-gc-threshold=0',
     '--cluster-signing-duration=2h',
     '--cluster-signing-cert-file=/ca.crt',
     '--cluster-signing-key-file=/ca.key',
@@ -43,6 +45,7 @@ test('the flags set the options, the selection and the election', () => {
     concurrentJobSyncs: 7,
     concurrentCronJobSyncs: 2,
     concurrentTTLSyncs: 9,
+    terminatedPodGCThreshold: 0,
     clusterSigningDurationSeconds: 7200,
     clusterSigningCertFile: '/ca.crt',
     clusterSigningKeyFile: '/ca.key',
@@ -55,4 +58,6 @@ test('bad values are refused, naming the flag', () => {
   assert.throws(() => parse(['--controllers=*,bogus']), { message: '--controllers: "bogus" is not in the list of known controllers' });
   assert.throws(() => parse(['--concurrent-gc-syncs=0']), /--concurrent-gc-syncs: must be greater than zero/);
   assert.throws(() => parse(['--cluster-signing-cert-file=/ca.crt']), /must be given together/);
+  assert.throws(() => parse(['--terminated-pod-gc-threshold=2147483648']), { message: '--terminated-pod-gc-threshold: value out of range: 2147483648' });
+  assert.throws(() => parse(['--terminated-pod-gc-threshold=lots']), /invalid argument "lots" for "--terminated-pod-gc-threshold" flag: expected an integer/);
 });

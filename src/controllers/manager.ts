@@ -4,6 +4,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { realClock, type Clock } from '../apimachinery/clock.js';
+import type { FeatureGate } from '../apimachinery/features.js';
 import { EventBroadcaster } from '../client/events.js';
 import { SharedInformerFactory } from '../client/informer-factory.js';
 import type { ApiClient } from '../client/types.js';
@@ -141,6 +142,8 @@ export interface ControllerManagerOptions {
   /** `--controllers` (default `*`). */
   controllers?: readonly string[];
   options?: Partial<ControllerOptions>;
+  /** The feature gates the controllers read (1.27's defaults when absent). */
+  features?: FeatureGate;
   clock?: Clock;
   discover(): Promise<DiscoveredResource[]>;
   /** Tells of changes to the served resources, where they can be seen (the resource table). */
@@ -297,6 +300,7 @@ export class ControllerManager {
       discover: () => this.opts.discover(),
       onResourcesChanged: (listener) => this.opts.onResourcesChanged?.(listener) ?? (() => {}),
       options: this.options,
+      ...(this.opts.features ? { features: this.opts.features } : {}),
       onError: (err) => this.recordError(name, err),
       log: (line) => this.log(`${name}: ${line}`),
     };
