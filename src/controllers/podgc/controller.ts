@@ -13,12 +13,13 @@
 // With the PodDisruptionConditions gate on (1.27's default) a pod not yet Succeeded or Failed
 // is marked Failed (with the condition, for orphans) in its status before the deletion, since
 // no node agent is left to do it.
+import { deepCopy } from '../../apimachinery/copy.js';
 import { isApiError } from '../../apimachinery/errors.js';
 import type { Clock } from '../../apimachinery/clock.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import { defaultFeatureGate } from '../../apimachinery/features.js';
 import { updatePodCondition } from '../../apis/policy/disruption.js';
-import type { Informer } from '../../client/informer.js';
+import { splitKey, type Informer } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import { longDomainKey } from '../../naming/index.js';
 import type { ControllerDescriptor, RunningController } from '../types.js';
@@ -83,6 +84,20 @@ function hasTaintKey(node: KubeObject, key: string): boolean {
   return Array.isArray(taints) && taints.some((t: { key?: unknown } | null) => t?.key === key);
 }
 
+/**
+ * The informer's objects themselves, not copies (a pass reads them and writes only copies of
+ * what it changes): copying every pod each 20 s would cost as much as the pass.
+ */
+function cached(informer: Informer): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const key of informer.listKeys()) {
+    const { namespace, name } = splitKey(key);
+    const obj = informer.peek(namespace, name);
+    if (obj) out.push(obj as KubeObject);
+  }
+  return out;
+}
+
 async function inBatches<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
 }
@@ -127,8 +142,8 @@ export class PodGCController implements RunningController {
 
   /** One pass of every rule over the informers' pods and nodes. */
   async gc(): Promise<void> {
-    const pods = this.opts.pods.list();
-    const nodes = this.opts.nodes.list();
+    const pods = cached(this.opts.pods);
+    const nodes = cached(this.opts.nodes);
     if (this.opts.terminatedPodThreshold > 0) await this.gcTerminated(pods);
     await this.gcTerminatingOutOfService(pods);
     await this.gcOrphaned(pods, nodes);
@@ -208,7 +223,9 @@ export class PodGCController implements RunningController {
     if (terminal(cached) && !condition) return;
     let pod = cached;
     for (let attempt = 0; ; attempt++) {
-      const next: KubeObject = { ...pod, status: { ...(pod.status as object | undefined) } };
+      // A copy: `pod` may be the informer's own object.
+      const next = deepCopy(pod);
+      next.status ??= {};
       if (condition) updatePodCondition(next, condition, this.opts.clock.now());
       if (!terminal(next)) (next.status as { phase?: string }).phase = 'Failed';
       try {
