@@ -58,10 +58,30 @@ export function immutable(now: unknown, before: unknown, path: string): FieldErr
   return deepEqual(now, before) ? [] : [invalidField(path, now ?? null, 'field is immutable')];
 }
 
+/**
+ * An integer field's value as a bigint: int64 fields hold a `number`, or a `bigint` beyond
+ * 2^53 (the decoders keep those exact), and both compare alike here. Undefined for anything
+ * else (the schema check has refused it already, or the field is unset).
+ */
+export function integerValue(value: unknown): bigint | undefined {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
+  return undefined;
+}
+
+/** Kubernetes' InclusiveRangeError check: `value` within [lo, hi]. */
+export function inclusiveRange(value: unknown, lo: number, hi: number, path: string): FieldError[] {
+  if (value === undefined || value === null) return [];
+  const v = integerValue(value);
+  if (v === undefined) return [invalidField(path, value, 'must be an integer')];
+  return v < BigInt(lo) || v > BigInt(hi) ? [invalidField(path, value, `must be between ${lo} and ${hi}, inclusive`)] : [];
+}
+
 export function nonNegative(value: unknown, path: string): FieldError[] {
   if (value === undefined || value === null) return [];
-  if (typeof value !== 'number' || !Number.isInteger(value)) return [invalidField(path, value, 'must be an integer')];
-  return value < 0 ? [invalidField(path, value, 'must be greater than or equal to 0')] : [];
+  const v = integerValue(value);
+  if (v === undefined) return [invalidField(path, value, 'must be an integer')];
+  return v < 0n ? [invalidField(path, value, 'must be greater than or equal to 0')] : [];
 }
 
 export function oneOf(value: unknown, allowed: string[], path: string, required = false): FieldError[] {

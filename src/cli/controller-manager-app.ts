@@ -32,6 +32,8 @@ export interface ControllerManagerRunOptions {
   clock?: Clock;
   /** The controllers to choose from (the built-in ones by default). */
   descriptors?: readonly ControllerDescriptor[];
+  /** Told when the Lease is lost while running (the entry point exits then, as kube-controller-manager does). */
+  onLeadershipLost?: () => void;
 }
 
 export interface RunningControllerManager {
@@ -68,6 +70,7 @@ export async function startControllerManager(flags: ParsedFlags, opts: Controlle
       discover: () => discoverFromServer(client),
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.log ? { log: opts.log } : {}),
+      ...(opts.onLeadershipLost ? { onLeadershipLost: opts.onLeadershipLost } : {}),
     });
     manager.start();
     return {

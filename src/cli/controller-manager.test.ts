@@ -12,6 +12,7 @@ import type { KubeObject } from '../apimachinery/types.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import type { ControllerDescriptor } from '../controllers/index.js';
 import { startTestServer, type TestServer } from '../testing/api-server.js';
+import { startAuthTestServer, type AuthTestServer } from '../testing/server.js';
 import { eventually } from '../testing/wait.js';
 import { controllerManagerFlagDefinitions, startControllerManager } from './controller-manager-app.js';
 
@@ -117,5 +118,81 @@ test('orch-controller-manager runs a built-in controller against the server and 
   } finally {
     proc.kill();
     await server.close();
+  }
+});
+
+function kubeconfigForServer(s: AuthTestServer): string {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-kcm-test-'));
+  dirs.push(dir);
+  const file = join(dir, 'kubeconfig');
+  writeFileSync(
+    file,
+    renderKubeconfig({ server: s.url, caPem: s.serverCA, clientCertPem: s.admin.cert?.certPem ?? '', clientKeyPem: s.admin.cert?.keyPem ?? '', user: 'admin', cluster: 'test' }),
+  );
+  return file;
+}
+
+interface LeaseView {
+  holderIdentity?: string;
+  renewTime?: string;
+  leaseDurationSeconds?: number;
+}
+
+test('orch-controller-manager with its default --leader-elect campaigns on the Lease, stays up renewing it, a second instance waits, and losing it exits 1', async () => {
+  const server = await startAuthTestServer();
+  const leasePath = '/apis/coordination.orch.io/v1/namespaces/orch-system/leases/kube-controller-manager';
+  const readLease = async (): Promise<(KubeObject & { spec?: LeaseView }) | undefined> => {
+    const r = await server.request('GET', leasePath, server.admin);
+    return r.status === 200 ? (r.json as KubeObject & { spec?: LeaseView }) : undefined;
+  };
+  // kube's defaults are 15s/10s/2s; shorter ones keep the test short (same rules).
+  const args = ['--kubeconfig', kubeconfigForServer(server), '--controllers=root-ca-cert-publisher', '--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s', '--leader-elect-retry-period=300ms'];
+  const first = run(args);
+  let firstExit: number | null | undefined;
+  void first.exit.then((code) => (firstExit = code));
+  let second: ReturnType<typeof run> | undefined;
+  try {
+    const held = await eventually(async () => {
+      const lease = await readLease();
+      return lease?.spec?.holderIdentity ? lease : undefined;
+    }, `the Lease (stderr: ${first.stderr()})`);
+    const holder = held.spec?.holderIdentity ?? '';
+    assert.match(holder, /^[^_]+_[0-9a-f-]{36}$/, 'holderIdentity is <hostname>_<uuid>');
+    assert.equal(held.spec?.leaseDurationSeconds, 3);
+    // Renewed while it runs, by the same holder.
+    await eventually(async () => {
+      const lease = await readLease();
+      return lease?.spec?.renewTime !== held.spec?.renewTime && lease?.spec?.holderIdentity === holder ? true : undefined;
+    }, 'a renewal');
+    assert.equal(firstExit, undefined, `the leader is still running (stderr: ${first.stderr()})`);
+
+    second = run(args);
+    const waiting = second;
+    await eventually(async () => (waiting.stderr().includes(`new leader elected: ${holder}`) ? true : undefined), `the second instance to see the leader (stderr: ${waiting.stderr()})`);
+    // Two renew periods later the first still holds the Lease and the second still waits.
+    const renewed = (await readLease())?.spec?.renewTime;
+    await eventually(async () => ((await readLease())?.spec?.renewTime !== renewed ? true : undefined), 'another renewal');
+    assert.equal((await readLease())?.spec?.holderIdentity, holder);
+    assert.doesNotMatch(waiting.stderr(), /became leader/);
+
+    // SIGTERM releases the Lease; the second takes it at once.
+    first.kill();
+    assert.equal(await first.exit, 0, first.stderr());
+    const taken = await eventually(async () => {
+      const lease = await readLease();
+      const h = lease?.spec?.holderIdentity;
+      return h && h !== holder ? lease : undefined;
+    }, `the second instance to take the Lease (stderr: ${waiting.stderr()})`);
+
+    // Another holder overwrites the Lease: the leader cannot renew within its deadline and exits 1.
+    const stolen = { ...taken, spec: { ...taken.spec, holderIdentity: 'another-manager', renewTime: new Date().toISOString().replace('Z', '000Z'), leaseDurationSeconds: 60 } };
+    const put = await server.request('PUT', leasePath, server.admin, stolen);
+    assert.equal(put.status, 200, put.text);
+    assert.equal(await waiting.exit, 1, waiting.stderr());
+    assert.match(waiting.stderr(), /leaderelection lost/);
+  } finally {
+    first.kill();
+    second?.kill();
+    await server.stop();
   }
 });

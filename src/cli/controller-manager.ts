@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // orch-controller-manager: the controllers out of process against an API server
-// (`--kubeconfig`); stops cleanly, releasing its Lease, on SIGTERM or SIGINT.
+// (`--kubeconfig`); stops cleanly, releasing its Lease, on SIGTERM or SIGINT, and exits 1 when
+// it loses the Lease (kube-controller-manager's "leaderelection lost").
 import { FlagError, parseFlags, usage } from '../apimachinery/flags.js';
 import { versionInfo } from '../server/version.js';
 import { controllerManagerFlagDefinitions, startControllerManager } from './controller-manager-app.js';
@@ -37,17 +38,30 @@ async function main(argv: string[]): Promise<number> {
   const signal = new Promise<void>((resolve) => (signalled = resolve));
   process.on('SIGTERM', () => signalled());
   process.on('SIGINT', () => signalled());
-  let running;
+  let leadershipLost: () => void = () => {};
+  const lost = new Promise<void>((resolve) => (leadershipLost = resolve));
+  // The controllers' timers do not hold the process (a candidate waiting for the Lease has
+  // nothing else pending): this one does, until a signal or the loss of the Lease.
+  const alive = setInterval(() => {}, 2 ** 30);
   try {
-    running = await startControllerManager(flags, { log });
-  } catch (e) {
-    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
+    let running;
+    try {
+      running = await startControllerManager(flags, { log, onLeadershipLost: () => leadershipLost() });
+    } catch (e) {
+      process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+      return 1;
+    }
+    log(`controllers: ${running.manager.selectedControllers().join(', ') || '(none)'}`);
+    const why = await Promise.race([signal.then(() => 'signal' as const), lost.then(() => 'lost' as const)]);
+    await running.stop();
+    if (why === 'lost') {
+      log('leaderelection lost');
+      return 1;
+    }
+    return 0;
+  } finally {
+    clearInterval(alive);
   }
-  log(`controllers: ${running.manager.selectedControllers().join(', ') || '(none)'}`);
-  await signal;
-  await running.stop();
-  return 0;
 }
 
 main(process.argv.slice(2)).then(

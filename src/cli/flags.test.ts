@@ -16,6 +16,7 @@ test('defaults: every on-by-default controller, leader election with 15s/10s/2s,
     concurrentTTLSyncs: 5,
     nodeMonitorGracePeriodMs: 40_000,
     nodeMonitorPeriodMs: 5_000,
+    terminatedPodGCThreshold: 12_500,
     clusterSigningDurationSeconds: 365 * 24 * 3600,
   });
   assert.deepEqual(s.leaderElection, { name: 'kube-controller-manager', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
@@ -32,6 +33,7 @@ test('the flags set the options, the selection and the election', () => {
     '--concurrent-ttl-after-finished-syncs=9',
     '--node-monitor-grace-period=1m',
     '--node-monitor-period=2s',
+    '--terminated-pod-gc-threshold=0',
     '--cluster-signing-duration=2h',
     '--cluster-signing-cert-file=/ca.crt',
     '--cluster-signing-key-file=/ca.key',
@@ -49,6 +51,7 @@ test('the flags set the options, the selection and the election', () => {
     concurrentTTLSyncs: 9,
     nodeMonitorGracePeriodMs: 60_000,
     nodeMonitorPeriodMs: 2_000,
+    terminatedPodGCThreshold: 0,
     clusterSigningDurationSeconds: 7200,
     clusterSigningCertFile: '/ca.crt',
     clusterSigningKeyFile: '/ca.key',
@@ -61,4 +64,6 @@ test('bad values are refused, naming the flag', () => {
   assert.throws(() => parse(['--controllers=*,bogus']), { message: '--controllers: "bogus" is not in the list of known controllers' });
   assert.throws(() => parse(['--concurrent-gc-syncs=0']), /--concurrent-gc-syncs: must be greater than zero/);
   assert.throws(() => parse(['--cluster-signing-cert-file=/ca.crt']), /must be given together/);
+  assert.throws(() => parse(['--terminated-pod-gc-threshold=2147483648']), { message: '--terminated-pod-gc-threshold: value out of range: 2147483648' });
+  assert.throws(() => parse(['--terminated-pod-gc-threshold=lots']), /invalid argument "lots" for "--terminated-pod-gc-threshold" flag: expected an integer/);
 });

@@ -34,6 +34,12 @@ export const controllerFlagDefinitions: FlagDefinition[] = [
   { name: 'concurrent-ttl-after-finished-syncs', type: 'int', default: 5, usage: 'The number of TTL-after-finished controller workers that are allowed to sync concurrently.' },
   { name: 'node-monitor-grace-period', type: 'duration', default: 40_000, usage: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N times more than kubelet\'s nodeStatusUpdateFrequency.' },
   { name: 'node-monitor-period', type: 'duration', default: 5_000, usage: 'The period for syncing NodeStatus in NodeController.' },
+  {
+    name: 'terminated-pod-gc-threshold',
+    type: 'int',
+    default: 12500,
+    usage: 'Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.',
+  },
   { name: 'cluster-signing-duration', type: 'duration', default: 365 * 24 * 3_600_000, usage: 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.' },
   { name: 'cluster-signing-cert-file', type: 'string', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates (the cluster CA when unset).' },
   { name: 'cluster-signing-key-file', type: 'string', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.' },
@@ -110,6 +116,13 @@ function positive(flags: ParsedFlags, name: string, fallback: number): number {
   return v;
 }
 
+/** An int32 flag (kube-controller-manager's `Int32Var`). */
+function int32(flags: ParsedFlags, name: string, fallback: number): number {
+  const v = flags.number(name) ?? fallback;
+  if (!Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) throw new Error(`--${name}: value out of range: ${v}`);
+  return v;
+}
+
 /** The controller manager's settings from its flags (bad values throw, naming the flag). */
 export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFlags {
   const certFile = flags.string('cluster-signing-cert-file');
@@ -122,6 +135,7 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
     concurrentTTLSyncs: positive(flags, 'concurrent-ttl-after-finished-syncs', 5),
     nodeMonitorGracePeriodMs: positive(flags, 'node-monitor-grace-period', 40_000),
     nodeMonitorPeriodMs: positive(flags, 'node-monitor-period', 5_000),
+    terminatedPodGCThreshold: int32(flags, 'terminated-pod-gc-threshold', 12500),
     clusterSigningDurationSeconds: Math.floor(positive(flags, 'cluster-signing-duration', 365 * 24 * 3_600_000) / 1000),
     ...(certFile && keyFile ? { clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile } : {}),
   };

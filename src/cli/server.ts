@@ -428,6 +428,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         // make this server the only one, and a lease left by a killed process would hold the
         // controllers back for its whole duration.
         clock,
+        features,
         leaderElection: storageOpts.backend === 'etcd' ? controllerSettings.leaderElection : false,
         log: (line) => log(`controller-manager: ${line}`),
         onError: (name, err) => log(`controller ${name}: ${err instanceof Error ? err.message : String(err)}`),

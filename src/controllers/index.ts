@@ -13,6 +13,7 @@ import { startServiceAccountController } from './serviceaccounts.js';
 import { DiscoveredResourceTable, discoverFromTable } from './discovery.js';
 import { ControllerManager, type ManagerLeaderElection } from './manager.js';
 import type { Clock } from '../apimachinery/clock.js';
+import type { FeatureGate } from '../apimachinery/features.js';
 import type { ControllerContext, ControllerDescriptor, ControllerOptions } from './types.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
 import { tokenControllers } from './tokens/index.js';
@@ -20,6 +21,8 @@ import { batchControllers } from './batch/index.js';
 import { disruptionControllerDescriptor } from './disruption/index.js';
 import { nodeLifecycleControllerDescriptor } from './nodelifecycle/controller.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
+import { volumeProtectionControllers } from './volume/index.js';
+import { podGCControllerDescriptor } from './podgc/index.js';
 
 export {
   NamespaceController,
@@ -100,6 +103,8 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     ...batchControllers,
     disruptionControllerDescriptor,
     nodeLifecycleControllerDescriptor,
+    ...volumeProtectionControllers,
+    podGCControllerDescriptor,
     csrApprovingController,
     csrSigningController,
     csrCleanerController,
@@ -137,6 +142,8 @@ interface ControllersOptions {
   /** `--controllers` (default `*`). */
   controllers?: readonly string[];
   options?: Partial<ControllerOptions>;
+  /** The server's feature gates. */
+  features?: FeatureGate;
   clock?: Clock;
   /** Leader election on the Lease; off unless given (one server alone needs none). */
   leaderElection?: ManagerLeaderElection | false;
@@ -163,6 +170,7 @@ export function startControllers(opts: ControllersOptions): RunningControllers {
     descriptors: [...builtin, ...(opts.descriptors ?? [])],
     controllers: opts.controllers ?? ['*'],
     ...(opts.options ? { options: opts.options } : {}),
+    ...(opts.features ? { features: opts.features } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.informers ? { informers: opts.informers } : {}),
     discover: async () => discoverFromTable(opts.table),

@@ -4,6 +4,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { realClock, type Clock } from '../apimachinery/clock.js';
+import type { FeatureGate } from '../apimachinery/features.js';
 import { EventBroadcaster } from '../client/events.js';
 import { SharedInformerFactory } from '../client/informer-factory.js';
 import type { ApiClient } from '../client/types.js';
@@ -141,6 +142,8 @@ export interface ControllerManagerOptions {
   /** `--controllers` (default `*`). */
   controllers?: readonly string[];
   options?: Partial<ControllerOptions>;
+  /** The feature gates the controllers read (1.27's defaults when absent). */
+  features?: FeatureGate;
   clock?: Clock;
   discover(): Promise<DiscoveredResource[]>;
   /** Tells of changes to the served resources, where they can be seen (the resource table). */
@@ -159,6 +162,11 @@ export interface ControllerManagerOptions {
   log?: (line: string) => void;
   /** Told about every error a controller recovered from (after the manager counted it). */
   onError?: (controller: string, err: unknown) => void;
+  /**
+   * Told when the Lease is lost other than by `stop()` (it could not be renewed within the
+   * renew deadline); kube-controller-manager exits then, and so does its entry point here.
+   */
+  onLeadershipLost?: () => void;
 }
 
 interface Term {
@@ -186,6 +194,8 @@ export class ControllerManager {
   /** The previous term's stop, awaited before a new term starts. */
   private ending: Promise<void> = Promise.resolve();
   private started = false;
+  /** Set by `stop()` and `kill()`: leadership ending then is not a loss. */
+  private shuttingDown = false;
 
   constructor(private readonly opts: ControllerManagerOptions) {
     this.selected = selectControllers(opts.descriptors, opts.controllers ?? ['*']);
@@ -210,8 +220,14 @@ export class ControllerManager {
           this.beginTerm();
         },
         onStoppedLeading: () => {
+          if (this.shuttingDown) {
+            this.log(`${config.identity} stopped leading`);
+            this.endTerm();
+            return;
+          }
           this.log(`leaderelection lost: ${config.identity}`);
           this.endTerm();
+          this.opts.onLeadershipLost?.();
         },
         onNewLeader: (id) => {
           if (id !== config.identity) this.log(`new leader elected: ${id}`);
@@ -284,6 +300,7 @@ export class ControllerManager {
       discover: () => this.opts.discover(),
       onResourcesChanged: (listener) => this.opts.onResourcesChanged?.(listener) ?? (() => {}),
       options: this.options,
+      ...(this.opts.features ? { features: this.opts.features } : {}),
       onError: (err) => this.recordError(name, err),
       log: (line) => this.log(`${name}: ${line}`),
     };
@@ -351,6 +368,7 @@ export class ControllerManager {
 
   /** Stops the controllers, releases the Lease and writes the queued Events. */
   stop(): Promise<void> {
+    this.shuttingDown = true;
     return (this.stopping ??= (async () => {
       if (this.elector) await this.elector.stop({ release: true });
       this.endTerm();
@@ -361,6 +379,7 @@ export class ControllerManager {
 
   /** Stops without releasing the Lease or writing more (a crash, for tests of take-over). */
   kill(): Promise<void> {
+    this.shuttingDown = true;
     return (this.stopping ??= (async () => {
       if (this.elector) await this.elector.stop({ release: false });
       this.endTerm();

@@ -1,6 +1,7 @@
 // The contract between the controller manager and its controllers (kube-controller-manager's
 // shape): each controller is a named descriptor that starts over a shared context.
 import type { Clock } from '../apimachinery/clock.js';
+import type { FeatureGate } from '../apimachinery/features.js';
 import type { EventRecorder } from '../client/events.js';
 import type { SharedInformerFactory } from '../client/informer-factory.js';
 import type { ApiClient } from '../client/types.js';
@@ -37,6 +38,8 @@ export interface ControllerOptions {
   nodeMonitorPeriodMs: number;
   /** `--cluster-signing-duration` in seconds (1 year). */
   clusterSigningDurationSeconds: number;
+  /** `--terminated-pod-gc-threshold` (12500): terminated pods kept before podgc deletes the oldest; 0 keeps all. */
+  terminatedPodGCThreshold: number;
   /** `--cluster-signing-cert-file` / `--cluster-signing-key-file` (PEM); the server's CA when unset. */
   clusterSigningCertFile?: string;
   clusterSigningKeyFile?: string;
@@ -49,6 +52,7 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   concurrentTTLSyncs: 5,
   nodeMonitorGracePeriodMs: 40_000,
   nodeMonitorPeriodMs: 5_000,
+  terminatedPodGCThreshold: 12_500,
   clusterSigningDurationSeconds: 365 * 24 * 3600,
 };
 
@@ -68,6 +72,8 @@ export interface ControllerContext {
    */
   onResourcesChanged(listener: () => void): () => void;
   options: ControllerOptions;
+  /** The server's `--feature-gates` (1.27's defaults where absent, as out of process). */
+  features?: FeatureGate;
   /** Errors the controller recovered from (logged and counted by the manager). */
   onError(err: unknown): void;
   /** A line for the server's log, about the controller itself (why it skips, what it uses). */

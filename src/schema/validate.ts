@@ -86,6 +86,16 @@ function goTypeName(t: TypeRef): string {
   }
 }
 
+/**
+ * A number as Go's decoder quotes it (the literal the client sent): an integer beyond int64
+ * reaches here as a float, whose exact digits (9223372036854775808) are the literal's for
+ * 2^63 and the like, where JavaScript would print 9223372036854776000.
+ */
+function numberText(value: unknown): string {
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value) && Math.abs(value) < 1e21) return BigInt(value).toString();
+  return String(value);
+}
+
 function jsonKind(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'boolean') return 'bool';
@@ -212,7 +222,7 @@ class Walker {
 
   private fail(value: unknown, goPath: string, struct: string, type: TypeRef, literal?: boolean): void {
     if (this.typeError) return;
-    const what = literal ? `number ${String(value)}` : jsonKind(value);
+    const what = literal ? `number ${numberText(value)}` : jsonKind(value);
     this.typeError = new DecodeFailure(
       `json: cannot unmarshal ${what} into Go struct field ${struct}.${goPath} of type ${goTypeName(type)}`,
     );

@@ -325,7 +325,9 @@ export const controllerRevisions: KindSpec = {
         const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);
         controller = `${(group ? `${ref.kind}.${group}` : ref.kind).toLowerCase()}/${ref.name}`;
       }
-      return [meta(o).name ?? '', controller, num(o.revision) ?? 0, since(meta(o).creationTimestamp, now)];
+      // An int64 revision beyond 2^53 is a bigint, printed exactly.
+      const revision = typeof o.revision === 'bigint' ? o.revision : (num(o.revision) ?? 0);
+      return [meta(o).name ?? '', controller, revision, since(meta(o).creationTimestamp, now)];
     },
   },
 };

@@ -6,7 +6,7 @@ import { defaultPodTemplate, validatePodTemplate } from '../core/podspec.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, humanDuration, nameColumn, since, wide } from '../table.js';
 import { at, child, meta, num, obj, setDefault, str } from '../util.js';
-import { immutable, nonNegative, oneOf, validateLabelSelector } from '../validation.js';
+import { immutable, integerValue, nonNegative, oneOf, validateLabelSelector } from '../validation.js';
 import { containerImages, containerNames, selectorColumn, validateSelectorAndTemplate } from '../workload.js';
 import { cronScheduleError } from './cron.js';
 
@@ -55,7 +55,7 @@ function validateJobSpec(spec: unknown, path: string, o: KubeObject, checkSelect
   const errs: FieldError[] = [];
   for (const f of ['parallelism', 'completions', 'backoffLimit']) errs.push(...nonNegative(s[f], `${path}.${f}`));
   const ads = s.activeDeadlineSeconds;
-  if (ads !== undefined && ads !== null && (typeof ads !== 'number' || ads <= 0)) {
+  if (ads !== undefined && ads !== null && (integerValue(ads) ?? 0n) <= 0n) {
     errs.push(invalidField(`${path}.activeDeadlineSeconds`, ads, 'must be greater than 0'));
   }
   errs.push(...oneOf(s.completionMode, ['NonIndexed', 'Indexed'], `${path}.completionMode`));

@@ -8,6 +8,7 @@ import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, clone, meta, obj, objs, str, type JsonObject } from '../util.js';
 import { defaultPodSpec, validatePodSpec } from './podspec.js';
 import { validateIP } from './ip-validation.js';
+import { integerValue } from '../validation.js';
 import { setOwn } from '../../apimachinery/own.js';
 import { deepEqual } from '../../apimachinery/equality.js';
 
@@ -49,8 +50,8 @@ function maskMutable(spec: JsonObject, old: JsonObject): JsonObject {
   const oldTol = arr(old.tolerations);
   const newTol = arr(masked.tolerations);
   if (oldTol.every((t) => newTol.some((n) => deepEqual(n, t)))) masked.tolerations = old.tolerations;
-  const oldGrace = old.terminationGracePeriodSeconds;
-  if (typeof oldGrace === 'number' && oldGrace < 0 && masked.terminationGracePeriodSeconds === 1) {
+  const oldGrace = integerValue(old.terminationGracePeriodSeconds);
+  if (oldGrace !== undefined && oldGrace < 0n && masked.terminationGracePeriodSeconds === 1) {
     masked.terminationGracePeriodSeconds = oldGrace;
   }
   // Scheduling gates may be removed.
@@ -186,17 +187,22 @@ function readinessGates(o: KubeObject): string {
 
 const none = (v: string | undefined): string => (v ? v : '<none>');
 
+/** The longest grace period a deletion waits (2^31-1 s, 68 years): its deletion time stays a valid timestamp. */
+const MAX_GRACE_PERIOD_SECONDS = 2 ** 31 - 1;
+
 /**
  * How long a deleted pod stays for its kubelet to stop it: the asked grace period, else the
  * pod's own; at once when no node runs it or it has finished.
  */
 function podGracePeriod(o: KubeObject, opts: { gracePeriodSeconds?: number }): number {
-  const own = at(o, 'spec.terminationGracePeriodSeconds');
-  let period = opts.gracePeriodSeconds ?? (typeof own === 'number' ? own : 0);
+  const own = integerValue(at(o, 'spec.terminationGracePeriodSeconds'));
+  let period = opts.gracePeriodSeconds ?? (own === undefined ? 0 : Number(own));
   if (!str(at(o, 'spec.nodeName'))) period = 0;
   const phase = at(o, 'status.phase');
   if (phase === 'Succeeded' || phase === 'Failed') period = 0;
-  return period < 0 ? 1 : period;
+  // A valid int64 grace period (up to 2^63 s) would put the deletion time past any timestamp;
+  // no node agent waits longer than this anyway.
+  return period < 0 ? 1 : Math.min(period, MAX_GRACE_PERIOD_SECONDS);
 }
 
 export const pods: KindSpec = {

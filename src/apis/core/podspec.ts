@@ -5,7 +5,7 @@ import { isPlainObject } from '../../apimachinery/types.js';
 import { notFoundField } from '../fielderrors.js';
 import { quantityNanos, QUANTITY_MESSAGE } from '../../schema/quantity.js';
 import { arr, child, obj, objs, setDefault, str, type JsonObject } from '../util.js';
-import { isDNS1123Label, isDNS1123Subdomain, nonNegative, oneOf, validateAnnotations, validateLabels } from '../validation.js';
+import { inclusiveRange, isDNS1123Label, isDNS1123Subdomain, nonNegative, oneOf, validateAnnotations, validateLabels } from '../validation.js';
 import { getOwn, setOwn } from '../../apimachinery/own.js';
 
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
@@ -174,6 +174,27 @@ function validateResources(resources: unknown, path: string): FieldError[] {
   return errs;
 }
 
+/** Unix user and group ids: 0 to 2^31-1 (Kubernetes' IsValidUserID and IsValidGroupID); int64 in the API. */
+const MAX_ID = 2 ** 31 - 1;
+
+function validateContainerSecurityContext(sc: unknown, path: string): FieldError[] {
+  const c = obj(sc);
+  if (!c) return [];
+  return [...inclusiveRange(c.runAsUser, 0, MAX_ID, `${path}.runAsUser`), ...inclusiveRange(c.runAsGroup, 0, MAX_ID, `${path}.runAsGroup`)];
+}
+
+function validatePodSecurityContext(sc: unknown, path: string): FieldError[] {
+  const c = obj(sc);
+  if (!c) return [];
+  const errs = [
+    ...inclusiveRange(c.fsGroup, 0, MAX_ID, `${path}.fsGroup`),
+    ...inclusiveRange(c.runAsUser, 0, MAX_ID, `${path}.runAsUser`),
+    ...inclusiveRange(c.runAsGroup, 0, MAX_ID, `${path}.runAsGroup`),
+  ];
+  arr(c.supplementalGroups).forEach((g, i) => errs.push(...inclusiveRange(g, 0, MAX_ID, `${path}.supplementalGroups[${i}]`)));
+  return errs;
+}
+
 function validateContainers(list: unknown, path: string, volumes: Set<string>, names: Set<string>, required: boolean): FieldError[] {
   const errs: FieldError[] = [];
   if (list !== undefined && list !== null && !Array.isArray(list)) return [invalidField(path, list, 'must be a list')];
@@ -199,6 +220,7 @@ function validateContainers(list: unknown, path: string, volumes: Set<string>, n
     errs.push(...oneOf(raw.imagePullPolicy, PULL_POLICIES, `${p}.imagePullPolicy`, true));
     errs.push(...oneOf(raw.terminationMessagePolicy, TERMINATION_MESSAGE_POLICIES, `${p}.terminationMessagePolicy`, true));
     errs.push(...validateResources(raw.resources, `${p}.resources`));
+    errs.push(...validateContainerSecurityContext(raw.securityContext, `${p}.securityContext`));
     const envNames = objs(raw.env);
     envNames.forEach((e, j) => {
       if (!str(e.name)) errs.push(requiredField(`${p}.env[${j}].name`));
@@ -308,12 +330,8 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   errs.push(...oneOf(s.restartPolicy, RESTART_POLICIES, `${path}.restartPolicy`, true));
   errs.push(...oneOf(s.dnsPolicy, DNS_POLICIES, `${path}.dnsPolicy`, true));
   errs.push(...nonNegative(s.terminationGracePeriodSeconds, `${path}.terminationGracePeriodSeconds`));
-  if (s.activeDeadlineSeconds !== undefined && s.activeDeadlineSeconds !== null) {
-    const a = s.activeDeadlineSeconds;
-    if (typeof a !== 'number' || !Number.isInteger(a) || a < 1) {
-      errs.push(invalidField(`${path}.activeDeadlineSeconds`, a, 'must be between 1 and 2147483647, inclusive'));
-    }
-  }
+  errs.push(...inclusiveRange(s.activeDeadlineSeconds, 1, 2 ** 31 - 1, `${path}.activeDeadlineSeconds`));
+  errs.push(...validatePodSecurityContext(s.securityContext, `${path}.securityContext`));
   for (const key of ['serviceAccountName', 'nodeName'] as const) {
     const v = str(s[key]);
     if (v) for (const m of isDNS1123Subdomain(v)) errs.push(invalidField(`${path}.${key}`, v, m));

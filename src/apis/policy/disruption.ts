@@ -44,7 +44,7 @@ export function podPhase(pod: KubeObject): string {
  * Sets a metav1.Condition as apimachinery's SetStatusCondition does: a new transition time
  * only when the status changes, reason, message and observed generation always.
  */
-export function setStatusCondition(status: JsonObject, condition: { type: string; status: string; reason: string; message: string; observedGeneration?: number }, now: Date): void {
+export function setStatusCondition(status: JsonObject, condition: { type: string; status: string; reason: string; message: string; observedGeneration?: number | bigint }, now: Date): void {
   const list = arr(status.conditions).filter((c): c is JsonObject => obj(c) !== undefined);
   const i = list.findIndex((c) => c.type === condition.type);
   const old = i >= 0 ? list[i] : undefined;
@@ -61,7 +61,9 @@ export function setStatusCondition(status: JsonObject, condition: { type: string
 /** DisruptionAllowed from `status.disruptionsAllowed`: True/SufficientPods above zero, False/InsufficientPods otherwise. */
 export function updateDisruptionAllowedCondition(status: JsonObject, now: Date): void {
   const allowed = typeof status.disruptionsAllowed === 'number' && status.disruptionsAllowed > 0;
-  const observedGeneration = typeof status.observedGeneration === 'number' ? status.observedGeneration : 0;
+  // An int64 written by a client may be a bigint (beyond 2^53): kept as it is.
+  const g = status.observedGeneration;
+  const observedGeneration = typeof g === 'number' || typeof g === 'bigint' ? g : 0;
   setStatusCondition(
     status,
     { type: DISRUPTION_ALLOWED, status: allowed ? 'True' : 'False', reason: allowed ? SUFFICIENT_PODS : INSUFFICIENT_PODS, message: '', observedGeneration },

@@ -224,7 +224,9 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     const expRaw = spec['expirationSeconds'];
     let expirationSeconds = DEFAULT_EXPIRATION_SECONDS;
     if (expRaw !== undefined && expRaw !== null) {
-      if (typeof expRaw !== 'number' || !Number.isInteger(expRaw)) errors.push(invalidField('spec.expirationSeconds', expRaw, 'must be an integer'));
+      // An int64 beyond 2^53 decodes as a bigint: out of range either way.
+      if (typeof expRaw === 'bigint') errors.push(invalidField('spec.expirationSeconds', expRaw, expRaw < 0n ? 'may not specify a duration less than 10 minutes' : 'may not specify a duration larger than 2^32 seconds'));
+      else if (typeof expRaw !== 'number' || !Number.isInteger(expRaw)) errors.push(invalidField('spec.expirationSeconds', expRaw, 'must be an integer'));
       else if (expRaw < MIN_EXPIRATION_SECONDS) errors.push(invalidField('spec.expirationSeconds', expRaw, 'may not specify a duration less than 10 minutes'));
       else if (expRaw > MAX_EXPIRATION_SECONDS) errors.push(invalidField('spec.expirationSeconds', expRaw, 'may not specify a duration larger than 2^32 seconds'));
       else expirationSeconds = expRaw;
