@@ -98,9 +98,9 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     garbageCollectorController,
     ...batchControllers,
     disruptionControllerDescriptor,
-    csrApprovingController,
-    csrSigningController,
-    csrCleanerController,
+    csrApprovingController(),
+    csrSigningController(),
+    csrCleanerController(),
     ...tokenControllers,
     {
       name: 'root-ca-cert-publisher',
