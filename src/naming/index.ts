@@ -123,7 +123,10 @@ export function protobufMediaType(): string {
   return `application/vnd.${w().vendor}.protobuf`;
 }
 
-/** Both binary media type names; the bytes are the same, so input accepts either. */
+/**
+ * Both binary media type names, this flavor's first. HTTP serves only this flavor's name;
+ * the envelope's own `contentType` field may carry either, since the bytes are the same.
+ */
 export function protobufMediaTypes(): string[] {
   return ['application/vnd.orch.protobuf', 'application/vnd.kubernetes.protobuf'].sort((a, b) =>
     a === protobufMediaType() ? -1 : b === protobufMediaType() ? 1 : 0,
