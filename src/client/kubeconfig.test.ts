@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { setFlavor } from '../naming/index.js';
+import { execInfoEnv, setFlavor } from '../naming/index.js';
 import { KubeconfigError, parseKubeconfig, readKubeconfig, renderKubeconfig } from './kubeconfig.js';
 
 setFlavor('orch');
@@ -90,6 +90,23 @@ test('exec: v1 requires interactiveMode, v1beta1 defaults it to IfAvailable, oth
   assert.throws(() => parseKubeconfig(exec({ apiVersion: 'client.authentication.orch.io/v1beta1', env: [{ value: 'x' }] })), {
     message: 'env variable name must be specified for dev to use exec authentication plugin',
   });
+});
+
+test('exec: each flavor reads its own plugin protocol group, and the plugin input names its own environment variable', () => {
+  const exec = (apiVersion: string) => configWith({}, { exec: { command: 'plugin', apiVersion, interactiveMode: 'Never' } });
+  const groups = { orch: 'client.authentication.orch.io', kubernetes: 'client.authentication.k8s.io' } as const;
+  const env = { orch: 'ORCH_EXEC_INFO', kubernetes: 'KUBERNETES_EXEC_INFO' } as const;
+  try {
+    for (const flavor of ['orch', 'kubernetes'] as const) {
+      setFlavor(flavor);
+      const other = groups[flavor === 'orch' ? 'kubernetes' : 'orch'];
+      for (const version of ['v1', 'v1beta1']) assert.equal(parseKubeconfig(exec(`${groups[flavor]}/${version}`)).exec?.apiVersion, `${groups[flavor]}/${version}`);
+      assert.throws(() => parseKubeconfig(exec(`${other}/v1`)), { message: `exec plugin: invalid apiVersion "${other}/v1"` });
+      assert.equal(execInfoEnv(), env[flavor]);
+    }
+  } finally {
+    setFlavor('orch');
+  }
 });
 
 test('exec: a command with a separator resolves against the config directory, a bare one stays for PATH', () => {
