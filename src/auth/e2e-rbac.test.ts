@@ -378,6 +378,24 @@ describe('auth over HTTPS with the default configuration', () => {
       const denied = await s.request('POST', `/apis/${AUTHN}/v1/tokenreviews`, who['bob']!, { apiVersion: `${AUTHN}/v1`, kind: 'TokenReview', spec: { token: STATIC_TOKEN } });
       assert.ok(forbiddenByAuthz(denied));
     });
+
+    it('vouches for static and bootstrap tokens to the server\'s own audiences only (TokenReview)', async () => {
+      // The server's audiences default to its service account issuer.
+      const issuer = String((await must('GET', '/.well-known/openid-configuration')).json['issuer']);
+      for (const token of [STATIC_TOKEN, 'grid01.0123456789abcdef']) {
+        const review = async (audiences?: string[]): Promise<Record<string, unknown>> => {
+          const r = await s.request('POST', `/apis/${AUTHN}/v1/tokenreviews`, s.admin, { apiVersion: `${AUTHN}/v1`, kind: 'TokenReview', spec: { token, ...(audiences ? { audiences } : {}) } });
+          assert.equal(r.status, 201, r.text);
+          return r.json['status'] as Record<string, unknown>;
+        };
+        assert.deepEqual(await review(['https://vault.example.com']), { user: {}, error: 'invalid bearer token' }, token);
+        const own = await review([issuer]);
+        assert.equal(own['authenticated'], true, token);
+        assert.deepEqual(own['audiences'], [issuer]);
+        assert.deepEqual((await review(['https://vault.example.com', issuer]))['audiences'], [issuer]);
+        assert.deepEqual((await review())['audiences'], [issuer]);
+      }
+    });
   });
 
   it('fills legacy service account token Secrets, whose tokens work until the Secret goes', async () => {
