@@ -116,6 +116,7 @@ export const KNOWN_FEATURES: Readonly<Record<string, FeatureSpec>> = {
   ValidatingAdmissionPolicy: { default: false, stage: 'ALPHA' },
   WatchBookmark: { default: true, stage: 'GA', lockToDefault: true },
   // kube-apiserver's own gates (k8s.io/kubernetes/pkg/features).
+  APISelfSubjectReview: { default: true, stage: 'BETA' },
   PDBUnhealthyPodEvictionPolicy: { default: true, stage: 'BETA' },
   PodDisruptionConditions: { default: true, stage: 'BETA' },
   SecurityContextDeny: { default: false, stage: 'ALPHA' },

@@ -34,11 +34,9 @@ describe('review APIs', () => {
   it('serves the expected group versions, create only', () => {
     const served = stores.map((s) => `${s.definition.group}/${s.definition.version}/${s.definition.resource}${s.definition.namespaced ? ' (namespaced)' : ''}`).sort();
     assert.deepEqual(served, [
-      'authentication.orch.io/v1/selfsubjectreviews',
       'authentication.orch.io/v1/tokenreviews',
       'authentication.orch.io/v1alpha1/selfsubjectreviews',
       'authentication.orch.io/v1beta1/selfsubjectreviews',
-      'authentication.orch.io/v1beta1/tokenreviews',
       'authorization.orch.io/v1/localsubjectaccessreviews (namespaced)',
       'authorization.orch.io/v1/selfsubjectaccessreviews',
       'authorization.orch.io/v1/selfsubjectrulesreviews',
@@ -103,7 +101,7 @@ describe('review APIs', () => {
   });
 
   it('reviews tokens with the server audiences by default, and reports failures without detail', async () => {
-    for (const version of ['v1', 'v1beta1']) {
+    for (const version of ['v1']) {
       const ok = await create('TokenReview', alice, { spec: { token: 'good' } }, '', version);
       assert.deepEqual(status(ok), { authenticated: true, user: { username: 'tok', groups: ['g'] }, audiences: ['https://api'] });
       assert.equal(ok.apiVersion, `authentication.orch.io/${version}`);
@@ -116,7 +114,7 @@ describe('review APIs', () => {
   });
 
   it('returns the caller in SelfSubjectReview in every served version', async () => {
-    for (const version of ['v1', 'v1beta1', 'v1alpha1']) {
+    for (const version of ['v1beta1', 'v1alpha1']) {
       const out = await create('SelfSubjectReview', alice, {}, '', version);
       assert.deepEqual(status(out), { userInfo: { username: 'alice', groups: ['system:authenticated'], extra: { scopes: ['a'] } } });
       assert.deepEqual(out.metadata, { creationTimestamp: null });

@@ -231,8 +231,6 @@ export function reviewStores(deps: ReviewDeps): RESTStore[] {
     localSubjectAccessReview,
     selfSubjectRulesReview,
     tokenReview(d['tokenReviewV1']!),
-    tokenReview(d['tokenReviewV1beta1']!),
-    selfSubjectReview(d['selfSubjectReviewV1']!),
     selfSubjectReview(d['selfSubjectReviewV1beta1']!),
     selfSubjectReview(d['selfSubjectReviewV1alpha1']!),
   ];
