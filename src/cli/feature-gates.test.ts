@@ -16,19 +16,32 @@ describe('--feature-gates values', () => {
     ['APIListChunking=maybe', /--feature-gates: invalid value of APIListChunking=maybe/],
     ['APIListChunking', /--feature-gates: missing bool value for APIListChunking$/],
     ['__proto__=true', /--feature-gates: unrecognized feature gate: __proto__$/],
-    // Gates of 1.27 this server does not act on are not accepted as no-ops.
-    ['InPlacePodVerticalScaling=true', /unrecognized feature gate: InPlacePodVerticalScaling/],
+    // Gates of 1.27 whose other value this server does not implement are refused, named, not ignored.
+    ['InPlacePodVerticalScaling=true', /--feature-gates: feature gate InPlacePodVerticalScaling=true is not supported by this server/],
+    ['CronJobTimeZone=false', /--feature-gates: cannot set feature gate CronJobTimeZone to false, feature is locked to true$/],
   ];
   for (const [value, want] of refused) it(`refuses ${value}`, () => assert.throws(() => gateFrom(value), want));
 
   it('accepts a locked gate at its default, with the GA warning', () => {
     const logs: string[] = [];
-    assert.equal(gateFrom('ServerSideApply=true', (l) => logs.push(l)).enabled('ServerSideApply'), true);
-    assert.deepEqual(logs, ['Setting GA feature gate ServerSideApply=true. It will be removed in a future release.']);
+    assert.equal(gateFrom('ServerSideApply=true,CronJobTimeZone=true', (l) => logs.push(l)).enabled('ServerSideApply'), true);
+    assert.deepEqual(logs, [
+      'Setting GA feature gate ServerSideApply=true. It will be removed in a future release.',
+      'Setting GA feature gate CronJobTimeZone=true. It will be removed in a future release.',
+    ]);
   });
 
-  it('refuses the start of a whole server naming the flag', async () => {
+  it('accepts the gates kubectl and the specification name, and gates that act only in other components', () => {
+    const logs: string[] = [];
+    const gate = gateFrom('APISelfSubjectReview=true,NodeSwap=true,GracefulNodeShutdown=false', (l) => logs.push(l));
+    assert.equal(gate.enabled('APISelfSubjectReview'), true);
+    assert.equal(gate.enabled('NodeSwap'), true);
+    assert.deepEqual(logs, []);
+  });
+
+  it('refuses the start of a whole server naming the flag and the gate', async () => {
     await assert.rejects(startAuthTestServer(['--feature-gates=Bogus=true']), /--feature-gates: unrecognized feature gate: Bogus/);
+    await assert.rejects(startAuthTestServer(['--feature-gates=ProcMountType=true']), /--feature-gates: feature gate ProcMountType=true is not supported by this server/);
   });
 });
 
@@ -88,8 +101,9 @@ describe('feature gates at their 1.27 defaults', () => {
     assert.match(res.text, /^kubernetes_feature_enabled\{name="APIListChunking",stage="BETA"\} 1$/m);
     assert.match(res.text, /^kubernetes_feature_enabled\{name="ServerSideApply",stage=""\} 1$/m);
     assert.match(res.text, /^kubernetes_feature_enabled\{name="ValidatingAdmissionPolicy",stage="ALPHA"\} 0$/m);
+    assert.match(res.text, /^kubernetes_feature_enabled\{name="AllAlpha",stage="ALPHA"\} 0$/m);
     const series = res.text.split('\n').filter((l) => l.startsWith('kubernetes_feature_enabled{'));
-    assert.equal(series.length, Object.keys(KNOWN_FEATURES).length);
+    assert.equal(series.length, Object.keys(KNOWN_FEATURES).length + 2, 'every gate, AllAlpha and AllBeta');
   });
 
   it('pages lists with a remaining item count', async () => {
