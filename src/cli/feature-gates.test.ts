@@ -16,6 +16,8 @@ describe('--feature-gates values', () => {
     ['APIListChunking=maybe', /--feature-gates: invalid value of APIListChunking=maybe/],
     ['APIListChunking', /--feature-gates: missing bool value for APIListChunking$/],
     ['__proto__=true', /--feature-gates: unrecognized feature gate: __proto__$/],
+    ['constructor=true', /--feature-gates: unrecognized feature gate: constructor$/],
+    ['AllAlpha=true', /--feature-gates: feature gates not supported by this server at these values .*ProcMountType=true/],
     // Gates of 1.27 whose other value this server does not implement are refused, named, not ignored.
     ['InPlacePodVerticalScaling=true', /--feature-gates: feature gate InPlacePodVerticalScaling=true is not supported by this server/],
     ['CronJobTimeZone=false', /--feature-gates: cannot set feature gate CronJobTimeZone to false, feature is locked to true$/],

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { execInfoEnv, setFlavor } from '../naming/index.js';
-import { KubeconfigError, parseKubeconfig, readKubeconfig, renderKubeconfig } from './kubeconfig.js';
+import { execPluginApiVersion, KubeconfigError, parseKubeconfig, readKubeconfig, renderKubeconfig } from './kubeconfig.js';
 
 setFlavor('orch');
 
@@ -106,6 +106,28 @@ test('exec: each flavor reads its own plugin protocol group, and the plugin inpu
     }
   } finally {
     setFlavor('orch');
+  }
+});
+
+test('execPluginApiVersion names the plugin protocol of the context\'s user, unchecked, and nothing for anything else', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-kubeconfig-peek-'));
+  try {
+    const write = (name: string, text: string): string => {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const stock = write('stock', configWith({}, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'p' } }));
+    assert.equal(execPluginApiVersion(stock), 'client.authentication.k8s.io/v1');
+    assert.equal(execPluginApiVersion(stock, { context: 'nope' }), undefined);
+    assert.equal(execPluginApiVersion(write('token', configWith({}, { token: 't' }))), undefined);
+    assert.equal(execPluginApiVersion(join(dir, 'missing')), undefined);
+    // Hostile shapes: a file that is no mapping, lists that are not lists, prototype names.
+    for (const text of ['- a\n- b', ': : :', '{"contexts": 5, "current-context": "c"}', '{"current-context": "__proto__", "contexts": [{"name": "__proto__", "context": {"user": "__proto__"}}], "users": {"__proto__": 1}}']) {
+      assert.equal(execPluginApiVersion(write('hostile', text)), undefined, text);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
