@@ -28,7 +28,8 @@ describe('external authenticators and authorizers over HTTPS', () => {
   let issuerHits = 0;
   const accessReviews: Record<string, unknown>[] = [];
 
-  const whoami = (id: Identity): Promise<Response> => s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, id, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+  // SelfSubjectReview is beta in 1.27 (v1beta1), served when --runtime-config asks.
+  const whoami = (id: Identity): Promise<Response> => s.request('POST', `/apis/${AUTHN}/v1beta1/selfsubjectreviews`, id, { apiVersion: `${AUTHN}/v1beta1`, kind: 'SelfSubjectReview' });
   const userInfo = (r: Response) => (r.json['status'] as Record<string, unknown> | undefined)?.['userInfo'];
 
   before(async () => {
@@ -85,6 +86,7 @@ describe('external authenticators and authorizers over HTTPS', () => {
       .map((p) => JSON.stringify(p))
       .join('\n');
     s = await startAuthTestServer([
+      `--runtime-config=${AUTHN}/v1beta1=true`,
       `--oidc-issuer-url=${issuer.url}`,
       '--oidc-client-id=orch-test',
       '--oidc-groups-claim=groups',

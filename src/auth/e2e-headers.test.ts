@@ -25,7 +25,8 @@ describe('authentication headers over HTTPS', () => {
   let proxy: Identity;
   const dir = mkdtempSync(join(tmpdir(), 'orch-auth-headers-'));
 
-  const whoami = (who: Identity) => s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, who, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+  // SelfSubjectReview is beta in 1.27 (v1beta1), served when --runtime-config asks.
+  const whoami = (who: Identity) => s.request('POST', `/apis/${AUTHN}/v1beta1/selfsubjectreviews`, who, { apiVersion: `${AUTHN}/v1beta1`, kind: 'SelfSubjectReview' });
   const userInfo = (r: Response) => (r.json['status'] as Record<string, unknown>)['userInfo'] as Record<string, unknown>;
   const stillServes = async () => {
     const r = await s.request('GET', '/api/v1/namespaces/default', s.admin);
@@ -37,6 +38,7 @@ describe('authentication headers over HTTPS', () => {
     const caFile = join(dir, 'proxy-ca.crt');
     writeFileSync(caFile, proxyCA.certPem);
     s = await startAuthTestServer([
+      `--runtime-config=${AUTHN}/v1beta1=true`,
       `--requestheader-client-ca-file=${caFile}`,
       '--requestheader-username-headers=X-Remote-User',
       '--requestheader-group-headers=X-Remote-Group',

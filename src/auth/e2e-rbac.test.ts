@@ -182,8 +182,10 @@ describe('auth over HTTPS with the default configuration', () => {
     assert.equal(r.status, 401);
   });
 
-  it('tells who is asking (SelfSubjectReview in v1, v1beta1 and v1alpha1)', async () => {
-    for (const v of ['v1', 'v1beta1', 'v1alpha1']) {
+  it('tells who is asking (SelfSubjectReview in v1beta1 and v1alpha1, not yet v1)', async () => {
+    const v1 = await s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, who['static']!, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+    assert.equal(v1.status, 404);
+    for (const v of ['v1beta1', 'v1alpha1']) {
       const r = await s.request('POST', `/apis/${AUTHN}/${v}/selfsubjectreviews`, who['static']!, { apiVersion: `${AUTHN}/${v}`, kind: 'SelfSubjectReview' });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.json['apiVersion'], `${AUTHN}/${v}`);
@@ -212,7 +214,7 @@ describe('auth over HTTPS with the default configuration', () => {
 
   it('impersonates users, groups and extras when allowed, and refuses otherwise', async () => {
     const headers = { 'Impersonate-User': 'jane', 'Impersonate-Group': 'team-a', 'Impersonate-Extra-Scopes': 'read' };
-    const r = await s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, { ...s.admin, headers }, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+    const r = await s.request('POST', `/apis/${AUTHN}/v1beta1/selfsubjectreviews`, { ...s.admin, headers }, { apiVersion: `${AUTHN}/v1beta1`, kind: 'SelfSubjectReview' });
     assert.deepEqual((r.json['status'] as Record<string, unknown>)['userInfo'], { username: 'jane', groups: ['team-a', 'system:authenticated'], extra: { scopes: ['read'] } });
     const denied = await s.request('GET', '/version', { ...who['alice']!, headers: { 'Impersonate-User': 'carol' } });
     assert.equal(denied.status, 403);
@@ -271,7 +273,7 @@ describe('auth over HTTPS with the default configuration', () => {
     await must('POST', '/api/v1/namespaces/orch-system/secrets', secret('abcdef', '0123456789abcdef', { 'auth-extra-groups': 'system:bootstrappers:worker' }));
     await must('POST', '/api/v1/namespaces/orch-system/secrets', secret('expire', '0123456789abcdef', { expiration: '2020-01-01T00:00:00Z' }));
     await must('POST', '/api/v1/namespaces/orch-system/secrets', secret('nouse1', '0123456789abcdef', { 'usage-bootstrap-authentication': 'false' }));
-    const whoami = (token: string) => s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, { token }, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+    const whoami = (token: string) => s.request('POST', `/apis/${AUTHN}/v1beta1/selfsubjectreviews`, { token }, { apiVersion: `${AUTHN}/v1beta1`, kind: 'SelfSubjectReview' });
     const ok = await whoami('abcdef.0123456789abcdef');
     assert.equal(ok.status, 201, ok.text);
     assert.deepEqual((ok.json['status'] as Record<string, unknown>)['userInfo'], {
@@ -289,7 +291,7 @@ describe('auth over HTTPS with the default configuration', () => {
     let token = '';
     const tokenRequest = (spec: Record<string, unknown>) =>
       s.request('POST', '/api/v1/namespaces/dev/serviceaccounts/builder/token', s.admin, { apiVersion: `${AUTHN}/v1`, kind: 'TokenRequest', spec });
-    const whoami = (t: string) => s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, { token: t }, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+    const whoami = (t: string) => s.request('POST', `/apis/${AUTHN}/v1beta1/selfsubjectreviews`, { token: t }, { apiVersion: `${AUTHN}/v1beta1`, kind: 'SelfSubjectReview' });
 
     it('issues bound tokens through TokenRequest, one hour by default', async () => {
       const r = await tokenRequest({});
@@ -365,18 +367,36 @@ describe('auth over HTTPS with the default configuration', () => {
       await eventually(async () => (await whoami(token)).status === 401, 'account token to be rejected', 5000);
     });
 
-    it('reviews tokens for other components (TokenReview v1 and v1beta1)', async () => {
-      for (const v of ['v1', 'v1beta1']) {
-        const good = await s.request('POST', `/apis/${AUTHN}/${v}/tokenreviews`, s.admin, { apiVersion: `${AUTHN}/${v}`, kind: 'TokenReview', spec: { token: STATIC_TOKEN } });
-        assert.equal(good.status, 201, good.text);
-        const st = good.json['status'] as Record<string, unknown>;
-        assert.equal(st['authenticated'], true);
-        assert.equal((st['user'] as Record<string, unknown>)['username'], 'static-user');
-        const bad = await s.request('POST', `/apis/${AUTHN}/${v}/tokenreviews`, s.admin, { apiVersion: `${AUTHN}/${v}`, kind: 'TokenReview', spec: { token: 'nope' } });
-        assert.notEqual((bad.json['status'] as Record<string, unknown>)['authenticated'], true);
-      }
+    it('reviews tokens for other components (TokenReview v1; v1beta1 was removed in 1.22)', async () => {
+      const removed = await s.request('POST', `/apis/${AUTHN}/v1beta1/tokenreviews`, s.admin, { apiVersion: `${AUTHN}/v1beta1`, kind: 'TokenReview', spec: { token: STATIC_TOKEN } });
+      assert.equal(removed.status, 404);
+      const good = await s.request('POST', `/apis/${AUTHN}/v1/tokenreviews`, s.admin, { apiVersion: `${AUTHN}/v1`, kind: 'TokenReview', spec: { token: STATIC_TOKEN } });
+      assert.equal(good.status, 201, good.text);
+      const st = good.json['status'] as Record<string, unknown>;
+      assert.equal(st['authenticated'], true);
+      assert.equal((st['user'] as Record<string, unknown>)['username'], 'static-user');
+      const bad = await s.request('POST', `/apis/${AUTHN}/v1/tokenreviews`, s.admin, { apiVersion: `${AUTHN}/v1`, kind: 'TokenReview', spec: { token: 'nope' } });
+      assert.notEqual((bad.json['status'] as Record<string, unknown>)['authenticated'], true);
       const denied = await s.request('POST', `/apis/${AUTHN}/v1/tokenreviews`, who['bob']!, { apiVersion: `${AUTHN}/v1`, kind: 'TokenReview', spec: { token: STATIC_TOKEN } });
       assert.ok(forbiddenByAuthz(denied));
+    });
+
+    it('vouches for static and bootstrap tokens to the server\'s own audiences only (TokenReview)', async () => {
+      // The server's audiences default to its service account issuer.
+      const issuer = String((await must('GET', '/.well-known/openid-configuration')).json['issuer']);
+      for (const token of [STATIC_TOKEN, 'grid01.0123456789abcdef']) {
+        const review = async (audiences?: string[]): Promise<Record<string, unknown>> => {
+          const r = await s.request('POST', `/apis/${AUTHN}/v1/tokenreviews`, s.admin, { apiVersion: `${AUTHN}/v1`, kind: 'TokenReview', spec: { token, ...(audiences ? { audiences } : {}) } });
+          assert.equal(r.status, 201, r.text);
+          return r.json['status'] as Record<string, unknown>;
+        };
+        assert.deepEqual(await review(['https://vault.example.com']), { user: {}, error: 'invalid bearer token' }, token);
+        const own = await review([issuer]);
+        assert.equal(own['authenticated'], true, token);
+        assert.deepEqual(own['audiences'], [issuer]);
+        assert.deepEqual((await review(['https://vault.example.com', issuer]))['audiences'], [issuer]);
+        assert.deepEqual((await review())['audiences'], [issuer]);
+      }
     });
   });
 
@@ -395,7 +415,7 @@ describe('auth over HTTPS with the default configuration', () => {
       token = data['token'] ? Buffer.from(data['token'], 'base64').toString('utf8') : '';
       return token !== '' && Buffer.from(data['namespace'] ?? '', 'base64').toString() === 'prod' && !!data['ca.crt'];
     }, 'the token controller', 5000);
-    const whoami = (t: string) => s.request('POST', `/apis/${AUTHN}/v1/selfsubjectreviews`, { token: t }, { apiVersion: `${AUTHN}/v1`, kind: 'SelfSubjectReview' });
+    const whoami = (t: string) => s.request('POST', `/apis/${AUTHN}/v1beta1/selfsubjectreviews`, { token: t }, { apiVersion: `${AUTHN}/v1beta1`, kind: 'SelfSubjectReview' });
     const me = await whoami(token);
     assert.equal(((me.json['status'] as Record<string, unknown>)['userInfo'] as Record<string, unknown>)['username'], 'system:serviceaccount:prod:legacy');
     await must('DELETE', '/api/v1/namespaces/prod/secrets/legacy-token');

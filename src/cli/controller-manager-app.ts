@@ -5,9 +5,9 @@ import { readFileSync } from 'node:fs';
 import type { Clock } from '../apimachinery/clock.js';
 import type { FlagDefinition, ParsedFlags } from '../apimachinery/flags.js';
 import { HttpClient } from '../client/http.js';
-import { readKubeconfig } from '../client/kubeconfig.js';
+import { execPluginApiVersion, readKubeconfig } from '../client/kubeconfig.js';
 import { builtinControllers, ControllerManager, discoverFromServer, type ControllerDescriptor, type DiscoveryTransport } from '../controllers/index.js';
-import { setFlavor, type Flavor } from '../naming/index.js';
+import { flavorOfGroup, setFlavor, type Flavor } from '../naming/index.js';
 import { controllerFlagDefinitions, controllerManagerFlags } from './flags.js';
 
 export const controllerManagerFlagDefinitions: FlagDefinition[] = [
@@ -41,24 +41,43 @@ export interface RunningControllerManager {
   stop(): Promise<void>;
 }
 
+/** The flavor whose protocol the kubeconfig's credential plugin names, if it runs one of either. */
+function flavorOfExecPlugin(kubeconfig: string): Flavor | undefined {
+  const apiVersion = execPluginApiVersion(kubeconfig) ?? '';
+  const slash = apiVersion.lastIndexOf('/');
+  return slash < 0 ? undefined : flavorOfGroup(apiVersion.slice(0, slash));
+}
+
 /** The flavor a server speaks, from the groups its discovery lists. */
 export async function detectFlavor(t: DiscoveryTransport): Promise<Flavor> {
   const res = await t.request('GET', '/apis');
   if (res.statusCode !== 200) throw new Error(`discovery: GET /apis: status ${res.statusCode}`);
   const list = JSON.parse(res.body.toString('utf8')) as { groups?: { name?: string }[] };
-  return (list.groups ?? []).some((g) => g.name?.endsWith('.k8s.io')) ? 'kubernetes' : 'orch';
+  return (list.groups ?? []).some((g) => typeof g.name === 'string' && flavorOfGroup(g.name) === 'kubernetes') ? 'kubernetes' : 'orch';
 }
 
 export async function startControllerManager(flags: ParsedFlags, opts: ControllerManagerRunOptions = {}): Promise<RunningControllerManager> {
   const settings = controllerManagerFlags(flags);
   const kubeconfig = flags.string('kubeconfig');
   if (!kubeconfig) throw new Error('--kubeconfig is required: the controller manager runs against an API server');
+  const compat = flags.string('compat');
+  if (compat !== undefined && compat !== 'orch' && compat !== 'kubernetes') throw new Error(`--compat: must be orch or kubernetes, not "${compat}"`);
+  // The flavor is chosen before the kubeconfig is read: a credential plugin speaks the
+  // flavor's protocol (`client.authentication.<domain>`, its ExecCredential in the flavor's
+  // environment variable). Unset, the plugin's own group names it, else the server's discovery.
+  const pluginFlavor = compat === undefined ? flavorOfExecPlugin(kubeconfig) : undefined;
+  const chosen = (compat as Flavor | undefined) ?? pluginFlavor;
+  if (chosen) setFlavor(chosen);
   const config = readKubeconfig(kubeconfig);
   const client = new HttpClient(config, { userAgent: 'orch-controller-manager' });
   try {
-    const compat = flags.string('compat');
-    if (compat !== undefined && compat !== 'orch' && compat !== 'kubernetes') throw new Error(`--compat: must be orch or kubernetes, not "${compat}"`);
-    setFlavor(compat ?? (await detectFlavor(client)));
+    if (compat === undefined) {
+      const detected = await detectFlavor(client);
+      if (pluginFlavor && detected !== pluginFlavor) {
+        throw new Error(`--compat: the kubeconfig's credential plugin speaks the ${pluginFlavor} flavor's protocol, but the server serves the ${detected} flavor`);
+      }
+      setFlavor(detected);
+    }
     const rootCAFile = flags.string('root-ca-file');
     const rootCA = rootCAFile ? readFileSync(rootCAFile, 'utf8') : config.caPem;
     const manager = new ControllerManager({

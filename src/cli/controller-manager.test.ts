@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
+import { stringify } from 'yaml';
 import { parseFlags } from '../apimachinery/flags.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
@@ -14,6 +15,7 @@ import type { ControllerDescriptor } from '../controllers/index.js';
 import { startTestServer, type TestServer } from '../testing/api-server.js';
 import { startAuthTestServer, type AuthTestServer } from '../testing/server.js';
 import { eventually } from '../testing/wait.js';
+import { setFlavor } from '../naming/index.js';
 import { controllerManagerFlagDefinitions, startControllerManager } from './controller-manager-app.js';
 
 const entry = fileURLToPath(new URL('./controller-manager.js', import.meta.url));
@@ -194,5 +196,57 @@ test('orch-controller-manager with its default --leader-elect campaigns on the L
     first.kill();
     second?.kill();
     await server.stop();
+  }
+});
+
+test('orch-controller-manager in the kubernetes flavor authenticates with a stock credential plugin (v1, v1beta1)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-kcm-exec-'));
+  dirs.push(dir);
+  const tokenFile = join(dir, 'tokens.csv');
+  writeFileSync(tokenFile, 'plugin-token,plugin-user,plugin-uid,system:masters\n');
+  // The plugin answers only in the stock protocol: its ExecCredential in KUBERNETES_EXEC_INFO, the same apiVersion back.
+  const plugin = join(dir, 'plugin.mjs');
+  writeFileSync(
+    plugin,
+    [
+      "const info = JSON.parse(process.env.KUBERNETES_EXEC_INFO ?? 'null');",
+      "if (!info || !String(info.apiVersion).startsWith('client.authentication.k8s.io/')) { process.stderr.write('no stock ExecCredential'); process.exit(1); }",
+      "process.stdout.write(JSON.stringify({ apiVersion: info.apiVersion, kind: 'ExecCredential', status: { token: 'plugin-token' } }));",
+    ].join('\n'),
+  );
+  // The server's own manager leaves the root CA ConfigMaps to the one under test.
+  const s = await startAuthTestServer(['--compat=kubernetes', `--token-auth-file=${tokenFile}`, '--controllers=*,-root-ca-cert-publisher']);
+  try {
+    const kubeconfig = (version: string): string => {
+      const file = join(dir, `kubeconfig-${version}`);
+      writeFileSync(
+        file,
+        stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          clusters: [{ name: 'c', cluster: { server: s.url, 'certificate-authority-data': Buffer.from(s.serverCA).toString('base64') } }],
+          users: [{ name: 'u', user: { exec: { apiVersion: `client.authentication.k8s.io/${version}`, command: process.execPath, args: [plugin], interactiveMode: 'Never' } } }],
+          contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+          'current-context': 'x',
+        }),
+      );
+      return file;
+    };
+    // With --compat, and without it (the plugin's protocol names the flavor).
+    for (const [version, compat] of [['v1', ['--compat=kubernetes']], ['v1beta1', []]] as const) {
+      const ns = `team-${version}`;
+      const proc = run(['--kubeconfig', kubeconfig(version), ...compat, '--leader-elect=false', '--controllers=root-ca-cert-publisher']);
+      try {
+        assert.equal((await s.request('POST', '/api/v1/namespaces', s.admin, { metadata: { name: ns } })).status, 201);
+        await eventually(async () => (await s.request('GET', `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`, s.admin)).status === 200, `the root CA ConfigMap (stderr: ${proc.stderr()})`);
+        proc.kill();
+        assert.equal(await proc.exit, 0, proc.stderr());
+      } finally {
+        proc.kill();
+      }
+    }
+  } finally {
+    await s.stop();
+    setFlavor('orch');
   }
 });

@@ -16,19 +16,34 @@ describe('--feature-gates values', () => {
     ['APIListChunking=maybe', /--feature-gates: invalid value of APIListChunking=maybe/],
     ['APIListChunking', /--feature-gates: missing bool value for APIListChunking$/],
     ['__proto__=true', /--feature-gates: unrecognized feature gate: __proto__$/],
-    // Gates of 1.27 this server does not act on are not accepted as no-ops.
-    ['InPlacePodVerticalScaling=true', /unrecognized feature gate: InPlacePodVerticalScaling/],
+    ['constructor=true', /--feature-gates: unrecognized feature gate: constructor$/],
+    ['AllAlpha=true', /--feature-gates: feature gates not supported by this server at these values .*ProcMountType=true/],
+    // Gates of 1.27 whose other value this server does not implement are refused, named, not ignored.
+    ['InPlacePodVerticalScaling=true', /--feature-gates: feature gate InPlacePodVerticalScaling=true is not supported by this server/],
+    ['CronJobTimeZone=false', /--feature-gates: cannot set feature gate CronJobTimeZone to false, feature is locked to true$/],
   ];
   for (const [value, want] of refused) it(`refuses ${value}`, () => assert.throws(() => gateFrom(value), want));
 
   it('accepts a locked gate at its default, with the GA warning', () => {
     const logs: string[] = [];
-    assert.equal(gateFrom('ServerSideApply=true', (l) => logs.push(l)).enabled('ServerSideApply'), true);
-    assert.deepEqual(logs, ['Setting GA feature gate ServerSideApply=true. It will be removed in a future release.']);
+    assert.equal(gateFrom('ServerSideApply=true,CronJobTimeZone=true', (l) => logs.push(l)).enabled('ServerSideApply'), true);
+    assert.deepEqual(logs, [
+      'Setting GA feature gate ServerSideApply=true. It will be removed in a future release.',
+      'Setting GA feature gate CronJobTimeZone=true. It will be removed in a future release.',
+    ]);
   });
 
-  it('refuses the start of a whole server naming the flag', async () => {
+  it('accepts the gates kubectl and the specification name, and gates that act only in other components', () => {
+    const logs: string[] = [];
+    const gate = gateFrom('APISelfSubjectReview=true,NodeSwap=true,GracefulNodeShutdown=false', (l) => logs.push(l));
+    assert.equal(gate.enabled('APISelfSubjectReview'), true);
+    assert.equal(gate.enabled('NodeSwap'), true);
+    assert.deepEqual(logs, []);
+  });
+
+  it('refuses the start of a whole server naming the flag and the gate', async () => {
     await assert.rejects(startAuthTestServer(['--feature-gates=Bogus=true']), /--feature-gates: unrecognized feature gate: Bogus/);
+    await assert.rejects(startAuthTestServer(['--feature-gates=ProcMountType=true']), /--feature-gates: feature gate ProcMountType=true is not supported by this server/);
   });
 });
 
@@ -88,8 +103,9 @@ describe('feature gates at their 1.27 defaults', () => {
     assert.match(res.text, /^kubernetes_feature_enabled\{name="APIListChunking",stage="BETA"\} 1$/m);
     assert.match(res.text, /^kubernetes_feature_enabled\{name="ServerSideApply",stage=""\} 1$/m);
     assert.match(res.text, /^kubernetes_feature_enabled\{name="ValidatingAdmissionPolicy",stage="ALPHA"\} 0$/m);
+    assert.match(res.text, /^kubernetes_feature_enabled\{name="AllAlpha",stage="ALPHA"\} 0$/m);
     const series = res.text.split('\n').filter((l) => l.startsWith('kubernetes_feature_enabled{'));
-    assert.equal(series.length, Object.keys(KNOWN_FEATURES).length);
+    assert.equal(series.length, Object.keys(KNOWN_FEATURES).length + 2, 'every gate, AllAlpha and AllBeta');
   });
 
   it('pages lists with a remaining item count', async () => {
@@ -113,14 +129,12 @@ describe('feature gates at their 1.27 defaults', () => {
     assert.equal(await createWidget(s, 20), 422);
   });
 
-  it('serves no alpha authentication version, nor the new beta SelfSubjectReview, by default', async () => {
+  it('serves authentication v1 only by default (SelfSubjectReview is beta and alpha in 1.27, off by default)', async () => {
     const res = await s.request('GET', '/apis/authentication.orch.io', s.admin);
-    const versions = (res.json.versions as { version: string }[]).map((v) => v.version);
-    assert.ok(!versions.includes('v1alpha1'), versions.join());
-    // (v1beta1 stays for TokenReview; its SelfSubjectReview is a new beta API, off by default in 1.27.)
-    assert.equal((await s.request('POST', '/apis/authentication.orch.io/v1beta1/selfsubjectreviews', s.admin, { kind: 'SelfSubjectReview', apiVersion: 'authentication.orch.io/v1beta1' })).status, 404);
-    assert.equal((await s.request('POST', '/apis/authentication.orch.io/v1alpha1/selfsubjectreviews', s.admin, { kind: 'SelfSubjectReview', apiVersion: 'authentication.orch.io/v1alpha1' })).status, 404);
-    assert.equal((await s.request('POST', '/apis/authentication.orch.io/v1/selfsubjectreviews', s.admin, { kind: 'SelfSubjectReview', apiVersion: 'authentication.orch.io/v1' })).status, 201);
+    assert.deepEqual((res.json.versions as { version: string }[]).map((v) => v.version), ['v1']);
+    for (const v of ['v1', 'v1beta1', 'v1alpha1']) {
+      assert.equal((await s.request('POST', `/apis/authentication.orch.io/${v}/selfsubjectreviews`, s.admin, { kind: 'SelfSubjectReview', apiVersion: `authentication.orch.io/${v}` })).status, 404, v);
+    }
   });
 });
 

@@ -12,7 +12,6 @@ import { conversionWebhookTransport } from '../admission/webhook/index.js';
 import { buildAuth, type AuthModule } from '../auth/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
-import { surface } from '../apis/surface.js';
 import type { ApiClient } from '../client/types.js';
 import { ControllerManager, discoverFromTable, ensureSystemNamespaces, startControllers, type RunningControllers } from '../controllers/index.js';
 import { SCHEDULER_LEASE_NAME, schedulerDescriptor } from '../scheduler/descriptor.js';
@@ -20,7 +19,7 @@ import { ensureClusterInfo } from '../controllers/tokens/index.js';
 import { binarySerializer } from '../codec/binary.js';
 import { storageCodecFromFlags } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
-import { fromKubernetesGroup, group, setFlavor, shortWord, type Flavor } from '../naming/index.js';
+import { group, setFlavor, shortWord, type Flavor } from '../naming/index.js';
 import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
 import { installConnectSubresources, preferredAddressTypesFromFlags, type KubeletClientConfig } from '../registry/connect/index.js';
@@ -246,14 +245,14 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       return externalAddress;
     },
   });
-  // The review APIs obey --runtime-config as built-in ones do: a version the 1.27 surface
-  // lists but the flag leaves off (SelfSubjectReview v1alpha1 and v1beta1 by default) is not served.
-  const listed = new Set(surface.map((r) => `${fromKubernetesGroup(r.group)}/${r.version}/${r.resource}`));
+  // The review APIs are served where the 1.27 surface and --runtime-config serve them (a
+  // version the flag leaves off, as SelfSubjectReview v1alpha1 and v1beta1 are by default, is
+  // not); SelfSubjectReview also needs the APISelfSubjectReview gate, as in kube-apiserver.
   const enabled = new Set(definitions.map((d) => `${d.group}/${d.version}/${d.resource}`));
   for (const store of auth.stores) {
     const d = store.definition;
-    const key = `${d.group}/${d.version}/${d.resource}`;
-    if (listed.has(key) && !enabled.has(key)) continue;
+    if (!enabled.has(`${d.group}/${d.version}/${d.resource}`)) continue;
+    if (d.group === group('authentication') && d.resource === 'selfsubjectreviews' && !features.enabled('APISelfSubjectReview')) continue;
     table.add(store);
   }
   for (const sub of auth.subresources) {

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { setFlavor } from '../naming/index.js';
-import { KubeconfigError, parseKubeconfig, readKubeconfig, renderKubeconfig } from './kubeconfig.js';
+import { execInfoEnv, setFlavor } from '../naming/index.js';
+import { execPluginApiVersion, KubeconfigError, parseKubeconfig, readKubeconfig, renderKubeconfig } from './kubeconfig.js';
 
 setFlavor('orch');
 
@@ -90,6 +90,45 @@ test('exec: v1 requires interactiveMode, v1beta1 defaults it to IfAvailable, oth
   assert.throws(() => parseKubeconfig(exec({ apiVersion: 'client.authentication.orch.io/v1beta1', env: [{ value: 'x' }] })), {
     message: 'env variable name must be specified for dev to use exec authentication plugin',
   });
+});
+
+test('exec: each flavor reads its own plugin protocol group, and the plugin input names its own environment variable', () => {
+  const exec = (apiVersion: string) => configWith({}, { exec: { command: 'plugin', apiVersion, interactiveMode: 'Never' } });
+  const groups = { orch: 'client.authentication.orch.io', kubernetes: 'client.authentication.k8s.io' } as const;
+  const env = { orch: 'ORCH_EXEC_INFO', kubernetes: 'KUBERNETES_EXEC_INFO' } as const;
+  try {
+    for (const flavor of ['orch', 'kubernetes'] as const) {
+      setFlavor(flavor);
+      const other = groups[flavor === 'orch' ? 'kubernetes' : 'orch'];
+      for (const version of ['v1', 'v1beta1']) assert.equal(parseKubeconfig(exec(`${groups[flavor]}/${version}`)).exec?.apiVersion, `${groups[flavor]}/${version}`);
+      assert.throws(() => parseKubeconfig(exec(`${other}/v1`)), { message: `exec plugin: invalid apiVersion "${other}/v1"` });
+      assert.equal(execInfoEnv(), env[flavor]);
+    }
+  } finally {
+    setFlavor('orch');
+  }
+});
+
+test('execPluginApiVersion names the plugin protocol of the context\'s user, unchecked, and nothing for anything else', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-kubeconfig-peek-'));
+  try {
+    const write = (name: string, text: string): string => {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const stock = write('stock', configWith({}, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'p' } }));
+    assert.equal(execPluginApiVersion(stock), 'client.authentication.k8s.io/v1');
+    assert.equal(execPluginApiVersion(stock, { context: 'nope' }), undefined);
+    assert.equal(execPluginApiVersion(write('token', configWith({}, { token: 't' }))), undefined);
+    assert.equal(execPluginApiVersion(join(dir, 'missing')), undefined);
+    // Hostile shapes: a file that is no mapping, lists that are not lists, prototype names.
+    for (const text of ['- a\n- b', ': : :', '{"contexts": 5, "current-context": "c"}', '{"current-context": "__proto__", "contexts": [{"name": "__proto__", "context": {"user": "__proto__"}}], "users": {"__proto__": 1}}']) {
+      assert.equal(execPluginApiVersion(write('hostile', text)), undefined, text);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('exec: a command with a separator resolves against the config directory, a bare one stays for PATH', () => {

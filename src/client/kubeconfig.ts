@@ -89,6 +89,36 @@ function dataOrFile(obj: Record<string, unknown>, key: string, baseDir: string):
   return readFileSync(isAbsolute(file) ? file : resolve(baseDir, file), 'utf8');
 }
 
+function userOf(doc: Record<string, unknown>, context: Named): Record<string, unknown> {
+  const userName = str(context.body, 'user');
+  return namedEntries(doc, 'users', 'user').find((u) => u.name === userName)?.body ?? {};
+}
+
+/**
+ * The `apiVersion` the credential plugin of a kubeconfig's context names, unchecked, or
+ * undefined when its user runs none (or the file cannot say). The plugin protocol's group
+ * tells which naming flavor the kubeconfig was written for, before any server is asked.
+ */
+export function execPluginApiVersion(path: string, opts: { context?: string } = {}): string | undefined {
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(path, 'utf8'), { logLevel: 'silent' });
+  } catch {
+    // An unreadable file is refused with its reason when it is read for real.
+    return undefined;
+  }
+  if (!isPlainObject(doc)) return undefined;
+  try {
+    const contextName = opts.context ?? str(doc, 'current-context');
+    const context = namedEntries(doc, 'contexts', 'context').find((c) => c.name === contextName);
+    const exec = context ? userOf(doc, context).exec : undefined;
+    return isPlainObject(exec) ? str(exec, 'apiVersion') : undefined;
+  } catch (e) {
+    if (e instanceof KubeconfigError) return undefined;
+    throw e;
+  }
+}
+
 /**
  * Resolves a kubeconfig document (YAML or JSON text) to the connection settings of a context
  * (`current-context` when `context` is not given). `baseDir` resolves relative file paths.
@@ -113,7 +143,7 @@ export function parseKubeconfig(text: string, opts: { context?: string; baseDir?
   const server = str(cluster.body, 'server');
   if (!server) throw new KubeconfigError(`cluster "${cluster.name}" has no server`);
   const userName = str(context.body, 'user');
-  const user = namedEntries(doc, 'users', 'user').find((u) => u.name === userName)?.body ?? {};
+  const user = userOf(doc, context);
 
   // A proxy would change where the bytes go; silently connecting directly would be worse than refusing.
   if (str(cluster.body, 'proxy-url') !== undefined) {

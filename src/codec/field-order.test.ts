@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { alreadyExists, invalid, requiredField } from '../apimachinery/errors.js';
+import { extension, group, setFlavor } from '../naming/index.js';
 import { inGoOrder } from './field-order.js';
 import { jsonSerializer } from './serializer.js';
 
@@ -63,5 +64,19 @@ describe('Go field order', () => {
     assert.equal(text(rev), '{"kind":"ControllerRevision","apiVersion":"apps/v1","metadata":{"name":"r"},"data":{"spec":{},"kind":"X","apiVersion":"v1"},"revision":1}');
     const extra = { zz: 1, apiVersion: 'v1', kind: 'ConfigMap', aa: 2, metadata: {} };
     assert.equal(text(extra), '{"kind":"ConfigMap","apiVersion":"v1","metadata":{},"zz":1,"aa":2}');
+  });
+
+  it('names schema extensions in the flavor of the moment, after a switch too', () => {
+    try {
+      for (const f of ['orch', 'kubernetes', 'orch'] as const) {
+        setFlavor(f);
+        const schema = { [extension('validations')]: [{ rule: 'true' }], [extension('preserve-unknown-fields')]: true, type: 'object', description: 'd' };
+        const crd = { metadata: {}, spec: { versions: [{ schema: { openAPIV3Schema: schema }, name: 'v1' }] }, kind: 'CustomResourceDefinition', apiVersion: `${group('apiextensions')}/v1` };
+        const written = JSON.parse(text(crd)) as { spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] } };
+        assert.deepEqual(Object.keys(written.spec.versions[0]!.schema.openAPIV3Schema), ['description', 'type', extension('preserve-unknown-fields'), extension('validations')], f);
+      }
+    } finally {
+      setFlavor('orch');
+    }
   });
 });

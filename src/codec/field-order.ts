@@ -11,6 +11,7 @@
 import { isPlainObject } from '../apimachinery/types.js';
 import { jsonFields, servedFieldName, typeIdForKind, type FieldDef, type TypeRef } from '../schema/index.js';
 import { setOwn } from '../apimachinery/own.js';
+import { flavor, type Flavor } from '../naming/index.js';
 
 /** How a field's value is walked. */
 const enum Walk {
@@ -45,7 +46,8 @@ interface Plan {
   size: number;
 }
 
-const plans = new Map<string, Plan>();
+// Per flavor: a field's served name carries the flavor's extension prefix.
+const plansByFlavor: Record<Flavor, Map<string, Plan>> = { orch: new Map(), kubernetes: new Map() };
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 
@@ -69,6 +71,7 @@ function omittable(f: FieldDef): boolean {
 }
 
 function planFor(id: string): Plan {
+  const plans = plansByFlavor[flavor()];
   let plan = plans.get(id);
   if (plan) return plan;
   const fields = Object.create(null) as Record<string, FieldPlan | undefined>;

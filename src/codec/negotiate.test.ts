@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isApiError } from '../apimachinery/errors.js';
-import { metaGroup } from '../naming/index.js';
+import { metaGroup, setFlavor } from '../naming/index.js';
+import { createProtobufSerializer } from './protobuf/adapters.js';
 import { parseAccept, parseMediaType } from './media-type.js';
 import { negotiateInput, negotiateOutput, negotiatePatchType, wantsPretty } from './negotiate.js';
 import { SerializerSet, jsonSerializer, yamlSerializer } from './serializer.js';
@@ -33,9 +34,11 @@ describe('negotiateOutput', () => {
     assert.equal(skipped.representation.as, 'Object');
   });
 
-  it('answers in the alias a client asked for', () => {
-    assert.equal(negotiateOutput('text/yaml', set, 'object').contentType, 'text/yaml');
-    assert.equal(negotiateOutput(`text/yaml;as=Table;v=v1;g=${metaGroup()}`, set, 'list').contentType, `text/yaml;as=Table;v=v1;g=${metaGroup()}`);
+  it('serves each format under one name: other YAML names are refused, as kube-apiserver refuses them', () => {
+    for (const name of ['text/yaml', 'application/x-yaml']) {
+      assert.throws(() => negotiateOutput(name, set, 'object'), (e: unknown) => isApiError(e) && e.code === 406, name);
+      assert.throws(() => negotiateInput(name, set), (e: unknown) => isApiError(e) && e.code === 415, name);
+    }
   });
 
   it('passes over a serializer without a form for the kinds written, in and out', () => {
@@ -56,6 +59,38 @@ describe('negotiateOutput', () => {
       (e: unknown) => isApiError(e) && e.code === 415 && e.message.endsWith('include: application/json, application/yaml'),
     );
   });
+
+  for (const flavor of ['orch', 'kubernetes'] as const) {
+    it(`serves the binary media type of the ${flavor} flavor only, and its 406 and 415 name exactly what is served`, () => {
+      setFlavor(flavor);
+      try {
+        const own = `application/vnd.${flavor}.protobuf`;
+        const other = `application/vnd.${flavor === 'orch' ? 'kubernetes' : 'orch'}.protobuf`;
+        const withBinary = new SerializerSet();
+        withBinary.register(createProtobufSerializer());
+        assert.equal(negotiateOutput(own, withBinary, 'object').contentType, own);
+        assert.equal(negotiateInput(own, withBinary).mediaType, own);
+        const refusal = (accept: string, target: 'object' | 'list' | 'watch'): string => {
+          try {
+            negotiateOutput(accept, withBinary, target);
+          } catch (e) {
+            if (isApiError(e) && e.code === 406) return e.message;
+            throw e;
+          }
+          throw new Error(`${accept} was accepted`);
+        };
+        assert.equal(refusal(other, 'object'), `only the following media types are accepted: application/json, application/yaml, ${own}`);
+        assert.equal(refusal(other, 'list'), `only the following media types are accepted: application/json, application/yaml, ${own}`);
+        assert.equal(refusal(`${other},application/yaml`, 'watch'), `only the following media types are accepted: application/json;stream=watch, ${own};stream=watch`);
+        assert.throws(
+          () => negotiateInput(other, withBinary),
+          (e: unknown) => isApiError(e) && e.code === 415 && e.message === `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${own}`,
+        );
+      } finally {
+        setFlavor('orch');
+      }
+    });
+  }
 
   it('answers 406 when nothing listed is supported, and refuses YAML for watch', () => {
     for (const [accept, target] of [['application/xml', 'object'], ['application/json;as=Table;v=v9;g=x', 'list'], ['application/yaml', 'watch']] as const) {

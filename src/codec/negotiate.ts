@@ -53,7 +53,8 @@ export function negotiateOutput(accept: string | undefined, set: SerializerSet, 
     const choice = tryEntry(mt, set, target, opts);
     if (choice) return choice;
   }
-  const offered = set.all().filter((s) => target !== 'watch' || s.streaming).map((s) => s.mediaType);
+  // kube-apiserver's message lists what it serves: for a watch, the streaming types as `;stream=watch`.
+  const offered = target === 'watch' ? set.all().filter((s) => s.streaming).map((s) => `${s.mediaType};stream=watch`) : set.mediaTypes();
   throw notAcceptable(offered);
 }
 
@@ -67,9 +68,7 @@ function tryEntry(mt: MediaType, set: SerializerSet, target: Target, opts: Negot
   else serializer = set.byMediaType(mt.type);
   if (!serializer) return undefined;
   if (target === 'watch' && !serializer.streaming) return undefined;
-  // A client reads the answer by its Content-Type: answer in the name it asked for (an
-  // alias such as the other flavor's binary media type), not only in the canonical one.
-  const base = serializer.aliases.includes(mt.type) ? mt.type : serializer.mediaType;
+  const base = serializer.mediaType;
   const as = mt.params.as;
   if (as === undefined) {
     if (!canWrite(serializer, opts.kind && (target === 'list' ? { ...opts.kind, kind: `${opts.kind.kind}List` } : opts.kind))) return undefined;

@@ -11,10 +11,11 @@ import { readYamlAsync } from './yaml-pool.js';
 import { readYaml, YamlSyntaxError } from './yaml.js';
 
 export interface Serializer {
-  /** The canonical media type this serializer answers with. */
+  /**
+   * The one media type this serializer reads and answers with. There are no aliases:
+   * kube-apiserver serves each format under one name and refuses others (406, 415).
+   */
   mediaType: string;
-  /** Other names it accepts on input and in Accept. */
-  aliases: string[];
   /** Whether watch events can be framed in it. */
   streaming: boolean;
   encode(obj: unknown, opts: { pretty: boolean }): Uint8Array;
@@ -85,7 +86,6 @@ export function parseJson(body: Uint8Array): unknown {
 
 export const jsonSerializer: Serializer = {
   mediaType: 'application/json',
-  aliases: [],
   streaming: true,
   encode(obj, { pretty }) {
     return encoder.encode(stringifyJson(inGoOrder(obj), pretty ? 2 : undefined) + '\n');
@@ -105,7 +105,6 @@ function yamlValue(read: () => unknown): unknown {
 
 export const yamlSerializer: Serializer = {
   mediaType: 'application/yaml',
-  aliases: ['application/x-yaml', 'text/yaml'],
   streaming: false,
   // Kubernetes writes YAML by converting its JSON: Go's omissions apply, and the keys of
   // every mapping come out sorted.
@@ -146,7 +145,7 @@ export class SerializerSet {
 
   byMediaType(type: string): Serializer | undefined {
     const t = type.toLowerCase();
-    return this.list.find((s) => s.mediaType === t || s.aliases.includes(t));
+    return this.list.find((s) => s.mediaType === t);
   }
 
   mediaTypes(): string[] {

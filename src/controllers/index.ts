@@ -105,9 +105,9 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     nodeLifecycleControllerDescriptor,
     ...volumeProtectionControllers,
     podGCControllerDescriptor,
-    csrApprovingController,
-    csrSigningController,
-    csrCleanerController,
+    csrApprovingController(),
+    csrSigningController(),
+    csrCleanerController(),
     ...tokenControllers,
     {
       name: 'root-ca-cert-publisher',

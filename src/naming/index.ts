@@ -75,6 +75,14 @@ export function fromKubernetesGroup(kubeGroup: string): string {
   return kubeGroup.endsWith('.k8s.io') ? group(kubeGroup.slice(0, -'.k8s.io'.length)) : kubeGroup;
 }
 
+/**
+ * The flavor whose domain a group name carries (`client.authentication.k8s.io` is the
+ * kubernetes flavor's), whatever the flavor of the moment; undefined for groups of neither.
+ */
+export function flavorOfGroup(groupName: string): Flavor | undefined {
+  return (Object.keys(words) as Flavor[]).find((f) => groupName.endsWith(`.${words[f].domain}`));
+}
+
 /** The inverse of `fromKubernetesGroup`: the upstream name of a served group. */
 export function toKubernetesGroup(servedGroup: string): string {
   const suffix = `.${w().domain}`;
@@ -123,7 +131,10 @@ export function protobufMediaType(): string {
   return `application/vnd.${w().vendor}.protobuf`;
 }
 
-/** Both binary media type names; the bytes are the same, so input accepts either. */
+/**
+ * Both binary media type names, this flavor's first. HTTP serves only this flavor's name;
+ * the envelope's own `contentType` field may carry either, since the bytes are the same.
+ */
 export function protobufMediaTypes(): string[] {
   return ['application/vnd.orch.protobuf', 'application/vnd.kubernetes.protobuf'].sort((a, b) =>
     a === protobufMediaType() ? -1 : b === protobufMediaType() ? 1 : 0,

@@ -48,7 +48,7 @@ describe('certificates through kubectl (kubernetes flavor)', { skip }, () => {
       options: { ...DEFAULT_CONTROLLER_OPTIONS, clusterSigningCertFile: join(server.dataDir, 'pki', 'ca.crt'), clusterSigningKeyFile: join(server.dataDir, 'pki', 'ca.key') },
     });
     informers = ctx.informers;
-    signer = await csrSigningController.start(ctx);
+    signer = await csrSigningController().start(ctx);
     informers.start();
   });
 

@@ -1,6 +1,7 @@
 // Builds the authenticators from flags, in kube-apiserver's order: authenticating proxy,
 // client certificates, then bearer tokens (static file, service accounts, bootstrap, OIDC,
-// webhook), then anonymous.
+// webhook), then anonymous. Token authenticators without a notion of audiences (static file,
+// bootstrap, OIDC) vouch for the server's own audiences only (`audiences.ts`).
 import { readFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
 import type { ParsedFlags } from '../../apimachinery/flags.js';
@@ -8,6 +9,7 @@ import type { ApiClient } from '../../client/types.js';
 import type { RESTStore } from '../../rest/index.js';
 import type { AuthenticationResult, Authenticator } from '../types.js';
 import { WebhookClient } from '../webhook-client.js';
+import { audienceAgnostic } from './audiences.js';
 import { BootstrapTokenAuthenticator } from './bootstrap-token.js';
 import { privateKeyFromPem, publicKeysFromPem, readPublicKeys } from './keys.js';
 import { OidcAuthenticator, parseRequiredClaims } from './oidc.js';
@@ -105,13 +107,13 @@ export async function buildAuthenticators(flags: ParsedFlags, deps: AuthnDeps): 
   const tokenFile = flags.string('token-auth-file');
   if (tokenFile) {
     try {
-      tokens.push(await TokenFileAuthenticator.fromFile(tokenFile));
+      tokens.push(audienceAgnostic(await TokenFileAuthenticator.fromFile(tokenFile), apiAudiences));
     } catch (e) {
       throw new Error(`--token-auth-file: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   tokens.push(serviceAccounts);
-  if (flags.boolean('enable-bootstrap-token-auth')) tokens.push(new BootstrapTokenAuthenticator(deps.client));
+  if (flags.boolean('enable-bootstrap-token-auth')) tokens.push(audienceAgnostic(new BootstrapTokenAuthenticator(deps.client), apiAudiences));
   let oidc: OidcAuthenticator | undefined;
   const issuerURL = flags.string('oidc-issuer-url');
   if (issuerURL) {
@@ -127,7 +129,7 @@ export async function buildAuthenticators(flags: ParsedFlags, deps: AuthnDeps): 
       caPem: caFile ? await readText(caFile, 'oidc-ca-file') : undefined,
       signingAlgs: flags.list('oidc-signing-algs').length > 0 ? flags.list('oidc-signing-algs') : ['RS256'],
     });
-    tokens.push(oidc);
+    tokens.push(audienceAgnostic(oidc, apiAudiences));
   }
   const webhookFile = flags.string('authentication-token-webhook-config-file');
   if (webhookFile) {

@@ -1,6 +1,7 @@
 // Resource definitions of the review APIs: virtual, create-only, cluster-scoped except
-// LocalSubjectAccessReview. SelfSubjectReview is served as v1alpha1, v1beta1 (as release
-// 1.27 has them) and v1 (as later releases serve it), so `auth whoami` works everywhere.
+// LocalSubjectAccessReview. Release 1.27's layout: TokenReview in authentication v1 only
+// (v1beta1's was removed in 1.22); SelfSubjectReview in v1beta1 and v1alpha1 only, both off
+// unless --runtime-config serves them and the APISelfSubjectReview gate is on (v1 is 1.28's).
 import { group } from '../../naming/index.js';
 import type { ResourceDefinition } from '../../rest/index.js';
 
@@ -24,8 +25,6 @@ function def(base: 'authentication' | 'authorization', version: string, kind: st
 export function reviewDefinitions(): Record<string, ResourceDefinition> {
   return {
     tokenReviewV1: def('authentication', 'v1', 'TokenReview', false, true),
-    tokenReviewV1beta1: def('authentication', 'v1beta1', 'TokenReview', false, false),
-    selfSubjectReviewV1: def('authentication', 'v1', 'SelfSubjectReview', false, true),
     selfSubjectReviewV1beta1: def('authentication', 'v1beta1', 'SelfSubjectReview', false, false),
     selfSubjectReviewV1alpha1: def('authentication', 'v1alpha1', 'SelfSubjectReview', false, false),
     selfSubjectAccessReview: def('authorization', 'v1', 'SelfSubjectAccessReview', false, true),

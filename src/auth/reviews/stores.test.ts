@@ -34,11 +34,9 @@ describe('review APIs', () => {
   it('serves the expected group versions, create only', () => {
     const served = stores.map((s) => `${s.definition.group}/${s.definition.version}/${s.definition.resource}${s.definition.namespaced ? ' (namespaced)' : ''}`).sort();
     assert.deepEqual(served, [
-      'authentication.orch.io/v1/selfsubjectreviews',
       'authentication.orch.io/v1/tokenreviews',
       'authentication.orch.io/v1alpha1/selfsubjectreviews',
       'authentication.orch.io/v1beta1/selfsubjectreviews',
-      'authentication.orch.io/v1beta1/tokenreviews',
       'authorization.orch.io/v1/localsubjectaccessreviews (namespaced)',
       'authorization.orch.io/v1/selfsubjectaccessreviews',
       'authorization.orch.io/v1/selfsubjectrulesreviews',
@@ -103,21 +101,20 @@ describe('review APIs', () => {
   });
 
   it('reviews tokens with the server audiences by default, and reports failures without detail', async () => {
-    for (const version of ['v1', 'v1beta1']) {
-      const ok = await create('TokenReview', alice, { spec: { token: 'good' } }, '', version);
-      assert.deepEqual(status(ok), { authenticated: true, user: { username: 'tok', groups: ['g'] }, audiences: ['https://api'] });
-      assert.equal(ok.apiVersion, `authentication.orch.io/${version}`);
-      const custom = await create('TokenReview', alice, { spec: { token: 'good', audiences: ['a', 'b'] } }, '', version);
-      assert.deepEqual(status(custom)['audiences'], ['a']);
-      const bad = await create('TokenReview', alice, { spec: { token: 'bad-secret' } }, '', version);
-      assert.deepEqual(status(bad), { user: {}, error: 'invalid bearer token' });
-      await assert.rejects(create('TokenReview', alice, { spec: {} }, '', version), (e: Error) => e.message === 'token is required for TokenReview in authentication');
-    }
+    const ok = await create('TokenReview', alice, { spec: { token: 'good' } });
+    assert.deepEqual(status(ok), { authenticated: true, user: { username: 'tok', groups: ['g'] }, audiences: ['https://api'] });
+    assert.equal(ok.apiVersion, 'authentication.orch.io/v1');
+    const custom = await create('TokenReview', alice, { spec: { token: 'good', audiences: ['a', 'b'] } });
+    assert.deepEqual(status(custom)['audiences'], ['a']);
+    const bad = await create('TokenReview', alice, { spec: { token: 'bad-secret' } });
+    assert.deepEqual(status(bad), { user: {}, error: 'invalid bearer token' });
+    await assert.rejects(create('TokenReview', alice, { spec: {} }), (e: Error) => e.message === 'token is required for TokenReview in authentication');
   });
 
   it('returns the caller in SelfSubjectReview in every served version', async () => {
-    for (const version of ['v1', 'v1beta1', 'v1alpha1']) {
+    for (const version of ['v1beta1', 'v1alpha1']) {
       const out = await create('SelfSubjectReview', alice, {}, '', version);
+      assert.equal(out.apiVersion, `authentication.orch.io/${version}`);
       assert.deepEqual(status(out), { userInfo: { username: 'alice', groups: ['system:authenticated'], extra: { scopes: ['a'] } } });
       assert.deepEqual(out.metadata, { creationTimestamp: null });
     }

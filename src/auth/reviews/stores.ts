@@ -1,7 +1,7 @@
 // The review APIs as create-only virtual stores: access reviews ask the server's own
 // authorizer chain, rules reviews enumerate the caller's rules, token reviews run the
 // token authenticators, and self-subject reviews return the caller's identity.
-import { badRequest, invalid, invalidField, type FieldError } from '../../apimachinery/errors.js';
+import { badRequest, internalError, invalid, invalidField, type FieldError } from '../../apimachinery/errors.js';
 import { apiVersionOf, isPlainObject, type KubeObject, type UserInfo } from '../../apimachinery/types.js';
 import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition } from '../../rest/index.js';
 import type { PolicyRule } from '../rbac/rules.js';
@@ -215,7 +215,11 @@ export function reviewStores(deps: ReviewDeps): RESTStore[] {
       }
       // The error names no detail of the token or of why it failed.
       if (!result) return typed(def, obj, { user: {}, error: 'invalid bearer token' });
-      return typed(def, obj, { authenticated: true, user: userInfoJson(result.user), audiences: result.audiences ?? audiences });
+      // Every token authenticator answers the audiences it vouched for; one that vouched for
+      // none of those asked is a fault, as kube-apiserver treats it (never an authentication).
+      const vouched = result.audiences ?? [];
+      if (!vouched.some((a) => audiences.includes(a))) throw internalError(new Error('error validating audiences'));
+      return typed(def, obj, { authenticated: true, user: userInfoJson(result.user), audiences: vouched });
     });
 
   const selfSubjectReview = (def: ResourceDefinition) =>
@@ -227,8 +231,6 @@ export function reviewStores(deps: ReviewDeps): RESTStore[] {
     localSubjectAccessReview,
     selfSubjectRulesReview,
     tokenReview(d['tokenReviewV1']!),
-    tokenReview(d['tokenReviewV1beta1']!),
-    selfSubjectReview(d['selfSubjectReviewV1']!),
     selfSubjectReview(d['selfSubjectReviewV1beta1']!),
     selfSubjectReview(d['selfSubjectReviewV1alpha1']!),
   ];

@@ -4,7 +4,7 @@
 import { badRequest } from '../../apimachinery/errors.js';
 import { FlagError, type FlagDefinition, type ParsedFlags } from '../../apimachinery/flags.js';
 import { isPlainObject, parseApiVersion, type KubeObject } from '../../apimachinery/types.js';
-import { flavor, protobufMediaType, protobufMediaTypes } from '../../naming/index.js';
+import { protobufMediaType } from '../../naming/index.js';
 import { jsonCodec, type ObjectCodec } from '../storage.js';
 import type { Serializer } from '../serializer.js';
 import { canEncode, encodeObject, isProtobufPayload } from './envelope.js';
@@ -12,14 +12,13 @@ import { decodeObject } from './decode.js';
 import { encodeWatchEvent } from './watch.js';
 
 /**
- * The binary serializer of the running flavor (create it after the flavor is chosen). In the
- * orch flavor the stock media type name is an alias: the bytes are the same.
+ * The binary serializer of the running flavor (create it after the flavor is chosen). Each
+ * flavor serves its own media type name only, as kube-apiserver serves only its own: the
+ * other flavor's name is refused (406, 415) like any unknown type, though the bytes are the same.
  */
 export function createProtobufSerializer(): Serializer {
-  const names = protobufMediaTypes();
   return {
     mediaType: protobufMediaType(),
-    aliases: flavor() === 'orch' ? names.filter((n) => n !== protobufMediaType()) : [],
     streaming: true,
     encode(obj) {
       if (!isPlainObject(obj)) throw badRequest('only objects have a binary form');
@@ -52,7 +51,7 @@ export const protobufFlagDefinitions: FlagDefinition[] = [
  * (custom resources) are stored as JSON either way.
  */
 export function storageCodec(mediaType: string): ObjectCodec {
-  const binary = protobufMediaTypes().includes(mediaType);
+  const binary = mediaType === protobufMediaType();
   if (!binary && mediaType !== 'application/json') {
     throw new FlagError(
       `--${STORAGE_MEDIA_TYPE_FLAG}: unsupported media type "${mediaType}": supported values: "application/json", "${protobufMediaType()}"`,

@@ -7,7 +7,6 @@ import { apiVersionOf, parseApiVersion, type GroupVersionKind, type KubeObject }
 import { typeIdForKind } from '../../schema/index.js';
 import { flavor } from '../../naming/index.js';
 import { EncodeError, encodeMessage } from './encode.js';
-import { gapTypeId } from './catalog-gaps.js';
 import { messagePlan, type MessagePlan } from './plan.js';
 import { Reader, Writer } from './wire.js';
 
@@ -46,7 +45,7 @@ function planForTypeMeta(apiVersion: string, kind: string): MessagePlan | undefi
   let plan = planCache.get(key);
   if (plan === undefined) {
     const gvk = { ...parseApiVersion(apiVersion), kind };
-    const id = typeIdForKind(gvk) ?? gapTypeId(gvk);
+    const id = typeIdForKind(gvk);
     plan = (id === undefined ? undefined : messagePlan(id)) ?? null;
     planCache.set(key, plan);
   }

@@ -146,4 +146,9 @@ test('--storage-media-type accepts JSON and the binary type, nothing else', () =
   const bin = storageCodecFromFlags(new ParsedFlags(new Map([['storage-media-type', protobufMediaType()]])));
   assert.ok(isProtobufPayload(bin.encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } })));
   assert.throws(() => storageCodec('application/xml'), (e) => e instanceof FlagError && /unsupported media type "application\/xml"/.test(e.message));
+  // The other flavor's name of the same bytes is not this flavor's type (the message names the one it is).
+  assert.throws(
+    () => storageCodec('application/vnd.kubernetes.protobuf'),
+    (e) => e instanceof FlagError && e.message.endsWith('supported values: "application/json", "application/vnd.orch.protobuf"'),
+  );
 });

@@ -70,8 +70,11 @@ export async function approveIfNodeClient(client: ApiClient, csr: KubeObject): P
   }
 }
 
-export const csrApprovingController: ControllerDescriptor = {
-  name: 'csrapproving',
-  requires: [{ group: group('certificates'), resource: 'certificatesigningrequests' }],
-  start: (ctx) => startCSRController(ctx, (csr) => approveIfNodeClient(ctx.client, csr)),
-};
+/** The descriptor, built when the manager is: the resource it requires is named in the flavor chosen by then. */
+export function csrApprovingController(): ControllerDescriptor {
+  return {
+    name: 'csrapproving',
+    requires: [{ group: group('certificates'), resource: 'certificatesigningrequests' }],
+    start: (ctx) => startCSRController(ctx, (csr) => approveIfNodeClient(ctx.client, csr)),
+  };
+}

@@ -50,46 +50,49 @@ export function cleanupReason(csr: KubeObject, now: Date): string | undefined {
   return undefined;
 }
 
-export const csrCleanerController: ControllerDescriptor = {
-  name: 'csrcleaner',
-  requires: [{ group: group('certificates'), resource: 'certificatesigningrequests' }],
-  start(ctx) {
-    const informer = ctx.informers.informerFor(csrResource());
-    informer.start();
-    let busy = false;
-    let stopped = false;
-    let cancel: () => void = () => {};
-    const pass = async (): Promise<void> => {
-      busy = true;
-      try {
-        await informer.waitForSync();
-        for (const csr of informer.list()) {
-          if (stopped) return;
-          if (!cleanupReason(csr, ctx.clock.now())) continue;
-          try {
-            await ctx.client.delete(csrResource(), '', csr.metadata?.name ?? '', { preconditions: { uid: csr.metadata?.uid } });
-          } catch (err) {
-            if (!(isApiError(err) && (err.code === 404 || err.code === 409))) ctx.onError(err);
+/** The descriptor, built when the manager is: the resource it requires is named in the flavor chosen by then. */
+export function csrCleanerController(): ControllerDescriptor {
+  return {
+    name: 'csrcleaner',
+    requires: [{ group: group('certificates'), resource: 'certificatesigningrequests' }],
+    start(ctx) {
+      const informer = ctx.informers.informerFor(csrResource());
+      informer.start();
+      let busy = false;
+      let stopped = false;
+      let cancel: () => void = () => {};
+      const pass = async (): Promise<void> => {
+        busy = true;
+        try {
+          await informer.waitForSync();
+          for (const csr of informer.list()) {
+            if (stopped) return;
+            if (!cleanupReason(csr, ctx.clock.now())) continue;
+            try {
+              await ctx.client.delete(csrResource(), '', csr.metadata?.name ?? '', { preconditions: { uid: csr.metadata?.uid } });
+            } catch (err) {
+              if (!(isApiError(err) && (err.code === 404 || err.code === 409))) ctx.onError(err);
+            }
           }
+        } finally {
+          busy = false;
         }
-      } finally {
-        busy = false;
-      }
-    };
-    let running: Promise<void> = Promise.resolve();
-    const tick = (): void => {
-      if (stopped) return;
-      running = pass().catch((err: unknown) => ctx.onError(err));
-      cancel = ctx.clock.schedule(POLLING_INTERVAL_MS, tick);
-    };
-    tick();
-    return {
-      async stop() {
-        stopped = true;
-        cancel();
-        await running;
-      },
-      idle: () => !busy,
-    };
-  },
-};
+      };
+      let running: Promise<void> = Promise.resolve();
+      const tick = (): void => {
+        if (stopped) return;
+        running = pass().catch((err: unknown) => ctx.onError(err));
+        cancel = ctx.clock.schedule(POLLING_INTERVAL_MS, tick);
+      };
+      tick();
+      return {
+        async stop() {
+          stopped = true;
+          cancel();
+          await running;
+        },
+        idle: () => !busy,
+      };
+    },
+  };
+}

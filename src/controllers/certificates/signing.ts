@@ -230,17 +230,20 @@ export async function signIfApproved(opts: SignerOptions, csr: KubeObject): Prom
   await opts.client.update(csrResource(), '', { ...csr, status: { ...status, certificate: Buffer.from(pem).toString('base64') } }, 'status');
 }
 
-export const csrSigningController: ControllerDescriptor = {
-  name: 'csrsigning',
-  requires: [{ group: group('certificates'), resource: 'certificatesigningrequests' }],
-  async start(ctx) {
-    const { clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile } = ctx.options;
-    if (!certFile || !keyFile) {
-      // Without a signing key there is nothing to sign with, as kube-controller-manager skips the controller.
-      ctx.log('skipping: no --cluster-signing-cert-file and --cluster-signing-key-file were given');
-      return { stop: async () => {}, idle: () => true };
-    }
-    const ca = await loadSigningCA(certFile, keyFile);
-    return startCSRController(ctx, (csr) => signIfApproved({ client: ctx.client, ca, durationSeconds: ctx.options.clusterSigningDurationSeconds, now: () => ctx.clock.now() }, csr));
-  },
-};
+/** The descriptor, built when the manager is: the resource it requires is named in the flavor chosen by then. */
+export function csrSigningController(): ControllerDescriptor {
+  return {
+    name: 'csrsigning',
+    requires: [{ group: group('certificates'), resource: 'certificatesigningrequests' }],
+    async start(ctx) {
+      const { clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile } = ctx.options;
+      if (!certFile || !keyFile) {
+        // Without a signing key there is nothing to sign with, as kube-controller-manager skips the controller.
+        ctx.log('skipping: no --cluster-signing-cert-file and --cluster-signing-key-file were given');
+        return { stop: async () => {}, idle: () => true };
+      }
+      const ca = await loadSigningCA(certFile, keyFile);
+      return startCSRController(ctx, (csr) => signIfApproved({ client: ctx.client, ca, durationSeconds: ctx.options.clusterSigningDurationSeconds, now: () => ctx.clock.now() }, csr));
+    },
+  };
+}
