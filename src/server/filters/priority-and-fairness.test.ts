@@ -165,8 +165,8 @@ describe('priority and fairness, black-box', () => {
 
   it('keeps mandatory objects, respects a suggested one turned off, recreates a deleted one, and removes none of the administrator’s', async () => {
     const client = s.running.client;
+    // A mandatory level's spec cannot change (1.27's validation fixes it); its annotation can.
     const catchAll = await client.get(priorityLevelResource(), '', 'catch-all');
-    (catchAll.spec as { limited: { nominalConcurrencyShares: number } }).limited.nominalConcurrencyShares = 99;
     catchAll.metadata!.annotations = { 'apf.orch.io/autoupdate-spec': 'false' };
     await client.update(priorityLevelResource(), '', catchAll);
     const global = await client.get(priorityLevelResource(), '', 'global-default');
