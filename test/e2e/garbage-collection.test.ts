@@ -2,6 +2,7 @@
 // Deployment owning ConfigMaps, with the garbage collector running in the server binary.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ApiError } from '../../src/apimachinery/errors.js';
 import { eventually, Kubectl, kubectlPath, serverUnavailable, startTestServer, type Flavor, type TestServer } from './harness.js';
 
 const binary = kubectlPath();
@@ -76,7 +77,12 @@ for (const flavor of ['kubernetes', 'orch'] as Flavor[]) {
         metadata: { name, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: owner.metadata?.uid ?? '' }] },
       });
       await server.client.delete(DEPLOYMENTS, 'default', name, { propagationPolicy: 'Background' });
-      await eventually(async () => ((await exists('configmap', name)) ? undefined : true), `the collector to take ${name}`);
+      const gone = (): Promise<true | undefined> =>
+        server.client.get(CONFIG_MAPS, 'default', name).then(
+          () => undefined,
+          (e: unknown) => (e instanceof ApiError && e.code === 404 ? true : Promise.reject(e)),
+        );
+      await eventually(gone, `the collector to take ${name}`);
     }
 
     async function exists(kind: string, name: string): Promise<boolean> {
