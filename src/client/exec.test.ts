@@ -8,10 +8,12 @@ import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { FakeClock } from '../apimachinery/clock.js';
 import { setFlavor } from '../naming/index.js';
 import { createCA, issueCert, type TestCert } from '../testing/pki.js';
-import { parseExecCredential } from './exec.js';
+import { ExecAuthenticator, parseExecCredential } from './exec.js';
 import { HttpClient } from './http.js';
+import type { ExecConfig } from './kubeconfig.js';
 
 setFlavor('orch');
 
@@ -37,6 +39,7 @@ if (process.env.MODE === 'cert') {
   status.token = 'tok-' + run + (process.argv[2] || '');
 }
 if (process.env.TTL_MS) status.expirationTimestamp = new Date(Date.now() + Number(process.env.TTL_MS)).toISOString();
+if (process.env.EXPIRES_AT) status.expirationTimestamp = process.env.EXPIRES_AT;
 process.stdout.write(JSON.stringify({ apiVersion: process.env.ANSWER_VERSION, kind: 'ExecCredential', status }));
 `;
 
@@ -102,9 +105,9 @@ function setup(exec: Record<string, unknown>, env: Record<string, string>, files
   };
 }
 
-test('a plugin token is sent, cached until its expirationTimestamp, and fetched again after it', async () => {
+test('a plugin token is sent, and cached while it is valid', async () => {
   presented.length = 0;
-  const s = setup({ apiVersion: V1, interactiveMode: 'Never', args: ['-x'], provideClusterInfo: true }, { ANSWER_VERSION: V1, TTL_MS: '1500' });
+  const s = setup({ apiVersion: V1, interactiveMode: 'Never', args: ['-x'], provideClusterInfo: true }, { ANSWER_VERSION: V1, TTL_MS: '3600000' });
   try {
     await s.client.get(CM, 'ns', 'a');
     await s.client.get(CM, 'ns', 'a');
@@ -116,10 +119,25 @@ test('a plugin token is sent, cached until its expirationTimestamp, and fetched 
     assert.equal(input.spec.interactive, false);
     assert.equal(input.spec.cluster?.server, url);
     assert.equal(Buffer.from(String(input.spec.cluster?.['certificate-authority-data']), 'base64').toString(), ca.certPem);
-    await new Promise((r) => setTimeout(r, 1600));
-    await s.client.get(CM, 'ns', 'a');
+  } finally {
+    s.done();
+  }
+});
+
+test('a plugin credential is used until its expirationTimestamp, then the plugin runs again (on the injected clock)', async () => {
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const s = setup({ apiVersion: V1, interactiveMode: 'Never' }, {});
+  const exec: ExecConfig = { command: join(s.dir, 'plugin'), args: [], env: [{ name: 'ANSWER_VERSION', value: V1 }, { name: 'EXPIRES_AT', value: '2024-01-01T00:00:01.500Z' }], apiVersion: V1, provideClusterInfo: false, interactiveMode: 'Never' };
+  const auth = new ExecAuthenticator(exec, { server: url, namespace: '' }, { now: () => clock.now().getTime(), stdinIsTerminal: () => false });
+  try {
+    const first = await auth.credentials();
+    assert.deepEqual(first, { token: 'tok-1', expiresAt: Date.UTC(2024, 0, 1, 0, 0, 1, 500) });
+    clock.step(1500);
+    assert.equal(await auth.credentials(), first, 'valid up to its expiry');
+    assert.equal(s.runs(), 1);
+    clock.step(1);
+    assert.equal((await auth.credentials()).token, 'tok-2', 'fetched again after it');
     assert.equal(s.runs(), 2);
-    assert.equal(presented[2], 'Bearer tok-2-x');
   } finally {
     s.done();
   }

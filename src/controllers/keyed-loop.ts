@@ -83,7 +83,8 @@ export class KeyedLoop implements RunningController {
   }
 
   idle(): boolean {
-    return this.queue.len() === 0 && this.inFlight === 0;
+    // busy(), not len(): a key handed straight to a waiting worker is in no queue, yet not synced.
+    return !this.queue.busy() && this.inFlight === 0;
   }
 
   async stop(): Promise<void> {

@@ -32,12 +32,21 @@ async function front(target: (path: string) => ProxyTarget): Promise<number> {
   return listen(s);
 }
 
-function get(port: number, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+  onData?: (received: string) => void,
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
   return new Promise((resolve, reject) => {
     const r = request({ agent: false, port, host: '127.0.0.1', path, method: body ? 'POST' : 'GET', headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
+      res.on('data', (c: string) => {
+        text += c;
+        onData?.(text);
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
     });
     r.on('error', reject);
@@ -58,6 +67,10 @@ test('headers: hop-by-hop, pseudo, dropped and replaced ones never reach the ups
 
 test('a request and its body are forwarded and the answer streams back', async () => {
   const seen: { method?: string; url?: string; body: string; remote?: string; auth?: string }[] = [];
+  // The answer comes in two pieces, the second only once the client has the first: the proxy
+  // passes each on at once (after 5 s the upstream ends anyway, and the test fails).
+  let firstPieceReceived!: (received: boolean) => void;
+  const streamed = new Promise<boolean>((resolve) => (firstPieceReceived = resolve));
   const up = await listen(
     createServer((req, res) => {
       let body = '';
@@ -65,14 +78,20 @@ test('a request and its body are forwarded and the answer streams back', async (
       req.on('end', () => {
         seen.push({ method: req.method, url: req.url, body, remote: req.headers['x-remote-user'] as string, auth: req.headers.authorization });
         res.writeHead(201, { 'content-type': 'application/json', 'x-up': '1' });
-        // Written in two pieces, a while apart: the proxy passes the first on at once.
         res.write('{"a":');
-        setTimeout(() => res.end('1}'), 20);
+        const giveUp = setTimeout(() => firstPieceReceived(false), 5000);
+        void streamed.then(() => {
+          clearTimeout(giveUp);
+          res.end('1}');
+        });
       });
     }),
   );
   const port = await front((path) => ({ url: new URL(`http://127.0.0.1:${up}${path}`), dropHeaders: ['authorization'], setHeaders: { 'x-remote-user': 'alice' } }));
-  const r = await get(port, '/apis/x?watch=1', { authorization: 'Bearer secret', 'x-remote-user': 'mallory' }, 'hello');
+  const r = await get(port, '/apis/x?watch=1', { authorization: 'Bearer secret', 'x-remote-user': 'mallory' }, 'hello', (received) => {
+    if (received === '{"a":') firstPieceReceived(true);
+  });
+  assert.equal(await streamed, true, 'the first piece reached the client before the upstream ended');
   assert.equal(r.status, 201);
   assert.equal(r.body, '{"a":1}');
   assert.equal(r.headers['x-up'], '1');

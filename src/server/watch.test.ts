@@ -110,12 +110,17 @@ describe('watch', () => {
   });
 
   it('keeps a watch with a timeoutSeconds too large for a timer open instead of ending it at once', async () => {
-    // 2147484 s is just over 2^31-1 ms, where a timer would fire after 1 ms.
+    // 2147484 s is just over 2^31-1 ms, where a timer would fire after 1 ms: a change made once
+    // the watch has sent its first event must still reach it.
     const w = collect(`${CM}?watch=1&timeoutSeconds=2147484`);
-    const ended = await Promise.race([w.done.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 400))]);
+    await w.waitFor(1);
+    await t.request('POST', CM, { body: { metadata: { name: 'after-long-timeout' } } });
+    const outcome = await Promise.race([w.done.then(() => 'ended'), w.waitFor(2).then(() => 'delivered')]);
     w.close();
     await w.done;
-    assert.equal(ended, false);
+    assert.equal(outcome, 'delivered', JSON.stringify(w.events));
+    assert.equal(w.events[1]?.object.metadata?.name, 'after-long-timeout');
+    await t.request('DELETE', `${CM}/after-long-timeout`);
   });
 
   it('answers an error before the first event as an HTTP error', async () => {

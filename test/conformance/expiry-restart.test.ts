@@ -3,7 +3,7 @@
 // its content with it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Server, meta, serverUnavailable } from './harness.js';
+import { Server, eventually, meta, serverUnavailable } from './harness.js';
 
 const skip = serverUnavailable();
 // Leases in the first test: a kind nothing in the server creates on its own (the root CA
@@ -19,11 +19,14 @@ test('an expired continue token is 410 with a token that finishes the list at th
     const first = await server.expect(200, 'GET', `${LEASES}?limit=1`);
     const oldRv = String(meta(first).resourceVersion);
     await server.expect(201, 'POST', LEASES, { body: { metadata: { name: 'd' } } });
-    await new Promise((r) => setTimeout(r, 3500));
+    // The server compacts on its own wall clock (a 1 s window, every second): look until the
+    // list's revision is gone.
+    const exact = await eventually(async () => {
+      const r = await server.request('GET', `${LEASES}?resourceVersion=${oldRv}&resourceVersionMatch=Exact`);
+      return r.status === 410 ? r.json : undefined;
+    }, `revision ${oldRv} to be compacted`);
+    assert.equal(exact?.message, 'The resourceVersion for the provided list is too old.');
     await server.expect(201, 'POST', LEASES, { body: { metadata: { name: 'e' } } });
-    await new Promise((r) => setTimeout(r, 1500));
-    const exact = await server.expect(410, 'GET', `${LEASES}?resourceVersion=${oldRv}&resourceVersionMatch=Exact`);
-    assert.equal(exact.message, 'The resourceVersion for the provided list is too old.');
     const expired = await server.expect(410, 'GET', `${LEASES}?limit=1&continue=${String(meta(first).continue)}`);
     assert.equal(expired.reason, 'Expired');
     assert.match(String(expired.message), /^The provided continue parameter is too old to display a consistent list result\./);

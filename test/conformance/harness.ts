@@ -69,6 +69,8 @@ export interface RequestOptions {
   accept?: string;
   /** Ends the request after this long and returns what arrived (watches). */
   readForMs?: number;
+  /** Ends the request as soon as this many lines (watch events) have arrived. */
+  untilEvents?: number;
 }
 
 export class Server {
@@ -148,16 +150,20 @@ export class Server {
             }
             resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
           };
-          res.on('data', (c: Buffer) => chunks.push(c));
+          const cut = (): void => {
+            res.removeAllListeners('end');
+            req.destroy();
+            finish();
+          };
+          let lines = 0;
+          res.on('data', (c: Buffer) => {
+            chunks.push(c);
+            for (const byte of c) if (byte === 0x0a) lines++;
+            if (opts.untilEvents !== undefined && lines >= opts.untilEvents) cut();
+          });
           res.on('end', finish);
           res.on('error', finish);
-          if (opts.readForMs !== undefined) {
-            timer = setTimeout(() => {
-              res.removeAllListeners('end');
-              req.destroy();
-              finish();
-            }, opts.readForMs);
-          }
+          if (opts.readForMs !== undefined) timer = setTimeout(cut, opts.readForMs);
         },
       );
       req.on('error', (e) => {
@@ -199,4 +205,15 @@ export function watchEvents(text: string): { type: string; object: Record<string
 export function meta(obj: unknown): Record<string, unknown> {
   const m = field(obj, 'metadata');
   return m !== null && typeof m === 'object' ? (m as Record<string, unknown>) : {};
+}
+
+/** Calls `probe` until it answers something; fails naming `what` after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -186,29 +186,24 @@ describe('a conversion webhook through kubectl (kubernetes flavor)', { skip: kub
     await hook?.close();
   });
 
-  /** Resolves once no conversion review has arrived for 300 ms (at most 10 s). */
-  const settledReviews = async (): Promise<void> => {
-    for (let seen = -1, i = 0; seen !== reviews.length && i < 33; i++) {
-      seen = reviews.length;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-  };
-
   const widgetIn = (version: string, name: string, spec: Record<string, unknown>): string =>
     JSON.stringify({ apiVersion: `example.com/${version}`, kind: 'Widget', metadata: { name, namespace: 'default' }, spec });
 
   test('created in v1, read in v2 through the webhook', async () => {
     const created = await kubectl.run(['create', '-f', '-'], { input: widgetIn('v1', 'w1', { replicas: 3 }) });
     assert.equal(created.code, 0, created.stderr);
-    // The controllers' watches convert the new object too; let them finish before counting.
-    await settledReviews();
     reviews.length = 0;
     const v2 = await kubectl.run(['get', 'widgets.v2.example.com', 'w1', '-o', 'json']);
     assert.equal(v2.code, 0, v2.stderr);
     const obj = JSON.parse(v2.stdout) as Obj;
     assert.equal(obj.apiVersion, 'example.com/v2');
+    // Only the webhook knows that v2's count is v1's replicas: the answer went through it.
     assert.deepEqual(obj.spec, { count: 3 });
-    assert.deepEqual(reviews, [{ desiredAPIVersion: 'example.com/v2', from: ['example.com/v1'] }]);
+    // The controllers' watches convert the new object too, at moments of their own: the
+    // reviews seen meanwhile are the get's and theirs, all from the stored v1 to v2 (that a
+    // read makes one review is for src/registry/customresource/conversion.test.ts).
+    assert.ok(reviews.length > 0, 'the get asked the webhook');
+    assert.deepEqual(new Set(reviews.map((r) => `${r.from.join(',')} -> ${r.desiredAPIVersion}`)), new Set(['example.com/v1 -> example.com/v2']));
     const v1 = await kubectl.run(['get', 'widgets.v1.example.com', 'w1', '-o', 'jsonpath={.spec.replicas}']);
     assert.equal(v1.stdout, '3');
   });

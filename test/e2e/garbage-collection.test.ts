@@ -2,9 +2,12 @@
 // Deployment owning ConfigMaps, with the garbage collector running in the server binary.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ApiError } from '../../src/apimachinery/errors.js';
 import { eventually, Kubectl, kubectlPath, serverUnavailable, startTestServer, type Flavor, type TestServer } from './harness.js';
 
 const binary = kubectlPath();
+const DEPLOYMENTS = { group: 'apps', version: 'v1', resource: 'deployments' };
+const CONFIG_MAPS = { group: '', version: 'v1', resource: 'configmaps' };
 const skip = serverUnavailable() ?? (binary ? undefined : 'kubectl is not on PATH');
 
 for (const flavor of ['kubernetes', 'orch'] as Flavor[]) {
@@ -53,6 +56,35 @@ for (const flavor of ['kubernetes', 'orch'] as Flavor[]) {
       return out.split('\n').filter(Boolean).sort();
     }
 
+    /**
+     * Resolves once the collector has handled the events before the call: a Deployment
+     * deleted now takes its ConfigMap along, which the collector does only after the events
+     * of both its informers (Deployments, ConfigMaps) that came before.
+     */
+    let markers = 0;
+    async function collectorCaughtUp(): Promise<void> {
+      const name = `marker-${markers++}`;
+      const labels = { marker: name };
+      const owner = await server.client.create(DEPLOYMENTS, 'default', {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name },
+        spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
+      });
+      await server.client.create(CONFIG_MAPS, 'default', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: owner.metadata?.uid ?? '' }] },
+      });
+      await server.client.delete(DEPLOYMENTS, 'default', name, { propagationPolicy: 'Background' });
+      const gone = (): Promise<true | undefined> =>
+        server.client.get(CONFIG_MAPS, 'default', name).then(
+          () => undefined,
+          (e: unknown) => (e instanceof ApiError && e.code === 404 ? true : Promise.reject(e)),
+        );
+      await eventually(gone, `the collector to take ${name}`);
+    }
+
     async function exists(kind: string, name: string): Promise<boolean> {
       const res = await kubectl.run(['get', kind, name, '-o', 'name']);
       if (res.code === 0) return true;
@@ -84,9 +116,10 @@ for (const flavor of ['kubernetes', 'orch'] as Flavor[]) {
       const owner = JSON.parse(await ok(['get', 'deployment', 'web-fg', '-o', 'json'])) as { metadata: { deletionTimestamp?: string; finalizers?: string[] } };
       assert.ok(owner.metadata.deletionTimestamp, 'the owner carries a deletionTimestamp');
       assert.deepEqual(owner.metadata.finalizers, ['foregroundDeletion']);
-      // Still there a moment later: the collector does not give up on the blocking dependent.
-      await new Promise((r) => setTimeout(r, 500));
+      // Still there once the collector has handled every later event: it does not give up on the blocking dependent.
+      await collectorCaughtUp();
       assert.equal(await exists('deployment', 'web-fg'), true);
+      assert.deepEqual((JSON.parse(await ok(['get', 'deployment', 'web-fg', '-o', 'json'])) as { metadata: { finalizers?: string[] } }).metadata.finalizers, ['foregroundDeletion']);
       await ok(['patch', 'configmap', 'fg-held', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
       await eventually(async () => ((await exists('deployment', 'web-fg')) ? undefined : true), 'the owner gone after its dependents');
       assert.deepEqual(await names('configmaps', 'owner=web-fg'), []);
@@ -101,8 +134,8 @@ for (const flavor of ['kubernetes', 'orch'] as Flavor[]) {
       for (const name of ['or-1', 'or-2']) {
         assert.equal(await ok(['get', 'configmap', name, '-o', 'jsonpath={.metadata.ownerReferences}']), '', `${name} keeps no reference`);
       }
-      // And they stay: nothing collects them later.
-      await new Promise((r) => setTimeout(r, 500));
+      // And they stay: the collector, having handled every later event, took nothing.
+      await collectorCaughtUp();
       assert.deepEqual(await names('configmaps', 'owner=web-or'), ['configmap/or-1', 'configmap/or-2']);
     });
   });

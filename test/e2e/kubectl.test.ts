@@ -98,14 +98,11 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
     test('get --watch reports objects created after it started', async () => {
       const watch = kubectl.spawn(['get', 'configmaps', '-n', ns, '--watch', '--output-watch-events', '-o', 'json']);
       try {
-        await new Promise((r) => setTimeout(r, 500));
-        // Repeat creation under new names until the watch shows one: the watch may start late.
-        let i = 0;
-        await eventually(async () => {
-          await server.client.create(CM, ns, JSON.parse(configMap(ns, `watched-${i++}`)));
-          await new Promise((r) => setTimeout(r, 200));
-          return /"type":\s*"ADDED"[\s\S]*"name":\s*"watched-\d+"/.test(watch.output()) ? true : undefined;
-        }, 'the watch output', 20_000);
+        // kubectl prints the list first, then watches from its resourceVersion: once a listed
+        // object is out, a configmap created now is a change the watch must show.
+        await eventually(() => (/"type":\s*"ADDED"/.test(watch.output()) ? true : undefined), 'the listed objects', 20_000);
+        await server.client.create(CM, ns, JSON.parse(configMap(ns, 'watched')));
+        await eventually(() => (/"type":\s*"ADDED",\s*"object":\s*\{[^]*?"name":\s*"watched"/.test(watch.output()) ? true : undefined), 'the created object in the watch output', 20_000);
       } finally {
         watch.child.kill('SIGTERM');
         await watch.exited;
@@ -114,11 +111,15 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
 
     test('wait --for=delete returns once the object is gone', async () => {
       await server.client.create(CM, ns, JSON.parse(configMap(ns, 'k4')));
-      const wait = kubectl.spawn(['wait', '--for=delete', 'configmap/k4', '-n', ns, '--timeout=30s']);
-      await new Promise((r) => setTimeout(r, 1000));
+      // -v=6 logs each answer: the delete comes once kubectl watches (an object already gone
+      // would not test the waiting).
+      const wait = kubectl.spawn(['wait', '--for=delete', 'configmap/k4', '-n', ns, '--timeout=30s', '-v=6']);
+      await eventually(() => (/watch=true.*200 OK/.test(wait.output()) ? true : undefined), 'kubectl to watch', 20_000);
+      assert.equal(wait.child.exitCode, null, 'still waiting while the object exists');
       await server.client.delete(CM, ns, 'k4');
       const code = await wait.exited;
       assert.equal(code, 0, wait.output());
+      assert.match(wait.output(), /configmap\/k4 condition met/);
     });
 
     test('api-resources and api-versions', async () => {

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { ApiError } from '../../src/apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../../src/apimachinery/types.js';
 import { Informer } from '../../src/client/informer.js';
+import type { ApiClient } from '../../src/client/types.js';
 import { eventually, serverUnavailable, startTestServer, type TestServer } from './harness.js';
 
 const NS = { group: '', version: 'v1', resource: 'namespaces' };
@@ -116,8 +117,17 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
       // Secrets: nothing in the server creates them on its own, so the log holds only the
       // changes below (the root CA publisher's config map arrives at a moment of its choosing).
       const errors: unknown[] = [];
-      // One-second watches: every change below lands on a resumed watch sooner or later.
-      const informer = new Informer(c, SECRET, { namespace: 'informed', watchTimeoutSeconds: 1, onError: (e) => errors.push(e) });
+      // One-second watches: each change below is made once the informer has resumed its watch
+      // after the server ended the one before, and must reach it all the same.
+      let watches = 0;
+      const counting = new Proxy(c, {
+        get(target, prop, receiver) {
+          if (prop === 'watch') return (...args: Parameters<ApiClient['watch']>) => (watches++, target.watch(...args));
+          const value: unknown = Reflect.get(target, prop, receiver);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const informer = new Informer(counting, SECRET, { namespace: 'informed', watchTimeoutSeconds: 1, onError: (e) => errors.push(e) });
       const log: string[] = [];
       informer.addEventHandler({
         onAdd: (o) => log.push(`add ${o.metadata?.name}`),
@@ -130,7 +140,7 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
       try {
         await informer.waitForSync();
         for (let i = 0; i < 3; i++) {
-          await new Promise((r) => setTimeout(r, 1200));
+          await eventually(() => (watches >= i + 2 ? true : undefined), `watch ${i + 2}`);
           await c.create(SECRET, 'informed', { apiVersion: 'v1', kind: 'Secret', metadata: { name: `later-${i}` } });
         }
         await c.patch(SECRET, 'informed', 'first', { data: { x: Buffer.from('y').toString('base64') } });

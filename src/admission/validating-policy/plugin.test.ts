@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { isApiError } from '../../apimachinery/errors.js';
-import type { KubeObject } from '../../apimachinery/types.js';
+import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
+import { SharedInformerFactory } from '../../client/informer-factory.js';
 import { FakeClient } from '../../testing/fake-client.js';
+import { eventually } from '../../testing/wait.js';
 import type { AdmissionAttributes } from '../types.js';
 import { bindingsResource, policiesResource, ValidatingAdmissionPolicyPlugin } from './index.js';
 
@@ -29,20 +31,28 @@ function attrs(name: string, audit: Map<string, string>): AdmissionAttributes {
 
 describe('ValidatingAdmissionPolicy plugin', () => {
   const client = new FakeClient();
-  const plugin = new ValidatingAdmissionPolicyPlugin({ client, readyTimeoutMs: 2000 });
-  after(() => plugin.stop());
+  // The plugin's informers come from here, so that a test can wait until they hold a write.
+  const informers = new SharedInformerFactory(client);
+  const plugin = new ValidatingAdmissionPolicyPlugin({ client, informers, readyTimeoutMs: 2000 });
+  informers.start();
+  after(async () => {
+    await plugin.stop();
+    await informers.stop();
+  });
 
   const policy = (name: string, spec: Record<string, unknown>): KubeObject => ({ metadata: { name }, spec: { failurePolicy: 'Fail', matchConstraints, ...spec } });
   const binding = (name: string, policyName: string, validationActions: string[]): KubeObject => ({ metadata: { name }, spec: { policyName, validationActions } });
 
-  async function settle(): Promise<void> {
-    await new Promise((r) => setTimeout(r, 100));
+  /** Writes `obj` and waits until the plugin's informer holds it (its handlers, which drop the plugin's caches, have run). */
+  async function write(verb: 'create' | 'update', r: GroupVersionResource, obj: KubeObject): Promise<void> {
+    const written = await client[verb](r, '', obj);
+    const informer = informers.informerFor(r);
+    await eventually(() => informer.peek('', written.metadata?.name ?? '')?.metadata?.resourceVersion === written.metadata?.resourceVersion, `${r.resource} ${written.metadata?.name} in the informer`);
   }
 
   it('records an Audit failure and the policy\'s audit annotations, and warns', async () => {
-    await client.create(policiesResource(), '', policy('audited', { validations: [{ expression: "object.metadata.name != 'bad'", message: 'bad name' }], auditAnnotations: [{ key: 'user', valueExpression: 'request.userInfo.username' }] }));
-    await client.create(bindingsResource(), '', binding('audited-binding', 'audited', ['Audit', 'Warn']));
-    await settle();
+    await write('create', policiesResource(), policy('audited', { validations: [{ expression: "object.metadata.name != 'bad'", message: 'bad name' }], auditAnnotations: [{ key: 'user', valueExpression: 'request.userInfo.username' }] }));
+    await write('create', bindingsResource(), binding('audited-binding', 'audited', ['Audit', 'Warn']));
     const audit = new Map<string, string>();
     const a = attrs('bad', audit);
     await plugin.validate(a);
@@ -58,28 +68,28 @@ describe('ValidatingAdmissionPolicy plugin', () => {
   });
 
   it('denies under Fail when a stored policy does not compile, admits under Ignore', async () => {
-    await client.create(policiesResource(), '', policy('stale', { validations: [{ expression: 'object.nope(' }] }));
-    await client.create(bindingsResource(), '', binding('stale', 'stale', ['Deny']));
-    await settle();
+    await write('create', policiesResource(), policy('stale', { validations: [{ expression: 'object.nope(' }] }));
+    await write('create', bindingsResource(), binding('stale', 'stale', ['Deny']));
     const err = await plugin.validate(attrs('x', new Map())).then(() => undefined, (e: unknown) => e);
     assert.ok(isApiError(err), String(err));
     assert.equal(err.code, 422);
     assert.match(err.message, /^configmaps "x" is forbidden: ValidatingAdmissionPolicy 'stale' denied request: failed to configure policy: spec.validations\[0\].expression: /);
-    await client.update(policiesResource(), '', { ...policy('stale', { failurePolicy: 'Ignore', validations: [{ expression: 'object.nope(' }] }) });
-    await settle();
+    await write('update', policiesResource(), policy('stale', { failurePolicy: 'Ignore', validations: [{ expression: 'object.nope(' }] }));
     await plugin.validate(attrs('x', new Map()));
   });
 
-  it('ignores bindings of policies that do not exist', async () => {
-    await client.create(bindingsResource(), '', binding('orphan', 'missing', ['Deny']));
-    await settle();
+  it('ignores bindings of policies that do not exist, and applies them once the policy comes', async () => {
+    await write('create', bindingsResource(), binding('orphan', 'missing', ['Deny']));
     await plugin.validate(attrs('bad2', new Map()));
+    // The same binding denies once its policy exists: it was in the plugin's view all along.
+    await write('create', policiesResource(), policy('missing', { validations: [{ expression: "object.metadata.name != 'bad2'", message: 'not bad2' }] }));
+    await assert.rejects(plugin.validate(attrs('bad2', new Map())), /ValidatingAdmissionPolicy 'missing' with binding 'orphan' denied request: not bad2/);
+    await plugin.validate(attrs('good2', new Map()));
   });
 
   it('never evaluates policies for the policy kinds themselves', async () => {
-    await client.create(policiesResource(), '', policy('deny-everything', { validations: [{ expression: 'false' }], matchConstraints: { ...matchConstraints, resourceRules: [{ ...rules[0], apiGroups: ['*'], resources: ['*'], apiVersions: ['*'], operations: ['*'] }] } }));
-    await client.create(bindingsResource(), '', binding('deny-everything', 'deny-everything', ['Deny']));
-    await settle();
+    await write('create', policiesResource(), policy('deny-everything', { validations: [{ expression: 'false' }], matchConstraints: { ...matchConstraints, resourceRules: [{ ...rules[0], apiGroups: ['*'], resources: ['*'], apiVersions: ['*'], operations: ['*'] }] } }));
+    await write('create', bindingsResource(), binding('deny-everything', 'deny-everything', ['Deny']));
     const a = attrs('p', new Map());
     a.resource = policiesResource();
     a.kind = { group: policiesResource().group, version: 'v1alpha1', kind: 'ValidatingAdmissionPolicy' };

@@ -3,20 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startAuthTestServer, type AuthTestServer } from '../../testing/server.js';
+import { eventually } from '../../testing/wait.js';
 
 const G = 'admissionregistration.orch.io';
 const POLICIES = `/apis/${G}/v1alpha1/validatingadmissionpolicies`;
 const BINDINGS = `/apis/${G}/v1alpha1/validatingadmissionpolicybindings`;
 
-async function eventually<T>(fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('ValidatingAdmissionPolicy, gate and API on', () => {
   let s: AuthTestServer;
@@ -89,7 +81,7 @@ describe('ValidatingAdmissionPolicy, gate and API on', () => {
       const r = await s.request('POST', '/api/v1/namespaces/vap/configmaps', s.admin, cm('big', { a: '1', b: '2', c: '3' }));
       if (r.status === 201) await s.request('DELETE', '/api/v1/namespaces/vap/configmaps/big', s.admin);
       return r.status === 201 ? undefined : r;
-    });
+    }, 'the policy to deny');
     assert.equal(res.status, 403, res.text);
     assert.equal(res.json.reason, 'Forbidden');
     assert.equal(res.json.message, `configmaps "big" is forbidden: ValidatingAdmissionPolicy 'max-keys' with binding 'max-keys-binding' denied request: too many keys`);
@@ -103,7 +95,7 @@ describe('ValidatingAdmissionPolicy, gate and API on', () => {
       const r = await s.request('POST', '/api/v1/namespaces/vap/configmaps', s.admin, cm('labelled', {}, { bad: 'x' }));
       if (r.status === 201) await s.request('DELETE', '/api/v1/namespaces/vap/configmaps/labelled', s.admin);
       return r.status === 201 ? undefined : r;
-    });
+    }, 'the policy to deny');
     assert.equal(res.status, 422, res.text);
     assert.equal(res.json.reason, 'Invalid');
     assert.match(String(res.json.message), /denied request: failed expression: !has\(object.metadata.labels\)/);
@@ -119,7 +111,7 @@ describe('ValidatingAdmissionPolicy, gate and API on', () => {
         return undefined;
       }
       return r;
-    });
+    }, 'the binding to warn');
     assert.equal(res.status, 201);
     assert.match(String(res.headers.warning), /Validation failed for ValidatingAdmissionPolicy 'warn-name' with binding 'warn-name': that name/);
   });
@@ -140,7 +132,7 @@ describe('ValidatingAdmissionPolicy, gate and API on', () => {
       const r = await s.request('POST', '/api/v1/namespaces/vap/secrets', s.admin, secret('two', 2));
       if (r.status === 201) await s.request('DELETE', '/api/v1/namespaces/vap/secrets/two', s.admin);
       return r.status === 201 ? undefined : r;
-    });
+    }, 'the param policy to deny');
     assert.equal(denied.status, 422, denied.text);
     assert.match(String(denied.json.message), /ValidatingAdmissionPolicy 'secret-keys' with binding 'secret-keys' denied request: at most 1 keys$/);
     assert.equal((await s.request('POST', '/api/v1/namespaces/vap/secrets', s.admin, secret('one', 1))).status, 201);
@@ -152,7 +144,7 @@ describe('ValidatingAdmissionPolicy, gate and API on', () => {
       const r = await s.request('POST', '/api/v1/namespaces/vap/secrets', s.admin, secret('zero', 0));
       if (r.status === 201) await s.request('DELETE', '/api/v1/namespaces/vap/secrets/zero', s.admin);
       return r.status === 201 ? undefined : r;
-    });
+    }, 'the missing param to deny');
     assert.equal(failed.status, 422, failed.text);
     assert.match(String(failed.json.message), /denied request: failed to configure binding: configmaps "nope" not found$/);
 
@@ -163,18 +155,30 @@ describe('ValidatingAdmissionPolicy, gate and API on', () => {
     const admitted = await eventually(async () => {
       const r = await s.request('POST', '/api/v1/namespaces/vap/secrets', s.admin, secret('ignored', 3));
       return r.status === 201 ? r : undefined;
-    });
+    }, 'the Ignore policy to admit');
     assert.equal(admitted.status, 201);
   });
 
   it('does not subject the policy kinds themselves to policies', async () => {
-    await s.request('POST', POLICIES, s.admin, {
+    assert.equal((await s.request('POST', '/api/v1/namespaces', s.admin, { metadata: { name: 'locked', labels: { locked: 'true' } } })).status, 201);
+    const created = await s.request('POST', POLICIES, s.admin, {
       ...policy('deny-all', { validations: [{ expression: 'false' }] }),
       spec: { matchConstraints: { resourceRules: [{ apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*'] }] }, validations: [{ expression: 'false' }] },
     });
-    await s.request('POST', BINDINGS, s.admin, binding('deny-all', { policyName: 'deny-all', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { locked: 'true' } } } }));
-    // The binding is still deletable, and only namespaces labelled locked are affected.
+    assert.equal(created.status, 201, created.text);
+    const bound = await s.request('POST', BINDINGS, s.admin, binding('deny-all', { policyName: 'deny-all', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { locked: 'true' } } } }));
+    assert.equal(bound.status, 201, bound.text);
+    // In force: a write in the locked namespace is denied (cluster-scoped objects match a namespaceSelector too).
+    const denied = await eventually(async () => {
+      const r = await s.request('POST', '/api/v1/namespaces/locked/configmaps', s.admin, cm('held'));
+      if (r.status === 201) await s.request('DELETE', '/api/v1/namespaces/locked/configmaps/held', s.admin);
+      return r.status === 201 ? undefined : r;
+    }, 'the deny-all binding to deny');
+    assert.match(String(denied.json.message), /ValidatingAdmissionPolicy 'deny-all' with binding 'deny-all' denied request: failed expression: false/);
+    // Only namespaces labelled locked are affected, and the binding stays deletable.
+    assert.equal((await s.request('POST', '/api/v1/namespaces/vap/configmaps', s.admin, cm('free'))).status, 201);
     assert.equal((await s.request('DELETE', `${BINDINGS}/deny-all`, s.admin)).status, 200);
+    assert.equal((await s.request('DELETE', `${POLICIES}/deny-all`, s.admin)).status, 200);
   });
 });
 

@@ -230,8 +230,11 @@ test('a validating rejection carries the webhook code and message; the default c
 test('call failures: Fail rejects with 500, Ignore lets the request through', async () => {
   const closed = `https://127.0.0.1:${new URL(untrusted.url).port}`;
   await untrusted.close();
+  // The slow hook answers only once the test is over: the call must end at its 1 s timeout.
+  let answerSlow = (): void => {};
+  const slowAnswered = new Promise<void>((resolve) => (answerSlow = resolve));
   routes.set('/slow', async (review) => {
-    await new Promise((r) => setTimeout(r, 1500));
+    await slowAnswered;
     return allow(review);
   });
   const cleanup = await configure('validating', 'broken', [
@@ -252,6 +255,7 @@ test('call failures: Fail rejects with 500, Ignore lets the request through', as
     await assert.rejects(client.create(CM, 'team', cm('x', { hook: 'stranger' })), (e: unknown) => e instanceof ApiError && e.message.endsWith('x509: certificate signed by unknown authority'));
     await client.create(CM, 'team', cm('i', { hook: 'ignored' }));
   } finally {
+    answerSlow();
     await cleanup();
   }
 });

@@ -6,9 +6,9 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { FakeEventRecorder } from '../../client/events.js';
 import { LoopbackClient } from '../../server/loopback.js';
 import { memoryTable } from '../../testing/memory-table.js';
-import { eventually } from '../../testing/wait.js';
 import type { ControllerDescriptor, RunningController } from '../types.js';
-import { testControllerContext } from '../../testing/controllers.js';
+import { settleControllers, testControllerContext } from '../../testing/controllers.js';
+import { CRONJOBS, JOBS, PODS } from './common.js';
 
 export interface BatchHarness {
   client: LoopbackClient;
@@ -16,7 +16,7 @@ export interface BatchHarness {
   recorder: FakeEventRecorder;
   errors: unknown[];
   running: RunningController[];
-  /** Waits until every controller has nothing queued or in flight, twice in a row. */
+  /** Waits until the controllers have handled every write so far (and what the clock brought due). */
   settle(): Promise<void>;
   /** Moves the clock and lets the controllers act on it. */
   step(ms: number): Promise<void>;
@@ -35,16 +35,11 @@ export async function startBatch(...descriptors: ControllerDescriptor[]): Promis
   const { informers, errors, events: recorder } = ctx;
   const running: RunningController[] = [];
   for (const d of descriptors) running.push(await d.start(ctx));
+  // Every resource the batch controllers watch, whichever of them run.
+  const watched = [JOBS, CRONJOBS, PODS].map((r) => informers.informerFor(r));
   informers.start();
   await informers.waitForSync();
-  const settle = async (): Promise<void> => {
-    let quiet = 0;
-    await eventually(async () => {
-      await new Promise((r) => setTimeout(r, 10));
-      quiet = running.every((r) => r.idle?.() ?? true) ? quiet + 1 : 0;
-      return quiet >= 3 ? true : undefined;
-    }, 'the controllers to settle');
-  };
+  const settle = (): Promise<void> => settleControllers(client, watched, () => running.every((r) => r.idle?.() ?? true));
   return {
     client,
     clock,

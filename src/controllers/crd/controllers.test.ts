@@ -193,8 +193,9 @@ describe('definition controllers', () => {
       });
       assert.ok(await gone(client, WIDGETS, 'a', 'one'));
       assert.ok((await client.get(WIDGETS, 'b', 'held')).metadata?.deletionTimestamp);
-      // Held by the instance's finalizer.
-      await new Promise((r) => setTimeout(r, 100));
+      // Held by the instance's finalizer: once the controllers are idle, the pass that deleted
+      // the instances has counted the one left and kept the definition's finalizer.
+      await eventually(() => running.idle(), 'the finalizer controller\'s pass to end');
       assert.deepEqual((await client.get(CRDS, '', 'widgets.example.com')).metadata?.finalizers, ['customresourcecleanup.apiextensions.orch.io']);
 
       await client.patch(WIDGETS, 'b', 'held', { metadata: { finalizers: null } });

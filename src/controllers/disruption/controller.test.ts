@@ -6,8 +6,7 @@ import { FakeClock } from '../../apimachinery/clock.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { LoopbackClient } from '../../server/loopback.js';
 import { memoryTable } from '../../testing/memory-table.js';
-import { eventually } from '../../testing/wait.js';
-import { testControllerContext, type TestControllerContext } from '../../testing/controllers.js';
+import { settleControllers, testControllerContext, type TestControllerContext } from '../../testing/controllers.js';
 import { discoverFromTable } from '../discovery.js';
 import type { RunningController } from '../types.js';
 import { disruptionControllerDescriptor, scaledValue, DELETION_TIMEOUT_MS } from './index.js';
@@ -59,13 +58,10 @@ describe('disruption controller', () => {
     await close();
   });
 
+  /** Until the controller has handled every write so far (and what the clock brought due). */
   const settle = async (): Promise<void> => {
-    let quiet = 0;
-    await eventually(async () => {
-      await new Promise((r) => setTimeout(r, 10));
-      quiet = running.idle?.() ? quiet + 1 : 0;
-      return quiet >= 3 ? true : undefined;
-    }, 'the controller to settle');
+    const watched = [PODS, PDBS, { group: '', version: 'v1', resource: 'replicationcontrollers' }, REPLICASETS, DEPLOYMENTS, STATEFULSETS];
+    await settleControllers(client, watched.map((r) => ctx.informers.informerFor(r)), () => running.idle?.() ?? true);
   };
 
   async function pod(name: string, labels: Record<string, string>, ready: boolean, owner?: KubeObject): Promise<KubeObject> {

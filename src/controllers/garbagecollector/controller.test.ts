@@ -29,7 +29,7 @@ async function setup() {
   await gc.start();
   informers.start();
   await informers.waitForSync();
-  const settled = async (what: string, probe: () => Promise<boolean>) => eventually(async () => gc.idle() && (await probe()), what);
+  const settled = async (what: string, probe: () => Promise<boolean>) => eventually(async () => (await probe()) && gc.idle(), what);
   return {
     client,
     gc,
@@ -70,8 +70,10 @@ test('background: dependents go after their owner, nothing else', async () => {
   const t = await setup();
   try {
     await family(t.client, 3);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.ok(await exists(t.client, 'default', 'dep-0'), 'an owner that exists keeps its dependents');
+    // Once the graph holds the whole family (the bystander was written last) and the queues
+    // are drained, the collector has judged every dependent.
+    await t.settled('the family in the graph', async () => (await t.client.list(CM, 'default')).items.every((o) => t.gc.graph.get(o.metadata?.uid ?? '')));
+    for (const name of ['dep-0', 'dep-1', 'dep-2']) assert.ok(await exists(t.client, 'default', name), `an owner that exists keeps its dependent ${name}`);
     await t.client.delete(CM, 'default', 'owner');
     await t.settled('dependents gone', async () => !(await exists(t.client, 'default', 'dep-0')) && !(await exists(t.client, 'default', 'dep-2')));
     assert.ok(await exists(t.client, 'default', 'bystander'));

@@ -102,7 +102,8 @@ export class GarbageCollector implements RunningController {
   }
 
   idle(): boolean {
-    return this.inFlight === 0 && this.deleteQueue.len() === 0 && this.orphanQueue.len() === 0;
+    // busy(), not len(): a key handed straight to a waiting worker is in no queue, yet not processed.
+    return this.inFlight === 0 && !this.deleteQueue.busy() && !this.orphanQueue.busy();
   }
 
   private async resyncSoon(): Promise<void> {

@@ -93,9 +93,12 @@ async function missing(client: ApiClient, r: typeof SECRETS, ns: string, name: s
   }
 }
 
+/**
+ * Until the controller has worked off its queue. Each call below follows either an effect of
+ * the events that matter (waited for), or a clock step, which queues what fell due before it
+ * returns: once idle, the controller has judged them.
+ */
 async function settle(running: RunningController): Promise<void> {
-  await eventually(() => running.idle?.() ?? true, 'the controller to settle');
-  await new Promise((r) => setTimeout(r, 30));
   await eventually(() => running.idle?.() ?? true, 'the controller to settle');
 }
 
