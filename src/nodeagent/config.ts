@@ -57,6 +57,8 @@ export interface SimulatedNodeConfig {
 /** A document and where it came from. */
 export interface ConfigDocument {
   source: string;
+  /** Its place in the file (1-based), for messages; counted among the source's documents when absent. */
+  index?: number;
   object: Record<string, unknown>;
 }
 
@@ -346,8 +348,9 @@ export function configFromDocuments(docs: readonly ConfigDocument[]): SimulatedN
   const config: SimulatedNodeConfig = { stages: [], logs: [], clusterLogs: [] };
   const counts = new Map<string, number>();
   for (const doc of docs) {
-    const index = counts.get(doc.source) ?? 0;
-    counts.set(doc.source, index + 1);
+    const counted = counts.get(doc.source) ?? 0;
+    counts.set(doc.source, counted + 1);
+    const index = doc.index !== undefined ? doc.index - 1 : counted;
     const apiVersion = getOwn(doc.object, 'apiVersion');
     const kind = getOwn(doc.object, 'kind');
     const where = `${doc.source}: document ${index + 1}`;
@@ -382,7 +385,7 @@ export function parseConfigText(source: string, text: string): ConfigDocument[] 
     }
     if (value === null || value === undefined) continue;
     if (!isPlainObject(value)) throw new SimulatedNodeConfigError(`${source}: document ${n}: not a mapping`);
-    out.push({ source, object: value });
+    out.push({ source, index: n, object: value });
   }
   return out;
 }
