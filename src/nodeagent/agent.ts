@@ -5,7 +5,9 @@
 // and shared informers, as a controller does.
 
 import { realClock, type Clock } from '../apimachinery/clock.js';
-import { isApiError } from '../apimachinery/errors.js';
+import { access } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { internalError, isApiError } from '../apimachinery/errors.js';
 import { getOwn } from '../apimachinery/own.js';
 import { isPlainObject, type GroupVersionResource, type KubeObject } from '../apimachinery/types.js';
 import { podNodeName } from '../apis/core/helpers/pod.js';
@@ -15,7 +17,7 @@ import { SharedInformerFactory } from '../client/informer-factory.js';
 import type { ApiClient } from '../client/types.js';
 import { KeyedLoop } from '../controllers/keyed-loop.js';
 import { KWOK_NODE_ANNOTATION, KWOK_NODE_ANNOTATION_VALUE } from '../naming/index.js';
-import type { SimulatedLogRequest, SimulatedNodes } from '../rest/index.js';
+import type { ConnectRequest, SimulatedLogRequest, SimulatedNodes } from '../rest/index.js';
 import { emptyConfig, stagesOf, type SimulatedNodeConfig } from './config.js';
 import { defaultNodeStages, defaultPodStages, healthyNodeConditions, newSimulatedNode } from './defaults.js';
 import { IPPools } from './ip-pool.js';
@@ -103,7 +105,8 @@ export class NodeAgent implements SimulatedNodes {
   private readonly informers: SharedInformerFactory;
   private readonly ownsInformers: boolean;
   private readonly nodeInformer: Informer;
-  private readonly podInformer: Informer;
+  /** Asked for once a node is simulated: a server without simulated nodes holds no copy of its pods here. */
+  private podInformer: Informer | undefined;
   private readonly config: SimulatedNodeConfig;
   private readonly podStages: Stage[];
   private readonly nodeStages: Stage[];
@@ -112,8 +115,7 @@ export class NodeAgent implements SimulatedNodes {
   private readonly nodeLoop: KeyedLoop;
   private readonly podLoop: KeyedLoop;
   private readonly leases: LeaseRenewer;
-  private readonly events: EventBroadcaster;
-  private readonly recorder: EventRecorder;
+  private events: { broadcaster: EventBroadcaster; recorder: EventRecorder } | undefined;
   private readonly nodes = new Map<string, NodeInfo>();
   private readonly podsByNode = new Map<string, Set<string>>();
   private readonly podNode = new Map<string, string>();
@@ -135,7 +137,6 @@ export class NodeAgent implements SimulatedNodes {
     this.ownsInformers = !opts.informers;
     this.informers = opts.informers ?? new SharedInformerFactory(opts.client, { onError: (err) => this.error(err) });
     this.nodeInformer = this.informers.informerFor(NODES);
-    this.podInformer = this.informers.informerFor(PODS);
     this.config = opts.config ?? emptyConfig();
     this.kubeletVersion = opts.kubeletVersion ?? DEFAULT_KUBELET_VERSION;
     this.podStages = stagesOf(this.config, 'Pod', defaultPodStages);
@@ -147,8 +148,31 @@ export class NodeAgent implements SimulatedNodes {
       ...(opts.leaseRenewIntervalMs !== undefined ? { renewIntervalMs: opts.leaseRenewIntervalMs } : {}),
       onError: (err) => this.error(err),
     });
-    this.events = new EventBroadcaster(opts.client, { clock: this.clock, onError: (err) => this.error(err) });
-    this.recorder = this.events.newRecorder('kubelet');
+  }
+
+  /** The recorder of the stages' events, made on first use (its timers run on the clock). */
+  private recorder(): EventRecorder {
+    if (!this.events) {
+      const broadcaster = new EventBroadcaster(this.client, { clock: this.clock, onError: (err) => this.error(err) });
+      this.events = { broadcaster, recorder: broadcaster.newRecorder('kubelet') };
+    }
+    return this.events.recorder;
+  }
+
+  /** Starts following pods (the first time a node is simulated). */
+  private pods(): Informer {
+    if (!this.podInformer) {
+      const informer = this.informers.informerFor(PODS);
+      this.podInformer = informer;
+      this.cleanups.push(
+        informer.addEventHandler({
+          onAdd: (p) => this.onPod(p),
+          onUpdate: (_old, p) => this.onPod(p),
+          onDelete: (p) => this.onPodDeleted(p),
+        }),
+      );
+    }
+    return this.podInformer;
   }
 
   private error(err: unknown): void {
@@ -169,17 +193,13 @@ export class NodeAgent implements SimulatedNodes {
         onUpdate: (_old, n) => this.onNode(n),
         onDelete: (n) => this.onNodeDeleted(n),
       }),
-      this.podInformer.addEventHandler({
-        onAdd: (p) => this.onPod(p),
-        onUpdate: (_old, p) => this.onPod(p),
-        onDelete: (p) => this.onPodDeleted(p),
-      }),
     );
     const onError = (err: unknown): void => this.error(err);
     this.nodeLoop.run((key) => this.syncStage('Node', key), 4, onError);
     this.podLoop.run((key) => this.syncStage('Pod', key), this.opts.podWorkers ?? 32, onError);
     if (this.ownsInformers) this.informers.start();
-    await Promise.all([this.nodeInformer.waitForSync(), this.podInformer.waitForSync()]);
+    await this.nodeInformer.waitForSync();
+    await this.podInformer?.waitForSync();
     if (this.stopped) return;
     const count = this.opts.nodes ?? 0;
     if (count > 0) {
@@ -217,14 +237,14 @@ export class NodeAgent implements SimulatedNodes {
     this.stopped = true;
     for (const fn of this.cleanups.splice(0)) fn();
     await Promise.all([this.nodeLoop.stop(), this.podLoop.stop(), this.leases.stop()]);
-    await this.events.stop();
+    await this.events?.broadcaster.stop();
     if (this.ownsInformers) await this.informers.stop();
   }
 
   /** Nothing queued or being written (pending delays do not count), the informers synced and the nodes made. */
   idle(): boolean {
     if (!this.starting || this.creating) return false;
-    if (!this.nodeInformer.hasSynced() || !this.podInformer.hasSynced()) return false;
+    if (!this.nodeInformer.hasSynced() || (this.podInformer && !this.podInformer.hasSynced())) return false;
     return this.nodeLoop.idle() && this.podLoop.idle() && this.leases.idle();
   }
 
@@ -240,14 +260,34 @@ export class NodeAgent implements SimulatedNodes {
     return this.nodes.get(nodeName)?.simulated === true;
   }
 
-  async *containerLog(req: SimulatedLogRequest, signal: AbortSignal): AsyncIterable<string> {
+  /**
+   * Answers a log request of a pod on a simulated node: the configured file, read with the
+   * request's options, or an empty log. A file that cannot be read is a 500 before any byte.
+   */
+  async serveLog(req: SimulatedLogRequest, response: ConnectRequest['response'], signal: AbortSignal): Promise<void> {
     const source = findLogSource(this.config.logs, this.config.clusterLogs, req.namespace, req.pod, req.container);
     const file = req.previous ? source?.previousLogsFile : source?.logsFile;
-    if (!file) return;
-    for await (const chunk of readLog(file, req, this.clock.now().getTime())) {
-      if (signal.aborted) return;
-      yield chunk;
+    if (file !== undefined) {
+      try {
+        await access(file, fsConstants.R_OK);
+      } catch (err) {
+        // The configured path is the administrator's: the client learns only that it failed.
+        const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+        throw internalError(new Error(`the log of container ${req.container} of pod ${req.namespace}/${req.pod} cannot be read (${code})`));
+      }
     }
+    response.writeHead(200, { 'content-type': 'text/plain' });
+    if (file !== undefined) {
+      for await (const chunk of readLog(file, req, this.clock.now().getTime())) {
+        if (signal.aborted) break;
+        if (!response.write(chunk)) await new Promise<void>((resolve) => {
+          const done = (): void => resolve();
+          (response as unknown as NodeJS.EventEmitter).once('drain', done);
+          (response as unknown as NodeJS.EventEmitter).once('close', done);
+        });
+      }
+    }
+    response.end();
   }
 
   // -------------------------------------------------------------------------------------
@@ -265,6 +305,7 @@ export class NodeAgent implements SimulatedNodes {
     }
     this.nodes.set(name, info);
     if (simulated) {
+      this.pods();
       this.leases.track(name, info.uid);
       this.nodeLoop.add(name);
       if (!known?.simulated || known.podCIDRs.join() !== info.podCIDRs.join()) {
@@ -338,7 +379,7 @@ export class NodeAgent implements SimulatedNodes {
   /** The addresses a pod already holds, marked in use (after a restart, or when its node turns simulated). */
   private markPodIPs(key: string, pod?: KubeObject): void {
     const { namespace, name } = splitKey(key);
-    const obj = pod ?? this.podInformer.peek(namespace, name);
+    const obj = pod ?? this.podInformer?.peek(namespace, name);
     if (!obj) return;
     const ips = podIPsOf(obj);
     const nodeName = podNodeName(obj);
@@ -414,7 +455,7 @@ export class NodeAgent implements SimulatedNodes {
   // Stages
 
   private informerOf(kind: SimulatedKind): Informer {
-    return kind === 'Pod' ? this.podInformer : this.nodeInformer;
+    return kind === 'Pod' ? this.pods() : this.nodeInformer;
   }
 
   private loopOf(kind: SimulatedKind): KeyedLoop {
@@ -488,7 +529,7 @@ export class NodeAgent implements SimulatedNodes {
     const gvr = kind === 'Pod' ? PODS : NODES;
     const namespace = obj.metadata?.namespace ?? '';
     const name = obj.metadata?.name ?? '';
-    if (outcome.event) this.recorder.eventf(obj, undefined, outcome.event.type, outcome.event.reason, stage.name, outcome.event.message);
+    if (outcome.event) this.recorder().eventf(obj, undefined, outcome.event.type, outcome.event.reason, stage.name, outcome.event.message);
     let current: KubeObject = obj;
     try {
       if (outcome.finalizers) {

@@ -390,8 +390,8 @@ export function parseConfigText(source: string, text: string): ConfigDocument[] 
   return out;
 }
 
-/** Reads the files (absolute paths in messages) into one configuration. */
-export async function loadSimulatedNodeConfig(files: readonly string[]): Promise<SimulatedNodeConfig> {
+/** Reads the files (absolute paths in messages), then `extra` documents, into one configuration. */
+export async function loadSimulatedNodeConfig(files: readonly string[], extra: readonly ConfigDocument[] = []): Promise<SimulatedNodeConfig> {
   const docs: ConfigDocument[] = [];
   for (const f of files) {
     const path = resolve(f);
@@ -405,7 +405,7 @@ export async function loadSimulatedNodeConfig(files: readonly string[]): Promise
     }
     docs.push(...parseConfigText(path, text));
   }
-  return configFromDocuments(docs);
+  return configFromDocuments([...docs, ...extra]);
 }
 
 export function emptyConfig(): SimulatedNodeConfig {
