@@ -234,7 +234,10 @@ class Parser {
 // ---------------------------------------------------------------------------------------
 // Evaluation
 
-class TypeFailure extends Error {}
+/** A type error ends a query with no values: a plain marker, thrown often, so without a stack. */
+class TypeFailure {
+  constructor(readonly message: string) {}
+}
 
 function typeName(v: unknown): string {
   if (v === null || v === undefined) return 'null';

@@ -3,6 +3,7 @@
 // and the time in, the stage to play and when, or what playing it changes, out. The node
 // agent does the writing.
 
+import { deepEqual } from '../apimachinery/equality.js';
 import { getOwn } from '../apimachinery/own.js';
 import { isPlainObject, type KubeObject } from '../apimachinery/types.js';
 import { applyStrategicMergePatch, catalogPatchSchema } from '../patch/index.js';
@@ -208,10 +209,6 @@ export function mergeStatus(kind: SimulatedKind, obj: KubeObject, patch: Record<
   return isPlainObject(merged.status) ? merged.status : {};
 }
 
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) === JSON.stringify(b, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-}
-
 /** Renders a status template into the status change it stands for (YAML; empty is none). */
 export function renderStatus(t: Template, obj: KubeObject, env: TemplateEnv): Record<string, unknown> {
   const text = t.render(obj, env);
@@ -234,13 +231,13 @@ export function playStage(stage: Stage, obj: KubeObject, env: TemplateEnv): Stag
   if (stage.next.finalizers) {
     const current = (obj.metadata?.finalizers ?? []).filter((f): f is string => typeof f === 'string');
     const next = editFinalizers(current, stage.next.finalizers);
-    if (!sameJson(current, next)) out.finalizers = next;
+    if (!deepEqual(current, next)) out.finalizers = next;
   }
   if (out.delete) return out;
   const patch = stage.next.status ? stage.next.status(obj, env) : stage.next.statusTemplate ? renderStatus(stage.next.statusTemplate, obj, env) : undefined;
   if (patch && Object.keys(patch).length > 0) {
     const status = mergeStatus(stage.kind, obj, patch);
-    if (!sameJson(status, obj.status ?? {})) out.status = status;
+    if (!deepEqual(status, obj.status ?? {})) out.status = status;
   }
   return out;
 }
