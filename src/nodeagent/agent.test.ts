@@ -352,3 +352,57 @@ spec:
     await h.close();
   }
 });
+
+test('a lease removed by someone is made again at the next renewal; a deleted node is no longer simulated', async () => {
+  const h = await start({ nodes: 2 });
+  try {
+    await h.client.delete(LEASES(), systemNamespace('node-lease'), 'node-000000');
+    await h.step(10_000);
+    const again = (await h.client.get(LEASES(), systemNamespace('node-lease'), 'node-000000')) as J;
+    assert.equal(again.spec.holderIdentity, 'node-000000');
+    assert.ok(again.spec.renewTime > '2024-01-01T00:00:00.000000Z');
+
+    await h.client.delete(NODES, '', 'node-000001');
+    await h.settle();
+    assert.equal(h.agent.isSimulated('node-000001'), false);
+    const writes = h.agent.leaseWrites();
+    await h.step(10_000);
+    assert.equal(h.agent.leaseWrites() - writes, 1, 'only the remaining node renews');
+    assert.deepEqual(h.errors, []);
+  } finally {
+    await h.close();
+  }
+});
+
+test("a stage's event is recorded about the object, by the kubelet", async () => {
+  const config = configFromDocuments(
+    parseConfigText(
+      '/etc/events.yaml',
+      `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata: {name: pod-started}
+spec:
+  resourceRef: {kind: Pod}
+  selector: {matchExpressions: [{key: .status.phase, operator: In, values: [Pending]}]}
+  next:
+    event: {type: Normal, reason: Started, message: Started container app}
+    statusTemplate: 'phase: Running'
+`,
+    ),
+  );
+  const h = await start({ nodes: 1, config });
+  try {
+    await h.client.create(PODS, 'default', podOn('p', 'node-000000'));
+    await h.settle();
+    const events = await eventually(async () => {
+      const list = (await h.client.list({ group: group('events'), version: 'v1', resource: 'events' }, 'default')).items as J[];
+      return list.length > 0 ? list : undefined;
+    }, 'the Event');
+    assert.deepEqual(
+      [events[0].reason, events[0].note, events[0].type, events[0].reportingController, events[0].action, events[0].regarding.name],
+      ['Started', 'Started container app', 'Normal', 'kubelet', 'pod-started', 'p'],
+    );
+  } finally {
+    await h.close();
+  }
+});

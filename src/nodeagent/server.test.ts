@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { FakeClock, startApiServer, type ApiServerHandle } from '../lib/index.js';
+import { parseFlags, usage } from '../apimachinery/flags.js';
+import { allFlagDefinitions } from '../cli/flags.js';
+import { startServer } from '../cli/server.js';
 
 let dir: string;
 before(() => {
@@ -181,5 +184,26 @@ describe('the options are checked before anything starts', () => {
     );
     const missing = join(dir, 'missing.yaml');
     await assert.rejects(startApiServer({ simulatedNodeConfig: [missing] }), (e: Error) => e.message.includes(`cannot read ${missing}`));
+  });
+});
+
+describe('the flags', () => {
+  const start = (...extra: string[]): Promise<unknown> =>
+    startServer(parseFlags([`--data-dir=${join(dir, 'data')}`, '--storage-backend=memory', '--secure-port=0', '--compat=kubernetes', ...extra], allFlagDefinitions), { log: () => {} });
+
+  test('--help describes them', () => {
+    const text = usage(allFlagDefinitions);
+    assert.match(text, /--simulated-nodes/);
+    assert.match(text, /--simulated-node-config/);
+    assert.match(text, /kwok\.x-k8s\.io\/node=fake/);
+  });
+
+  test('a bad count or configuration refuses the start, naming the flag, the file and the stage', async () => {
+    await assert.rejects(start('--simulated-nodes=-1'), /--simulated-nodes: must be a number of nodes from 0 to 100000, not -1/);
+    const missing = join(dir, 'none.yaml');
+    await assert.rejects(start(`--simulated-node-config=${missing}`), (e: Error) => e.message.startsWith(`--simulated-node-config: ${missing}: cannot read`));
+    const bad = join(dir, 'bad-stage.yaml');
+    writeFileSync(bad, 'apiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\nmetadata: {name: nope}\nspec:\n  resourceRef: {kind: Pod}\n  selector: {}\n  next: {statusTemplate: "{{ include . }}"}\n');
+    await assert.rejects(start(`--simulated-node-config=${bad}`), (e: Error) => e.message === `--simulated-node-config: ${bad}: document 1: Stage "nope": spec.next.statusTemplate: line 1: function "include" is not supported`);
   });
 });
