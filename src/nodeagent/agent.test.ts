@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import { FakeClock } from '../apimachinery/clock.js';
-import { isApiError } from '../apimachinery/errors.js';
+import { ApiError, isApiError } from '../apimachinery/errors.js';
+import type { ApiClient } from '../client/types.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { group, KWOK_NODE_ANNOTATION, setFlavor, systemNamespace } from '../naming/index.js';
 import { LoopbackClient } from '../server/loopback.js';
@@ -31,7 +32,7 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function start(opts: Partial<NodeAgentOptions> = {}): Promise<Harness> {
+async function start(opts: Partial<NodeAgentOptions> = {}, wrap: (c: ApiClient) => ApiClient = (c) => c): Promise<Harness> {
   const defs = builtinResourceDefinitions({ runtimeConfig: '' }).filter(
     (d) =>
       (d.group === '' && d.version === 'v1' && ['namespaces', 'pods', 'nodes'].includes(d.resource)) ||
@@ -42,7 +43,7 @@ async function start(opts: Partial<NodeAgentOptions> = {}): Promise<Harness> {
   const { table, close } = memoryTable(defs, { now: () => clock.now() });
   const client = new LoopbackClient(table, { username: 'admin', groups: ['system:masters'] });
   const errors: unknown[] = [];
-  const agent = new NodeAgent({ client, clock, random: () => 0, onError: (e) => errors.push(e), ...opts });
+  const agent = new NodeAgent({ client: wrap(client), clock, random: () => 0, onError: (e) => errors.push(e), ...opts });
   await agent.start();
   const settle = async (): Promise<void> => {
     let quiet = 0;
@@ -402,6 +403,61 @@ spec:
       [events[0].reason, events[0].note, events[0].type, events[0].reportingController, events[0].action, events[0].regarding.name],
       ['Started', 'Started container app', 'Normal', 'kubelet', 'pod-started', 'p'],
     );
+  } finally {
+    await h.close();
+  }
+});
+
+test('a stage whose status the server refuses, or whose template fails on the object, is reported once, not retried hot', async () => {
+  const config = configFromDocuments(
+    parseConfigText(
+      '/etc/bad.yaml',
+      `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata: {name: refused}
+spec:
+  resourceRef: {kind: Pod}
+  selector: {matchLabels: {kind: refused}}
+  next: {statusTemplate: 'phase: Running'}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata: {name: failing}
+spec:
+  resourceRef: {kind: Pod}
+  selector: {matchLabels: {kind: failing}}
+  next: {statusTemplate: '{{ div 1 .metadata.labels.zero }}'}
+`,
+    ),
+  );
+  let refusals = 0;
+  // The server refuses this pod's status as invalid (422), as kube-apiserver refuses a bad status.
+  const refusing = (c: ApiClient): ApiClient =>
+    Object.assign(Object.create(c) as ApiClient, {
+      update: (r: Parameters<ApiClient['update']>[0], ns: string, obj: KubeObject, sub?: string) => {
+        if (sub === 'status' && obj.metadata?.name === 'r') {
+          refusals++;
+          return Promise.reject(new ApiError(422, 'Invalid', 'Pod "r" is invalid: status.phase: Unsupported value'));
+        }
+        return c.update(r, ns, obj, sub);
+      },
+    });
+  const h = await start({ nodes: 1, config }, refusing);
+  try {
+    await h.client.create(PODS, 'default', podOn('r', 'node-000000', { metadata: { labels: { kind: 'refused' } } }));
+    await h.client.create(PODS, 'default', podOn('f', 'node-000000', { metadata: { labels: { kind: 'failing', zero: '0' } } }));
+    await h.settle();
+    await new Promise((r) => setTimeout(r, 200));
+    await h.settle();
+    const messages = h.errors.map((e) => (e instanceof Error ? e.message : String(e)));
+    assert.equal(refusals, 1);
+    assert.equal(messages.length, 2, messages.join('\n'));
+    assert.ok(messages.includes('stage "refused" (/etc/bad.yaml) on Pod default/r: Pod "r" is invalid: status.phase: Unsupported value'), messages.join('\n'));
+    assert.ok(messages.includes('stage "failing" (/etc/bad.yaml) on Pod default/f: div: division by zero'), messages.join('\n'));
+    // A change of the object decides again.
+    await h.client.patch(PODS, 'default', 'r', { metadata: { labels: { again: 'yes' } } });
+    await h.settle();
+    assert.equal(refusals, 2);
   } finally {
     await h.close();
   }

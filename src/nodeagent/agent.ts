@@ -162,7 +162,8 @@ export class NodeAgent implements SimulatedNodes {
   /** Starts following pods (the first time a node is simulated). */
   private pods(): Informer {
     if (!this.podInformer) {
-      const informer = this.informers.informerFor(PODS);
+      // Bound pods only: a pod waiting for the scheduler costs the agent nothing.
+      const informer = this.informers.informerFor(PODS, { fieldSelector: 'spec.nodeName!=' });
       this.podInformer = informer;
       this.cleanups.push(
         informer.addEventHandler({
@@ -546,6 +547,11 @@ export class NodeAgent implements SimulatedNodes {
     } catch (err) {
       // Gone, or changed meanwhile: its next event decides again.
       if (isApiError(err) && (err.code === 404 || err.code === 409)) return undefined;
+      // Refused (a stage's status the server does not accept): said once, not retried until the object changes.
+      if (isApiError(err) && (err.code === 400 || err.code === 422)) {
+        this.error(new Error(`stage ${JSON.stringify(stage.name)} (${stage.source}) on ${kind} ${keyOf(obj)}: ${err.message}`));
+        return undefined;
+      }
       throw err;
     }
   }

@@ -110,6 +110,17 @@ describe('a server with simulatedNodes: 3', () => {
     await assert.rejects(core.readNamespacedPod({ name: 'web', namespace: 'default' }), (e: unknown) => e instanceof k8s.ApiException && e.code === 404);
   });
 
+  test('a pod bound later, as the scheduler binds it (pods/binding), reaches Running', async () => {
+    await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'unbound' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } } });
+    await server.settled();
+    assert.equal((await core.readNamespacedPod({ name: 'unbound', namespace: 'default' })).status?.phase, 'Pending');
+    await core.createNamespacedBinding({ namespace: 'default', body: { metadata: { name: 'unbound' }, target: { kind: 'Node', name: 'node-000002' } } });
+    await server.settled();
+    const p = await core.readNamespacedPod({ name: 'unbound', namespace: 'default' });
+    assert.equal(p.status?.phase, 'Running');
+    assert.equal(p.status?.hostIP, '192.0.2.3');
+  });
+
   test("a Job's pod ends Succeeded and the Job controller completes the Job", async () => {
     const batch = server.kubeConfig(k8s.KubeConfig).makeApiClient(k8s.BatchV1Api);
     await batch.createNamespacedJob({
