@@ -462,3 +462,43 @@ spec:
     await h.close();
   }
 });
+
+test('a Node template names the created nodes and gives them its labels, taints, resources and facts', async () => {
+  const config = configFromDocuments(
+    parseConfigText(
+      '/etc/template.yaml',
+      `apiVersion: v1
+kind: Node
+metadata:
+  name: gpu
+  labels: {pool: gpu}
+  annotations: {team: ml}
+spec:
+  taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+status:
+  capacity: {cpu: "96", memory: 512Gi, nvidia.com/gpu: "8"}
+  nodeInfo: {architecture: arm64}
+`,
+    ),
+  );
+  const h = await start({ nodes: 2, config });
+  try {
+    const nodes = (await h.client.list(NODES, '')).items as J[];
+    assert.deepEqual(
+      nodes.map((n) => n.metadata.name),
+      ['gpu-000000', 'gpu-000001'],
+    );
+    const n = nodes[1];
+    assert.equal(n.metadata.labels.pool, 'gpu');
+    assert.equal(n.metadata.labels['kubernetes.io/hostname'], 'gpu-000001');
+    assert.equal(n.metadata.labels['kubernetes.io/arch'], 'arm64');
+    assert.equal(n.metadata.annotations.team, 'ml');
+    assert.equal(n.metadata.annotations[KWOK_NODE_ANNOTATION], 'fake');
+    assert.deepEqual(n.spec.taints, [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }]);
+    assert.deepEqual(n.status.capacity, { cpu: '96', 'ephemeral-storage': '1Ti', memory: '512Gi', 'nvidia.com/gpu': '8', pods: '110' });
+    assert.equal(n.status.nodeInfo.architecture, 'arm64');
+    assert.equal(n.status.conditions.find((c: J) => c.type === 'Ready').status, 'True');
+  } finally {
+    await h.close();
+  }
+});

@@ -100,6 +100,8 @@ test('what is not supported is refused at load, naming the file, the document an
   refused(`---\n---\nkind: ConfigMap\napiVersion: v1\n`, /document 2: v1 ConfigMap is not supported/);
   refused(`apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b}`, /a second Node template/);
   refused(`apiVersion: v1\nkind: Node\nstatus: {addresses: []}`, /status\.addresses: is not a template field/);
+  refused(`apiVersion: v1\nkind: Node\nspec: {podCIDR: 10.0.0.0/24}`, /Node template: spec\.podCIDR: is each node's own/);
+  refused(`apiVersion: v1\nkind: Node\nmetadata: {name: Bad_Name}`, /metadata\.name: must be a DNS subdomain/);
   refused(`- a list`, /not a mapping/);
   refused(`a: [unclosed`, /document 1/);
 });

@@ -322,6 +322,15 @@ function clusterLogsOf(doc: ConfigDocument, index: number, baseDir: string): Clu
   };
 }
 
+/** The template's spec: what every created node shares (taints, unschedulable, ...), not what is each node's own. */
+function templateSpec(c: Checker, v: unknown): Obj {
+  const spec = c.obj(v, 'spec');
+  for (const own of ['podCIDR', 'podCIDRs', 'providerID']) {
+    if (spec[own] !== undefined) c.fail(`spec.${own}`, "is each node's own, not a template field (the node IPAM controller assigns pod ranges)");
+  }
+  return spec;
+}
+
 function nodeTemplateOf(doc: ConfigDocument, index: number): KubeObject {
   const top = doc.object;
   const c: Checker = new Checker(`${doc.source}: document ${index + 1}: Node template`);
@@ -338,7 +347,7 @@ function nodeTemplateOf(doc: ConfigDocument, index: number): KubeObject {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { ...(name ? { name } : {}), ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) },
-    ...(top.spec !== undefined ? { spec: c.obj(top.spec, 'spec') } : {}),
+    ...(top.spec !== undefined ? { spec: templateSpec(c, top.spec) } : {}),
     status,
   };
 }
