@@ -199,13 +199,21 @@ export function editFinalizers(current: readonly string[], f: StageFinalizers): 
 }
 
 const SCHEMA_TYPES: Record<SimulatedKind, string> = { Pod: 'io.k8s.api.core.v1.Pod', Node: 'io.k8s.api.core.v1.Node' };
+/** The patch schemas, made once: each memoizes the flattened fields it has looked up. */
+const schemas = new Map<SimulatedKind, ReturnType<typeof catalogPatchSchema>>();
+
+function schemaOf(kind: SimulatedKind): ReturnType<typeof catalogPatchSchema> {
+  let schema = schemas.get(kind);
+  if (!schema) schemas.set(kind, (schema = catalogPatchSchema(SCHEMA_TYPES[kind])));
+  return schema;
+}
 
 /**
  * The status after `patch` (what a stage renders for `status`), merged as KWOK merges it:
  * a strategic merge patch of the object (conditions by type, other lists replaced).
  */
 export function mergeStatus(kind: SimulatedKind, obj: KubeObject, patch: Record<string, unknown>): Record<string, unknown> {
-  const merged = applyStrategicMergePatch({ status: obj.status ?? {} }, { status: patch }, catalogPatchSchema(SCHEMA_TYPES[kind])) as { status?: unknown };
+  const merged = applyStrategicMergePatch({ status: obj.status ?? {} }, { status: patch }, schemaOf(kind)) as { status?: unknown };
   return isPlainObject(merged.status) ? merged.status : {};
 }
 
