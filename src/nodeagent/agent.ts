@@ -4,9 +4,9 @@
 // pod stages (ready, complete for Jobs' pods, deletion finished). It works through a client
 // and shared informers, as a controller does.
 
-import { realClock, type Clock } from '../apimachinery/clock.js';
-import { access } from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { realClock, type Clock } from '../apimachinery/clock.js';
 import { internalError, isApiError } from '../apimachinery/errors.js';
 import { getOwn } from '../apimachinery/own.js';
 import { isPlainObject, type GroupVersionResource, type KubeObject } from '../apimachinery/types.js';
@@ -279,7 +279,7 @@ export class NodeAgent implements SimulatedNodes {
     }
     response.writeHead(200, { 'content-type': 'text/plain' });
     if (file !== undefined) {
-      for await (const chunk of readLog(file, req, this.clock.now().getTime())) {
+      for await (const chunk of readLog(file, req, this.clock.now().getTime(), signal)) {
         if (signal.aborted) break;
         if (!response.write(chunk)) await new Promise<void>((resolve) => {
           const done = (): void => resolve();

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../testing/wait.js';
 import { findLogSource, parseLogLine, readLog, type LogOptions } from './logs.js';
 
 const base: LogOptions = { previous: false, timestamps: false };
@@ -54,4 +55,26 @@ test("a pod's own Logs come before ClusterLogs; an entry without containers is e
   assert.equal(findLogSource(logs, cluster, 'prod', 'api', 'side')?.logsFile, '/side');
   assert.equal(findLogSource(logs, cluster, 'prod', 'api', 'main'), undefined);
   assert.equal(findLogSource(logs, cluster, 'x', 'any', 'c')?.logsFile, '/x');
+});
+
+test('follow: lines appended later come too, until the request ends', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-logs-'));
+  try {
+    const file = join(dir, 'c.log');
+    writeFileSync(file, 'before\n');
+    const ac = new AbortController();
+    let out = '';
+    const reading = (async () => {
+      for await (const c of readLog(file, { ...base, follow: true }, 0, ac.signal)) out += c;
+    })();
+    await eventually(() => out === 'before\n', 'the first line');
+    appendFileSync(file, '2024-01-01T00:00:00Z stdout F after\npart');
+    await eventually(() => out === 'before\nafter\n', 'the appended line', 5000);
+    appendFileSync(file, 'ial\n');
+    await eventually(() => out === 'before\nafter\npartial\n', 'the completed line', 5000);
+    ac.abort();
+    await reading;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

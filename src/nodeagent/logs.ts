@@ -4,10 +4,13 @@
 // A container with no file configured has an empty log.
 
 import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { ClusterLogs, LogSource, PodLogs } from './config.js';
 
 export interface LogOptions {
+  /** Keep answering what is appended to the file, until the request ends. */
+  follow?: boolean;
   previous: boolean;
   timestamps: boolean;
   sinceSeconds?: number;
@@ -57,43 +60,112 @@ export function parseLogLine(line: string): LogLine & { partial: boolean } {
   return { text: line, partial: false };
 }
 
-/** The lines of `file` as the options select them, as text chunks; an unreadable file is an error. */
-export async function* readLog(file: string, opts: LogOptions, nowMs: number): AsyncGenerator<string> {
+/** How often a followed log file is looked at for more lines. */
+const FOLLOW_POLL_MS = 250;
+/** The most read from a followed file at once. */
+const FOLLOW_CHUNK = 1024 * 1024;
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * The lines of `file` as the options select them, as text chunks; an unreadable file is an
+ * error. With `follow`, lines appended later come too, until `signal` aborts (the file is
+ * looked at a few times a second; one truncated or replaced is read again from its start).
+ */
+export async function* readLog(file: string, opts: LogOptions, nowMs: number, signal?: AbortSignal): AsyncGenerator<string> {
   let since: number | undefined;
   if (opts.sinceSeconds !== undefined) since = nowMs - opts.sinceSeconds * 1000;
   if (opts.sinceTime !== undefined) {
     const t = Date.parse(opts.sinceTime);
     if (Number.isFinite(t) && (since === undefined || t > since)) since = t;
   }
-  const stream = createReadStream(file, { encoding: 'utf8' });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  // tailLines keeps the last N lines; otherwise lines stream as they are read.
-  const tail: string[] = [];
-  const tailing = opts.tailLines !== undefined;
   let budget = opts.limitBytes ?? Infinity;
-  try {
-    for await (const raw of lines) {
-      const line = parseLogLine(raw);
-      if (since !== undefined && line.time !== undefined && Date.parse(line.time) < since) continue;
-      const out = `${opts.timestamps && line.time ? `${line.time} ` : ''}${line.text}${line.partial ? '' : '\n'}`;
-      if (tailing) {
-        tail.push(out);
-        if (tail.length > opts.tailLines!) tail.shift();
-        continue;
+  /** The text of one line as answered, or undefined when the options leave it out. */
+  const format = (raw: string): string | undefined => {
+    const line = parseLogLine(raw);
+    if (since !== undefined && line.time !== undefined && Date.parse(line.time) < since) return undefined;
+    return `${opts.timestamps && line.time ? `${line.time} ` : ''}${line.text}${line.partial ? '' : '\n'}`;
+  };
+  /** What of `out` the byte budget still allows. */
+  const take = (out: string): string => {
+    const bytes = Buffer.byteLength(out);
+    const chunk = bytes > budget ? Buffer.from(out).subarray(0, budget).toString('utf8') : out;
+    budget -= bytes;
+    return chunk;
+  };
+  // What the file holds now; with `follow`, what is appended after it comes next.
+  const size = (await stat(file)).size;
+  if (size > 0) {
+    const stream = createReadStream(file, { encoding: 'utf8', end: size - 1 });
+    const lines = createInterface({ input: stream, crlfDelay: Infinity });
+    // tailLines keeps the last N lines; otherwise lines stream as they are read.
+    const tail: string[] = [];
+    const tailing = opts.tailLines !== undefined;
+    try {
+      for await (const raw of lines) {
+        const out = format(raw);
+        if (out === undefined) continue;
+        if (tailing) {
+          tail.push(out);
+          if (tail.length > opts.tailLines!) tail.shift();
+          continue;
+        }
+        if (budget <= 0) return;
+        yield take(out);
       }
-      if (budget <= 0) break;
-      const chunk = Buffer.byteLength(out) > budget ? Buffer.from(out).subarray(0, budget).toString('utf8') : out;
-      budget -= Buffer.byteLength(out);
-      yield chunk;
+      for (const out of tail) {
+        if (budget <= 0) return;
+        yield take(out);
+      }
+    } finally {
+      lines.close();
+      stream.destroy();
     }
-    for (const out of tail) {
-      if (budget <= 0) break;
-      const chunk = Buffer.byteLength(out) > budget ? Buffer.from(out).subarray(0, budget).toString('utf8') : out;
-      budget -= Buffer.byteLength(out);
-      yield chunk;
+  }
+  if (!opts.follow) return;
+  let offset = size;
+  let rest = '';
+  while (!signal?.aborted && budget > 0) {
+    await sleep(FOLLOW_POLL_MS, signal);
+    if (signal?.aborted) return;
+    let now: number;
+    try {
+      now = (await stat(file)).size;
+    } catch {
+      continue;
     }
-  } finally {
-    lines.close();
-    stream.destroy();
+    if (now < offset) {
+      offset = 0;
+      rest = '';
+    }
+    if (now === offset) continue;
+    const handle = await open(file, 'r');
+    let text: string;
+    try {
+      const buf = Buffer.alloc(Math.min(now - offset, FOLLOW_CHUNK));
+      const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
+      offset += bytesRead;
+      text = rest + buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+    const lines = text.split('\n');
+    rest = lines.pop() ?? '';
+    for (const raw of lines) {
+      const out = format(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
+      if (out === undefined) continue;
+      if (budget <= 0) return;
+      yield take(out);
+    }
   }
 }

@@ -2,7 +2,7 @@
 // driven as a user's test drives it: @kubernetes/client-node, a FakeClock, `settled()`.
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +11,7 @@ import { FakeClock, startApiServer, type ApiServerHandle } from '../lib/index.js
 import { parseFlags, usage } from '../apimachinery/flags.js';
 import { allFlagDefinitions } from '../cli/flags.js';
 import { startServer } from '../cli/server.js';
+import { eventually } from '../testing/wait.js';
 
 let dir: string;
 before(() => {
@@ -154,6 +155,24 @@ describe('a server with simulatedNodes: 3', () => {
     assert.match(exec.body, /pod logger runs on the simulated node node-000000, which has no containers to exec/);
     const pf = await get(server, '/api/v1/namespaces/default/pods/logger/portforward?ports=80');
     assert.match(pf.body, /no containers to forward ports of/);
+  });
+
+  test('logs with follow=true stream what is appended until the client leaves', async () => {
+    let body = '';
+    const req = request(`${server.url}/api/v1/namespaces/default/pods/logger/log?container=app&follow=true&tailLines=1`, { ca: server.ca, cert: server.certPem, key: server.keyPem }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('error', () => {});
+    });
+    req.on('error', () => {});
+    req.end();
+    try {
+      await eventually(() => body === 'plain third line\n', 'the last line');
+      appendFileSync(join(dir, 'app.log'), '2024-01-01T00:00:03.000000000Z stdout F fourth line\n');
+      await eventually(() => body === 'plain third line\nfourth line\n', 'the appended line');
+    } finally {
+      req.destroy();
+    }
   });
 
   test('a user stage makes pods fail, configured through the library option', async () => {
