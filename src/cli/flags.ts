@@ -17,6 +17,7 @@ import { authFlagDefinitions } from '../auth/flags.js';
 import { aggregatorFlagDefinitions } from '../aggregator/flags.js';
 import { protobufFlagDefinitions } from '../codec/protobuf/index.js';
 import { auditFlagDefinitions } from '../audit/index.js';
+import { KWOK_GROUP, KWOK_NODE_ANNOTATION, KWOK_NODE_ANNOTATION_VALUE } from '../naming/index.js';
 
 /** kube-controller-manager's flags, shared by the server (in-process controllers) and orch-controller-manager. */
 export const controllerFlagDefinitions: FlagDefinition[] = [
@@ -98,6 +99,22 @@ export const serverFlagDefinitions: FlagDefinition[] = [
     usage: 'A set of key=value pairs that describe feature gates for alpha/experimental features (AllAlpha=true|false, AllBeta=true|false, <gate>=true|false).',
   },
   { name: 'watch-history-window', type: 'duration', default: 300_000, usage: 'How long watch history (and continue tokens) stay usable.' },
+  {
+    name: 'simulated-nodes',
+    type: 'int',
+    default: 0,
+    usage:
+      "Nodes to simulate from the start, as KWOK simulates them (node-000000, ...): Ready, their Leases renewed every 10s, the pods bound to them taken through the kubelet's states by Stages. " +
+      `A Node anyone creates with the annotation ${KWOK_NODE_ANNOTATION}=${KWOK_NODE_ANNOTATION_VALUE} is simulated as well.`,
+  },
+  {
+    name: 'simulated-node-config',
+    type: 'stringList',
+    default: [],
+    usage:
+      `A YAML file of KWOK documents (${KWOK_GROUP}/v1alpha1 Stage, Logs, ClusterLogs) and at most one v1 Node, the template of the created nodes; repeatable. ` +
+      'Stages given for Pod or Node replace the built-in ones of that kind (pod-ready, pod-complete, pod-delete; node-initialize, node-heartbeat-with-lease).',
+  },
   ...serviceFlagDefinitions,
   ...kubeletFlagDefinitions,
   ...controllerFlagDefinitions,

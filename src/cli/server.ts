@@ -43,6 +43,9 @@ import { Aggregator } from '../aggregator/index.js';
 import { frontProxyFromFlags } from '../aggregator/flags.js';
 import { controllerManagerFlags, featureGateFromFlags } from './flags.js';
 import { auditorFromFlags } from '../audit/index.js';
+import { loadSimulatedNodeConfig, NodeAgent, type ConfigDocument } from '../nodeagent/index.js';
+import type { SimulatedNodes } from '../rest/index.js';
+import { API_RELEASE } from '../server/version.js';
 
 export const PRODUCT_VERSION = '0.1.0';
 
@@ -69,8 +72,10 @@ export interface RunningServer {
   table: ResourceTable;
   /** The controllers' clock. */
   clock: Clock;
-  /** True when the controllers have started and have nothing queued or in flight. */
+  /** True when the controllers have started and, with the node agent, have nothing queued or in flight. */
   controllersIdle(): boolean;
+  /** The simulated nodes' agent (`--simulated-nodes`, and Nodes annotated as KWOK's). */
+  nodeAgent: NodeAgent;
   /** Resolves when the start-up hooks (system namespaces, RBAC policy, controllers) are done. */
   started: Promise<void>;
   /** The memory store's current contents (undefined for other backends). */
@@ -93,6 +98,8 @@ export interface StartOptions {
   memorySnapshot?: MemorySnapshot;
   /** The store of these flags' data directory, opened while the modules loaded (closed here when not taken). */
   early?: EarlyStorage;
+  /** Simulated nodes' configuration documents beside `--simulated-node-config`'s files (the library's objects). */
+  simulatedNodeConfig?: ConfigDocument[];
 }
 
 function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
@@ -153,6 +160,14 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const features = featureGateFromFlags(flags, log);
   // The audit policy and backends: a bad flag or file refuses the start here too.
   const auditor = auditorFromFlags(flags, { log, clock: opts.clock ?? realClock });
+  // The simulated nodes' count and configuration: a bad value or file refuses the start too.
+  const simulatedNodes = flags.number('simulated-nodes') ?? 0;
+  if (!Number.isSafeInteger(simulatedNodes) || simulatedNodes < 0 || simulatedNodes > 100_000) {
+    throw new Error(`--simulated-nodes: must be a number of nodes from 0 to 100000, not ${simulatedNodes}`);
+  }
+  const simulatedNodeConfig = await loadSimulatedNodeConfig(flags.list('simulated-node-config'), opts.simulatedNodeConfig ?? []).catch((err: unknown) => {
+    throw new Error(`--simulated-node-config: ${err instanceof Error ? err.message : String(err)}`);
+  });
   const dataDir = resolve(flags.string('data-dir') ?? './.orch');
   const backend = flags.string('storage-backend') ?? 'sqlite';
   const writeKubeconfig = opts.writeKubeconfig ?? true;
@@ -205,8 +220,13 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const serviceNetwork = serviceNetworkFromFlags(flags);
   installServiceAllocation(table, { storage, network: serviceNetwork });
   installPodBinding(table, definitions, { storage, codec: storageCodec });
-  // Proxy, log, exec, attach and port-forward reach pods, services and node agents.
-  installConnectSubresources(table, { kubelet: kubeletClientFromFlags(flags, pki) });
+  // Proxy, log, exec, attach and port-forward reach pods, services and node agents; the
+  // simulated nodes answer for their pods here.
+  const simulated: SimulatedNodes = {
+    isSimulated: (name) => agent.isSimulated(name),
+    serveLog: (req, response, signal) => agent.serveLog(req, response, signal),
+  };
+  installConnectSubresources(table, { kubelet: kubeletClientFromFlags(flags, pki), simulatedNodes: simulated });
   // The binary media type of the flavor, after JSON and YAML in negotiation order.
   const serializers = new SerializerSet();
   serializers.register(binarySerializer());
@@ -217,6 +237,15 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
   // pods/eviction takes disruptions from budgets through the loopback client, as kube-apiserver does.
   installPodEviction(table, { client: controllerClient, features });
+  // The node agent of simulated nodes works through the same client as the controllers.
+  const agent = new NodeAgent({
+    client: controllerClient,
+    clock,
+    config: simulatedNodeConfig,
+    nodes: simulatedNodes,
+    kubeletVersion: `v${API_RELEASE.major}.${API_RELEASE.minor}.${API_RELEASE.patch}`,
+    onError: (err) => log(`node agent: ${err instanceof Error ? err.message : String(err)}`),
+  });
   // Custom resources follow their definitions in the table; the existing ones are served
   // before the server reports ready.
   const conversionTransport = conversionWebhookTransport({ client });
@@ -447,6 +476,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         });
         scheduler.start();
       }
+      // The simulated nodes exist once the server is ready.
+      await agent.start();
       ctrl.complete();
     } catch (err) {
       for (const h of [...hooks, ...aggregatorHooks]) h.fail(err);
@@ -465,6 +496,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       if (auditor) await Promise.race([auditor.shutdown(), new Promise((r) => setTimeout(r, AUDIT_SHUTDOWN_MS).unref())]);
       await started.catch(() => {});
       await scheduler?.stop();
+      await agent.stop();
       await controllers?.stop();
       await aggregator.stop();
       await apfStarted.catch(() => {});
@@ -489,7 +521,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     client: controllerClient,
     table,
     clock,
-    controllersIdle: () => controllers !== undefined && (controllers.idle?.() ?? true) && (scheduler?.idle() ?? true),
+    controllersIdle: () => controllers !== undefined && (controllers.idle?.() ?? true) && (scheduler?.idle() ?? true) && agent.idle(),
+    nodeAgent: agent,
     started,
     memorySnapshot: () => (storage instanceof MemoryStorage ? storage.snapshot() : undefined),
     stop,

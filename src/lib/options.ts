@@ -46,13 +46,24 @@ export interface ApiServerOptions {
   clock?: Clock;
   /** Share one CA and keys between the servers of this process (`shared`, default, fast) or make new ones (`fresh`). */
   pki?: 'shared' | 'fresh';
+  /**
+   * Nodes to simulate from the start (`--simulated-nodes`), as KWOK simulates them: Ready, their
+   * Leases renewed, pods bound to them taken to Running (a Job's to Succeeded), deletions finished.
+   */
+  simulatedNodes?: number;
+  /**
+   * KWOK `Stage`, `Logs` and `ClusterLogs` documents (and at most one v1 `Node` template) for the
+   * simulated nodes: objects, or YAML files of them (`--simulated-node-config`).
+   */
+  simulatedNodeConfig?: Array<Record<string, unknown> | string>;
   /** Further kube-apiserver flags, e.g. `['--runtime-config=batch/v1=false']`. */
   flags?: string[];
   /** Receives the server's log lines (none are printed by default). */
   log?: (line: string) => void;
   /**
    * Run the scheduler in the server (`--scheduler`): pending pods are bound to nodes. Off by
-   * default, as a test API server without nodes has nothing to place pods on.
+   * default unless `simulatedNodes` is set: a test API server without nodes has nothing to
+   * place pods on.
    */
   scheduler?: boolean;
 }
@@ -71,6 +82,8 @@ const KNOWN: ReadonlySet<string> = new Set([
   'admissionPlugins',
   'clock',
   'pki',
+  'simulatedNodes',
+  'simulatedNodeConfig',
   'flags',
   'log',
   'scheduler',
@@ -134,6 +147,12 @@ export function checkOptions(opts: unknown): asserts opts is ApiServerOptions {
   }
   if (opts.log !== undefined && typeof opts.log !== 'function') throw new OptionError('option "log" must be a function');
   if (opts.scheduler !== undefined && typeof opts.scheduler !== 'boolean') throw new OptionError('option "scheduler" must be a boolean');
+  if (opts.simulatedNodes !== undefined && !(Number.isSafeInteger(opts.simulatedNodes) && (opts.simulatedNodes as number) >= 0 && (opts.simulatedNodes as number) <= 100_000)) {
+    throw new OptionError(`option "simulatedNodes" must be a number of nodes from 0 to 100000, not ${JSON.stringify(opts.simulatedNodes)}`);
+  }
+  if (opts.simulatedNodeConfig !== undefined && (!Array.isArray(opts.simulatedNodeConfig) || opts.simulatedNodeConfig.some((o) => typeof o !== 'string' && !isRecord(o)))) {
+    throw new OptionError('option "simulatedNodeConfig" must be an array of objects or file paths');
+  }
   const storage = opts.storage ?? 'memory';
   if (opts.etcd !== undefined) {
     if (storage !== 'etcd') throw new OptionError('option "etcd" needs storage: "etcd"');
@@ -158,7 +177,7 @@ export function optionFlags(opts: ApiServerOptions, dataDir: string, uniqueSuffi
     `--secure-port=${opts.port ?? 0}`,
     `--bind-address=${opts.host ?? '127.0.0.1'}`,
     `--compat=${opts.flavor ?? 'kubernetes'}`,
-    `--scheduler=${opts.scheduler ?? false}`,
+    `--scheduler=${opts.scheduler ?? (opts.simulatedNodes ?? 0) > 0}`,
   ];
   if (storage === 'etcd' && opts.etcd) {
     out.push(`--etcd-servers=${opts.etcd.servers.join(',')}`, `--etcd-prefix=${opts.etcd.prefix ?? `/orch-test-${uniqueSuffix}`}`);
@@ -171,5 +190,6 @@ export function optionFlags(opts: ApiServerOptions, dataDir: string, uniqueSuffi
   if (enable.length > 0) out.push(`--enable-admission-plugins=${enable.join(',')}`);
   if (disable.length > 0) out.push(`--disable-admission-plugins=${disable.join(',')}`);
   if (opts.controllers) out.push(`--controllers=${opts.controllers.join(',')}`);
+  if (opts.simulatedNodes) out.push(`--simulated-nodes=${opts.simulatedNodes}`);
   return [...out, ...(opts.flags ?? [])];
 }

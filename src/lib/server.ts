@@ -2,8 +2,8 @@
 // free port, a CA shared by the process's servers, no files unless asked for; the
 // definitions and objects the test needs are in place when it resolves.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../apimachinery/clock.js';
 import { parseFlags } from '../apimachinery/flags.js';
@@ -18,6 +18,7 @@ import { checkOptions, OptionError, optionFlags, type ApiServerOptions } from '.
 import { issueFromCA, sharedPkiDir, tempDir } from './pki.js';
 import { installWebhook, type WebhookOptions, type InstalledWebhook } from './webhook.js';
 import { BootstrapSnapshots } from './bootstrap-snapshot.js';
+import { configFromDocuments, parseConfigText, type ConfigDocument } from '../nodeagent/index.js';
 
 
 export interface SettleOptions {
@@ -157,6 +158,31 @@ async function settle(s: RunningServer, timeoutMs: number): Promise<void> {
   }
 }
 
+/** The simulated nodes' documents: objects as given, files read (YAML, several documents); checked before anything starts. */
+async function readSimulatedNodeConfig(entries: Array<Record<string, unknown> | string>): Promise<ConfigDocument[]> {
+  const docs: ConfigDocument[] = [];
+  try {
+    for (const [i, entry] of entries.entries()) {
+      if (typeof entry !== 'string') {
+        docs.push({ source: `option "simulatedNodeConfig" item ${i}`, index: 1, object: entry });
+        continue;
+      }
+      const path = resolve(entry);
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch (e) {
+        throw new Error(`cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      docs.push(...parseConfigText(path, text));
+    }
+    configFromDocuments(docs);
+  } catch (e) {
+    throw new OptionError(`option "simulatedNodeConfig": ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return docs;
+}
+
 /** Starts a server; see `ApiServerOptions`. */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServerHandle> {
   checkOptions(options);
@@ -167,6 +193,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const objectFiles = (options.objects ?? []).filter((o): o is string => typeof o === 'string');
   const fileObjects = new Map<string, Manifest[]>();
   for (const f of objectFiles) fileObjects.set(f, await readManifests([f], 'objects'));
+  const simulatedNodeConfig = await readSimulatedNodeConfig(options.simulatedNodeConfig ?? []);
 
   const release = claimFlavor(flavor);
   let scratch: string | undefined;
@@ -181,9 +208,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     const log = options.log ?? ((line: string) => void logs.push(line));
     // Memory servers with the shared PKI start from the first like server's bootstrap. A
     // clock of the test's own may stamp the bootstrap differently, so such servers make theirs.
-    const snapshotKey = (options.storage ?? 'memory') === 'memory' && options.pki !== 'fresh' && !options.clock ? BootstrapSnapshots.key(flagList, pkiDir) : undefined;
+    const snapshotKey =
+      (options.storage ?? 'memory') === 'memory' && options.pki !== 'fresh' && !options.clock && simulatedNodeConfig.length === 0 ? BootstrapSnapshots.key(flagList, pkiDir) : undefined;
     const memorySnapshot = snapshotKey ? snapshots.get(snapshotKey) : undefined;
-    srv = await startServer(flags, { log, pkiDir, writeKubeconfig: false, clock: options.clock, memorySnapshot });
+    srv = await startServer(flags, { log, pkiDir, writeKubeconfig: false, clock: options.clock, memorySnapshot, simulatedNodeConfig });
     const s = srv;
     await s.started;
     // Taken once the controllers have done their part too (service accounts, root CA

@@ -170,3 +170,13 @@ export function productName(): string {
 export function shortWord(): string {
   return w().short;
 }
+
+// KWOK's own identifiers: they belong to KWOK, not to the product, so they are the same in
+// both flavors (manifests written for KWOK work unchanged against either).
+
+/** KWOK's API group (`Stage`, `Logs`, `ClusterLogs` documents). */
+export const KWOK_GROUP = 'kwok.x-k8s.io';
+
+/** The annotation that marks a Node as simulated (KWOK's convention), with its value. */
+export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
+export const KWOK_NODE_ANNOTATION_VALUE = 'fake';

@@ -6,3 +6,4 @@ export type * from './options.js';
 export type * from './store.js';
 export type * from './strategy.js';
 export type * from './table-convertor.js';
+export type * from './simulated-nodes.js';

@@ -2,7 +2,7 @@
 // `services/x/proxy` and `nodes/x/proxy`, each served by the `connect` verb of its
 // resource's Store (installed as a subresource handler).
 import type { AddressPolicy } from '../../proxy/location.js';
-import type { ConnectRequest, RequestContext, RESTStore, ResourceTable } from '../../rest/index.js';
+import type { ConnectRequest, RequestContext, RESTStore, ResourceTable, SimulatedNodes } from '../../rest/index.js';
 import { NodeConnections, type KubeletClientConfig } from './kubelet.js';
 import { NodeProxy } from './nodes.js';
 import { PodConnecter } from './pods.js';
@@ -23,6 +23,8 @@ export interface ConnectInstallOptions {
   addressPolicy?: AddressPolicy;
   /** Resolves node host names (DNS when absent). */
   resolveHost?: (host: string) => Promise<string[]>;
+  /** Nodes simulated in this process (the node agent). */
+  simulatedNodes?: SimulatedNodes;
 }
 
 type SubresourceHost = RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void };
@@ -50,7 +52,7 @@ export function installConnectSubresources(table: ResourceTable, opts: ConnectIn
     nodes.setSubresourceHandler('proxy', handler(new NodeProxy({ nodes, connections, ...policy, ...(opts.resolveHost ? { resolve: opts.resolveHost } : {}) })));
   }
   if (hostsSubresources(pods) && connections) {
-    const pc = handler(new PodConnecter({ pods, nodes: connections, ...policy }));
+    const pc = handler(new PodConnecter({ pods, nodes: connections, ...policy, ...(opts.simulatedNodes ? { simulated: opts.simulatedNodes } : {}) }));
     for (const sub of POD_CONNECT_SUBRESOURCES) pods.setSubresourceHandler(sub, pc);
   }
   if (hostsSubresources(services) && endpoints && pods) {

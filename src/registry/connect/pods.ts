@@ -8,7 +8,7 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { isPlainObject } from '../../apimachinery/types.js';
 import { ADDRESS_NOT_ALLOWED, defaultAddressPolicy, escapePath, joinHostPort, joinPreserveTrailingSlash, splitSchemeNamePort, targetURL, type AddressPolicy } from '../../proxy/location.js';
 import { fetchUpstream, UpstreamError } from '../../proxy/transport.js';
-import type { ConnectRequest, RequestContext, RESTStore } from '../../rest/index.js';
+import type { ConnectRequest, RequestContext, RESTStore, SimulatedNodes } from '../../rest/index.js';
 import { dialErrorText, forward } from './forward.js';
 import { unknownError, type NodeConnections } from './kubelet.js';
 import { proxyRedirect, proxyTarget, rawQuery } from './redirect.js';
@@ -181,6 +181,8 @@ export interface PodConnectOptions {
   nodes: NodeConnections;
   /** Which pod IPs `pods/x/proxy` may reach (default: global unicast only, as Kubernetes). */
   addressPolicy?: AddressPolicy;
+  /** Nodes simulated in this process: no agent to dial, their pods' logs answered by the hook. */
+  simulated?: SimulatedNodes;
 }
 
 /** Serves pods' `proxy`, `log`, `exec`, `attach` and `portforward`. */
@@ -247,6 +249,7 @@ export class PodConnecter {
       r.response.end();
       return;
     }
+    if (this.opts.simulated?.isSimulated(nodeName)) return this.opts.simulated.serveLog({ ...opts, namespace, pod: name, container }, r.response, ctx.signal);
     const node = await this.opts.nodes.get(ctx, nodeName);
     const query = kubeletLogQuery(opts);
     const url = new URL(`${node.scheme}://${joinHostPort(node.hostname, node.port)}/containerLogs/${escapePath(`${namespace}/${name}/${container}`)}${query ? `?${query}` : ''}`);
@@ -293,6 +296,7 @@ export class PodConnecter {
     const container = subresource === 'portforward' ? '' : validateContainer(r.query.get('container') ?? '', pod);
     const nodeName = String(record(pod.spec).nodeName ?? '');
     if (nodeName === '') throw badRequest(`pod ${name} does not have a host assigned`);
+    if (this.opts.simulated?.isSimulated(nodeName)) throw badRequest(`pod ${name} runs on the simulated node ${nodeName}, which has no containers to ${subresource === 'portforward' ? 'forward ports of' : subresource}`);
     const node = await this.opts.nodes.get(ctx, nodeName);
     const path = subresource === 'portforward' ? `/portForward/${namespace}/${name}` : `/${subresource}/${namespace}/${name}/${container}`;
     const target = new URL(`${node.scheme}://${joinHostPort(node.hostname, node.port)}${escapePath(path)}${query ? `?${query}` : ''}`);

@@ -5,7 +5,7 @@ import { setFlavor } from '../../../naming/index.js';
 import { isPodActive, isPodAvailable, isPodReady, podPhase, withPodCondition } from './pod.js';
 import { findUntoleratedTaint, formatTaint, toleratesTaint, type Taint } from './taints.js';
 import { podMatchesNodeSelectorAndAffinity, preferredAffinityWeight } from './node-affinity.js';
-import { nodeTaintKey } from './node.js';
+import { nodeTaintKey, withNodeCondition } from './node.js';
 import { podTotals, formatAmount } from './resources.js';
 
 const node = (labels: Record<string, string>, name = 'n1'): KubeObject => ({ metadata: { name, labels } });
@@ -35,6 +35,15 @@ test('a condition keeps its transition time unless its status changes', () => {
   assert.equal(same[0].reason, 'X');
   assert.equal(flipped[0].lastTransitionTime, 't3');
   assert.equal(flipped.length, 1);
+});
+
+test('a node condition keeps its transition time unless its status changes; the heartbeat is the new one', () => {
+  const first = withNodeCondition([], { type: 'Ready', status: 'True', lastHeartbeatTime: 't1' }, 't1');
+  const beat = withNodeCondition(first, { type: 'Ready', status: 'True', lastHeartbeatTime: 't2' }, 't2');
+  const lost = withNodeCondition(beat, { type: 'Ready', status: 'Unknown', lastHeartbeatTime: 't2' }, 't3');
+  assert.deepEqual([beat[0].lastTransitionTime, beat[0].lastHeartbeatTime], ['t1', 't2']);
+  assert.deepEqual([lost[0].lastTransitionTime, lost[0].status], ['t3', 'Unknown']);
+  assert.equal(withNodeCondition(first, { type: 'MemoryPressure', status: 'False' }, 't4').length, 2);
 });
 
 test('tolerations match taints by key, value, operator and effect', () => {

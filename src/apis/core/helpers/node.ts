@@ -45,3 +45,20 @@ export function nodeTaintKey(name: 'not-ready' | 'unreachable' | 'unschedulable'
 export function nodeLabelKey(name: 'hostname' | 'os' | 'arch' | 'zone' | 'region'): string {
   return name === 'zone' || name === 'region' ? longDomainKey(name, 'topology') : longDomainKey(name);
 }
+
+/**
+ * The conditions with `cond` set, as the kubelet sets its node conditions: an existing one of
+ * the same type keeps its `lastTransitionTime` unless its status changes; `lastHeartbeatTime`
+ * is what `cond` says. `now` is RFC 3339.
+ */
+export function withNodeCondition(conditions: readonly NodeCondition[], cond: NodeCondition, now: string): NodeCondition[] {
+  let found = false;
+  const out = conditions.map((c) => {
+    if (c.type !== cond.type) return c;
+    found = true;
+    const transition = c.status === cond.status && c.lastTransitionTime ? c.lastTransitionTime : (cond.lastTransitionTime ?? now);
+    return { ...cond, lastTransitionTime: transition };
+  });
+  if (!found) out.push({ ...cond, lastTransitionTime: cond.lastTransitionTime ?? now });
+  return out;
+}
