@@ -24,6 +24,7 @@ import { csrApprovingController, csrCleanerController, csrSigningController } fr
 import { volumeProtectionControllers } from './volume/index.js';
 import { podGCControllerDescriptor } from './podgc/index.js';
 import { replicaSetControllerDescriptor } from './replicaset/index.js';
+import { deploymentControllerDescriptor } from './deployment/index.js';
 import { replicationControllerDescriptor } from './replicationcontroller/index.js';
 
 export {
@@ -107,6 +108,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     nodeLifecycleControllerDescriptor,
     ...volumeProtectionControllers,
     podGCControllerDescriptor,
+    deploymentControllerDescriptor,
     replicaSetControllerDescriptor,
     replicationControllerDescriptor,
     csrApprovingController(),
