@@ -117,8 +117,7 @@ test('a ReplicationController and a ReplicaSet keep their replicas as kubectl sc
     await ok(['scale', 'rc', 'rc', '--replicas=4']);
     await ok(['scale', 'rs', 'rs', '--replicas=1']);
     await eventually(async () => ((await podCount('app=rc')) === 4 && (await podCount('app=rs')) === 1) || undefined, 'scaled');
-    const rc = JSON.parse(await ok(['get', 'rc', 'rc', '-o', 'json'])) as { status: { replicas: number } };
-    await eventually(async () => (JSON.parse(await ok(['get', 'rc', 'rc', '-o', 'json'])) as typeof rc).status.replicas === 4 || undefined, 'rc status');
+    await eventually(async () => (JSON.parse(await ok(['get', 'rc', 'rc', '-o', 'json'])) as { status: { replicas: number } }).status.replicas === 4 || undefined, 'rc status');
     const events = await ok(['get', 'events', '-o', 'jsonpath={range .items[*]}{.reason} {.reportingComponent}{"\\n"}{end}']);
     assert.match(events, /SuccessfulCreate replication-controller/);
     assert.match(events, /SuccessfulDelete replicaset-controller/);
