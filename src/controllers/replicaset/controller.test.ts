@@ -219,3 +219,16 @@ test('deletion ranking: unscheduled, pending, not ready, low cost, doubled up, r
   const ages = [pod('older', { node: 'n', created: now - 86_400_000 }), pod('newer', { node: 'n', created: now - 1000 })];
   assert.deepEqual(rankPodsForDeletion(ages, [0, 0], now).map((p) => p.metadata?.name), ['newer', 'older']);
 });
+
+test('a deletion cost that is not a 32-bit integer counts as zero', () => {
+  const now = Date.UTC(2024, 0, 1);
+  const pod = (name: string, cost: string): KubeObject => ({
+    metadata: { name, uid: name, creationTimestamp: new Date(now - 1000).toISOString(), annotations: { [podDeletionCostAnnotation()]: cost } },
+    spec: { nodeName: 'n' },
+    status: { phase: 'Running' },
+  });
+  for (const bad of ['abc', '1e3', '99999999999', '__proto__', '', ' 5']) {
+    const order = rankPodsForDeletion([pod('low', '-1'), pod('bad', bad)], [0, 0], now).map((p) => p.metadata?.name);
+    assert.deepEqual(order, ['low', 'bad'], `cost ${JSON.stringify(bad)}`);
+  }
+});
