@@ -221,3 +221,26 @@ test('revisionHistoryLimit: old ReplicaSets past the limit are deleted, lowest r
     await h.close();
   }
 });
+
+test('a name taken by another ReplicaSet counts a collision and the next hash is used', async () => {
+  const h = await startWorkload(deploymentControllerDescriptor, replicaSetControllerDescriptor);
+  try {
+    // Paused, the Deployment makes no ReplicaSet: the test takes its name first.
+    const d = await h.client.create(DEPLOYMENTS, 'default', deployment('web', 1, { paused: true }));
+    const template = (d.spec as { template: unknown }).template;
+    const taken = `web-${computeHash(template)}`;
+    await h.client.create(REPLICASETS, 'default', {
+      metadata: { name: taken },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'other' } }, template: { metadata: { labels: { app: 'other' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+    });
+    await h.settle();
+    assert.equal((await replicaSets(h)).length, 1);
+    await h.client.patch(DEPLOYMENTS, 'default', 'web', { spec: { paused: false } });
+    const s = await rollUntil(h, 'web', complete(1));
+    assert.equal(s.collisionCount, 1);
+    const ours = (await replicaSets(h)).find((r) => r.metadata?.name !== taken);
+    assert.equal(ours?.metadata?.name, `web-${computeHash(template, 1)}`);
+  } finally {
+    await h.close();
+  }
+});
