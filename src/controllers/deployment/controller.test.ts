@@ -90,6 +90,7 @@ for (const flavor of ['kubernetes', 'orch'] as const) {
       assert.equal(s.readyReplicas, 3);
       const d = await h.client.get(DEPLOYMENTS, 'default', 'web');
       assert.equal(s.observedGeneration, d.metadata?.generation);
+      assert.equal(d.metadata?.generation, 1, 'the revision annotation is written through status: no new generation');
       assert.equal(d.metadata?.annotations?.[deploymentAnnotation('revision')], '1');
       assert.deepEqual(h.errors.filter((e) => !/modified|Conflict/.test(String(e))), []);
     } finally {

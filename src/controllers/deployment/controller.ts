@@ -286,9 +286,14 @@ export class DeploymentController extends KeyedLoop {
   private async syncDeploymentRevision(w: Work, revision: string): Promise<void> {
     const key = deploymentAnnotation('revision');
     if (w.d.metadata?.annotations?.[key] === revision) return;
-    const updated = await this.opts.client.patch(DEPLOYMENTS, w.d.metadata?.namespace ?? '', w.d.metadata?.name ?? '', {
-      metadata: { annotations: { [key]: revision }, resourceVersion: w.d.metadata?.resourceVersion },
-    });
+    // Through the status subresource, as kube does: the annotation is no spec change (no new generation).
+    const updated = await this.opts.client.patch(
+      DEPLOYMENTS,
+      w.d.metadata?.namespace ?? '',
+      w.d.metadata?.name ?? '',
+      { metadata: { annotations: { [key]: revision }, resourceVersion: w.d.metadata?.resourceVersion } },
+      'status',
+    );
     w.d = { ...w.d, metadata: { ...w.d.metadata, annotations: updated.metadata?.annotations, resourceVersion: updated.metadata?.resourceVersion } };
   }
 
