@@ -23,6 +23,9 @@ import { nodeLifecycleControllerDescriptor } from './nodelifecycle/controller.js
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
 import { volumeProtectionControllers } from './volume/index.js';
 import { podGCControllerDescriptor } from './podgc/index.js';
+import { replicaSetControllerDescriptor } from './replicaset/index.js';
+import { deploymentControllerDescriptor } from './deployment/index.js';
+import { replicationControllerDescriptor } from './replicationcontroller/index.js';
 
 export {
   NamespaceController,
@@ -105,6 +108,9 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     nodeLifecycleControllerDescriptor,
     ...volumeProtectionControllers,
     podGCControllerDescriptor,
+    deploymentControllerDescriptor,
+    replicaSetControllerDescriptor,
+    replicationControllerDescriptor,
     csrApprovingController(),
     csrSigningController(),
     csrCleanerController(),

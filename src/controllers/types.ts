@@ -32,6 +32,12 @@ export interface ControllerOptions {
   concurrentCronJobSyncs: number;
   /** `--concurrent-ttl-after-finished-syncs` (5). */
   concurrentTTLSyncs: number;
+  /** `--concurrent-deployment-syncs` (5). */
+  concurrentDeploymentSyncs: number;
+  /** `--concurrent-replicaset-syncs` (5). */
+  concurrentReplicaSetSyncs: number;
+  /** `--concurrent-rc-syncs` (5). */
+  concurrentRCSyncs: number;
   /** `--node-monitor-grace-period` (40 s): how long a silent node stays Ready. */
   nodeMonitorGracePeriodMs: number;
   /** `--node-monitor-period` (5 s): how often the node lifecycle controller checks each node. */
@@ -50,6 +56,9 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   concurrentJobSyncs: 5,
   concurrentCronJobSyncs: 5,
   concurrentTTLSyncs: 5,
+  concurrentDeploymentSyncs: 5,
+  concurrentReplicaSetSyncs: 5,
+  concurrentRCSyncs: 5,
   nodeMonitorGracePeriodMs: 40_000,
   nodeMonitorPeriodMs: 5_000,
   terminatedPodGCThreshold: 12_500,

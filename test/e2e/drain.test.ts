@@ -12,7 +12,8 @@ const skip = binary ? undefined : 'kubectl is not on PATH';
 const json = (s: string): Record<string, unknown> => JSON.parse(s) as Record<string, unknown>;
 
 test('kubectl drain evicts a node\'s pods as their budget allows, and cordons the node', { skip, timeout: 120_000 }, async () => {
-  const server = await startApiServer({ flavor: 'kubernetes' });
+  // The test plays the ReplicaSet's part (replacements on the other node), so its controller is off.
+  const server = await startApiServer({ flavor: 'kubernetes', controllers: ['*', '-replicaset'] });
   const kubectl = new Kubectl(binary!, server.kubeconfigPath);
   const ok = async (args: string[], input?: string): Promise<string> => {
     const r = await kubectl.run(args, input === undefined ? {} : { input });
@@ -21,7 +22,7 @@ test('kubectl drain evicts a node\'s pods as their budget allows, and cordons th
   };
   try {
     for (const node of ['n1', 'n2']) await ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: node } }));
-    // The pods' owner exists (no controller runs it), so drain sees managed pods and the collector keeps them.
+    // The pods' owner exists (its controller is off), so drain sees managed pods and the collector keeps them.
     await ok(
       ['apply', '-f', '-'],
       JSON.stringify({
