@@ -23,6 +23,7 @@ import { nodeLifecycleControllerDescriptor } from './nodelifecycle/controller.js
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
 import { volumeProtectionControllers } from './volume/index.js';
 import { podGCControllerDescriptor } from './podgc/index.js';
+import { endpointControllerDescriptor } from './endpoint/index.js';
 
 export {
   NamespaceController,
@@ -105,6 +106,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     nodeLifecycleControllerDescriptor,
     ...volumeProtectionControllers,
     podGCControllerDescriptor,
+    endpointControllerDescriptor,
     csrApprovingController(),
     csrSigningController(),
     csrCleanerController(),
