@@ -24,6 +24,7 @@ import { csrApprovingController, csrCleanerController, csrSigningController } fr
 import { volumeProtectionControllers } from './volume/index.js';
 import { podGCControllerDescriptor } from './podgc/index.js';
 import { endpointControllerDescriptor } from './endpoint/index.js';
+import { endpointSliceControllerDescriptor } from './endpointslice/index.js';
 
 export {
   NamespaceController,
@@ -107,6 +108,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     ...volumeProtectionControllers,
     podGCControllerDescriptor,
     endpointControllerDescriptor,
+    endpointSliceControllerDescriptor,
     csrApprovingController(),
     csrSigningController(),
     csrCleanerController(),
