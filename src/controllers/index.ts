@@ -25,6 +25,7 @@ import { volumeProtectionControllers } from './volume/index.js';
 import { podGCControllerDescriptor } from './podgc/index.js';
 import { endpointControllerDescriptor } from './endpoint/index.js';
 import { endpointSliceControllerDescriptor } from './endpointslice/index.js';
+import { endpointSliceMirroringControllerDescriptor } from './endpointslicemirroring/index.js';
 
 export {
   NamespaceController,
@@ -109,6 +110,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     podGCControllerDescriptor,
     endpointControllerDescriptor,
     endpointSliceControllerDescriptor,
+    endpointSliceMirroringControllerDescriptor,
     csrApprovingController(),
     csrSigningController(),
     csrCleanerController(),
