@@ -142,6 +142,22 @@ for (const flavor of ['kubernetes', 'orch'] as Flavor[]) {
       await assert.rejects(endpoints('gone'), (e: { code?: number }) => e.code === 404);
     });
 
+    it('truncates at 1000 addresses with the over-capacity annotation, and drops it below', async () => {
+      for (let i = 0; i < 1001; i++) {
+        const p = await client.create(PODS, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: `many-${i}`, labels: { app: 'many' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+        p.status = { phase: 'Running', podIP: `10.8.${i >> 8}.${i & 255}`, conditions: [{ type: 'Ready', status: 'True' }] };
+        await client.update(PODS, 'default', p, 'status');
+      }
+      await service('many', { selector: { app: 'many' }, ports: [{ port: 80 }] });
+      await settle();
+      const ep = await endpoints('many');
+      assert.equal(ep.metadata?.annotations?.[`endpoints.${domain}/over-capacity`], 'truncated');
+      assert.equal((ep.subsets as EndpointSubset[]).reduce((n, s) => n + (s.addresses?.length ?? 0), 0), 1000);
+      await client.delete(PODS, 'default', 'many-0', { gracePeriodSeconds: 0 });
+      await settle();
+      assert.equal((await endpoints('many')).metadata?.annotations?.[`endpoints.${domain}/over-capacity`], undefined);
+    });
+
     it('writes an empty Endpoints for a Service selecting nothing', async () => {
       await service('empty', { selector: { app: 'none' }, ports: [{ port: 80 }] });
       await settle();
