@@ -22,8 +22,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export function serviceSelector(svc: KubeObject): Record<string, string> | undefined {
   const sel = specOf(svc).selector;
   if (!sel || typeof sel !== 'object' || Array.isArray(sel)) return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(sel as JsonMap)) if (typeof v === 'string') out[k] = v;
+  // Own properties only, whatever the keys are named (`__proto__` included).
+  const out: Record<string, string> = Object.fromEntries(Object.entries(sel as JsonMap).filter((e): e is [string, string] => typeof e[1] === 'string'));
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
