@@ -36,6 +36,11 @@ export const controllerFlagDefinitions: FlagDefinition[] = [
   { name: 'concurrent-replicaset-syncs', type: 'int', default: 5, usage: 'The number of replica sets that are allowed to sync concurrently. Larger number = more responsive replica management, but more CPU (and network) load' },
   { name: 'concurrent-rc-syncs', type: 'int', default: 5, usage: 'The number of replication controllers that are allowed to sync concurrently. Larger number = more responsive replica management, but more CPU (and network) load' },
   { name: 'concurrent-ttl-after-finished-syncs', type: 'int', default: 5, usage: 'The number of TTL-after-finished controller workers that are allowed to sync concurrently.' },
+  { name: 'concurrent-endpoint-syncs', type: 'int', default: 5, usage: 'The number of endpoint syncing operations that will be done concurrently. Larger number = faster endpoint updating, but more CPU (and network) load' },
+  { name: 'concurrent-service-endpoint-syncs', type: 'int', default: 5, usage: 'The number of service endpoint syncing operations that will be done concurrently. Larger number = faster endpoint slice updating, but more CPU (and network) load. Defaults to 5.' },
+  { name: 'max-endpoints-per-slice', type: 'int', default: 100, usage: 'The maximum number of endpoints that will be added to an EndpointSlice. More endpoints per slice will result in less endpoint slices, but larger resources. Defaults to 100.' },
+  { name: 'mirroring-concurrent-service-endpoint-syncs', type: 'int', default: 5, usage: 'The number of service endpoint syncing operations that will be done concurrently by the endpointslice-mirroring-controller. Larger number = faster endpoint slice updating, but more CPU (and network) load. Defaults to 5.' },
+  { name: 'mirroring-max-endpoints-per-subset', type: 'int', default: 1000, usage: 'The maximum number of endpoints that will be added to an EndpointSlice by the endpointslice-mirroring-controller. More endpoints per slice will result in less endpoint slices, but larger resources. Defaults to 100.' },
   { name: 'node-monitor-grace-period', type: 'duration', default: 40_000, usage: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N times more than kubelet\'s nodeStatusUpdateFrequency.' },
   { name: 'node-monitor-period', type: 'duration', default: 5_000, usage: 'The period for syncing NodeStatus in NodeController.' },
   {
@@ -143,6 +148,17 @@ function int32(flags: ParsedFlags, name: string, fallback: number): number {
   return v;
 }
 
+/**
+ * A positive integer flag whose option is set only when it differs from the default (the
+ * controllers apply the default themselves); `max` as kube's validation caps it.
+ */
+function unlessDefault<K extends keyof ControllerOptions>(flags: ParsedFlags, name: string, fallback: number, key: K, max?: number): Partial<ControllerOptions> {
+  const v = positive(flags, name, fallback);
+  if (!Number.isInteger(v)) throw new Error(`--${name}: must be an integer, not ${v}`);
+  if (max !== undefined && v > max) throw new Error(`--${name}: must be at most ${max}, not ${v}`);
+  return v === fallback ? {} : { [key]: v };
+}
+
 /** The controller manager's settings from its flags (bad values throw, naming the flag). */
 export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFlags {
   const certFile = flags.string('cluster-signing-cert-file');
@@ -161,6 +177,11 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
     terminatedPodGCThreshold: int32(flags, 'terminated-pod-gc-threshold', 12500),
     clusterSigningDurationSeconds: Math.floor(positive(flags, 'cluster-signing-duration', 365 * 24 * 3_600_000) / 1000),
     ...(certFile && keyFile ? { clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile } : {}),
+    ...unlessDefault(flags, 'concurrent-endpoint-syncs', 5, 'concurrentEndpointSyncs'),
+    ...unlessDefault(flags, 'concurrent-service-endpoint-syncs', 5, 'concurrentServiceEndpointSyncs'),
+    ...unlessDefault(flags, 'max-endpoints-per-slice', 100, 'maxEndpointsPerSlice', 1000),
+    ...unlessDefault(flags, 'mirroring-concurrent-service-endpoint-syncs', 5, 'mirroringConcurrentServiceEndpointSyncs'),
+    ...unlessDefault(flags, 'mirroring-max-endpoints-per-subset', 1000, 'mirroringMaxEndpointsPerSubset', 1000),
   };
   const controllers = flags.has('controllers') ? flags.list('controllers') : ['*'];
   const unknown = validateControllers(controllers, [...KNOWN_CONTROLLERS, ...DISABLED_BY_DEFAULT_CONTROLLERS]);

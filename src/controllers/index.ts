@@ -26,6 +26,9 @@ import { podGCControllerDescriptor } from './podgc/index.js';
 import { replicaSetControllerDescriptor } from './replicaset/index.js';
 import { deploymentControllerDescriptor } from './deployment/index.js';
 import { replicationControllerDescriptor } from './replicationcontroller/index.js';
+import { endpointControllerDescriptor } from './endpoint/index.js';
+import { endpointSliceControllerDescriptor } from './endpointslice/index.js';
+import { endpointSliceMirroringControllerDescriptor } from './endpointslicemirroring/index.js';
 
 export {
   NamespaceController,
@@ -111,6 +114,9 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     deploymentControllerDescriptor,
     replicaSetControllerDescriptor,
     replicationControllerDescriptor,
+    endpointControllerDescriptor,
+    endpointSliceControllerDescriptor,
+    endpointSliceMirroringControllerDescriptor,
     csrApprovingController(),
     csrSigningController(),
     csrCleanerController(),

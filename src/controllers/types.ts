@@ -49,6 +49,16 @@ export interface ControllerOptions {
   /** `--cluster-signing-cert-file` / `--cluster-signing-key-file` (PEM); the server's CA when unset. */
   clusterSigningCertFile?: string;
   clusterSigningKeyFile?: string;
+  /** `--concurrent-endpoint-syncs` (5); absent means the default. */
+  concurrentEndpointSyncs?: number;
+  /** `--concurrent-service-endpoint-syncs` (5): the endpointslice controller's workers. */
+  concurrentServiceEndpointSyncs?: number;
+  /** `--max-endpoints-per-slice` (100). */
+  maxEndpointsPerSlice?: number;
+  /** `--mirroring-concurrent-service-endpoint-syncs` (5). */
+  mirroringConcurrentServiceEndpointSyncs?: number;
+  /** `--mirroring-max-endpoints-per-subset` (1000): addresses of one Endpoints subset mirrored. */
+  mirroringMaxEndpointsPerSubset?: number;
 }
 
 export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {

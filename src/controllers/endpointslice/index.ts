@@ -1,0 +1,2 @@
+export { endpointSliceControllerDescriptor, EndpointSliceController, managedSliceServiceKey, SliceTracker } from './controller.js';
+export * from './reconcile.js';

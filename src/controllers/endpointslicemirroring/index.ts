@@ -1,0 +1,2 @@
+export { endpointSliceMirroringControllerDescriptor, EndpointSliceMirroringController } from './controller.js';
+export * from './mirror.js';
