@@ -58,7 +58,7 @@ describe('status handling', () => {
     now.status = { replicas: 3 };
     (now.spec as Record<string, unknown>).replicas = 7;
     now.metadata = { ...now.metadata, labels: { app: 'other' }, annotations: { a: 'b' } };
-    s.prepareForStatusUpdate(now, old);
+    s.prepareForStatusUpdate(now, old, new Date());
     assert.deepEqual(now.status, { replicas: 3 });
     assert.deepEqual(now.spec, old.spec);
     assert.deepEqual(now.metadata?.labels, { app: 'web' });
@@ -70,7 +70,7 @@ describe('status handling', () => {
     const owners = [{ apiVersion: 'v1', kind: 'ReplicationController', name: 'rc', uid: 'u' }];
     const old: KubeObject = { metadata: { name: 'p', ownerReferences: owners }, spec: { nodeName: 'a' }, status: { phase: 'Pending' } };
     const now: KubeObject = { metadata: { name: 'p', labels: { x: 'y' } }, spec: { nodeName: 'b' }, status: { phase: 'Running' } };
-    s.prepareForStatusUpdate(now, old);
+    s.prepareForStatusUpdate(now, old, new Date());
     assert.deepEqual(now.metadata?.ownerReferences, owners);
     assert.deepEqual(now.metadata?.labels, { x: 'y' });
     assert.deepEqual(now.spec, { nodeName: 'a' });

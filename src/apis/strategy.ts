@@ -2,8 +2,8 @@
 // create/update/status update, the name rule, metadata field selectors, the default
 // table), parameterized by a KindSpec that holds a kind's own behaviour.
 import type { FieldError } from '../apimachinery/errors.js';
-import type { KubeObject } from '../apimachinery/types.js';
-import type { ScaleAccess, Strategy, TableConvertor } from '../rest/index.js';
+import type { KubeObject, UserInfo } from '../apimachinery/types.js';
+import type { ScaleAccess, Strategy, SubresourceDefinition, TableConvertor } from '../rest/index.js';
 import { defaultTableConvertor } from './table.js';
 import { clone, meta } from './util.js';
 import { dns1123SubdomainName, type NameValidator } from '../apimachinery/names.js';
@@ -11,6 +11,9 @@ import { setOwn } from '../apimachinery/own.js';
 
 /** Metadata fields a `/status` write may not change for a kind (Kubernetes keeps them from the old object). */
 type StatusProtectedMeta = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers';
+
+/** Who serves one of a kind's subresources (see `SubresourceServing`) and, for connect, how it is reached. */
+export type SubresourceDeclaration = Pick<SubresourceDefinition, 'serving' | 'connect'>;
 
 /** A kind's own behaviour; everything optional falls back to the generic base. */
 export interface KindSpec {
@@ -23,14 +26,14 @@ export interface KindSpec {
   /** Whether create drops a client-supplied status (default: when the kind has a status subresource). */
   clearStatusOnCreate?: boolean;
   defaults?(obj: KubeObject): void;
-  /** Runs after the generic create preparation (e.g. to set an initial status). */
-  prepareForCreate?(obj: KubeObject): void;
+  /** Runs after the generic create preparation (e.g. to set an initial status); `requester` is who asks. */
+  prepareForCreate?(obj: KubeObject, requester?: UserInfo): void;
   /** Runs after the generic update preparation (status already restored). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Metadata a status update keeps from the old object. */
   statusProtectedMeta?: StatusProtectedMeta[];
-  /** Runs after the generic status-update preparation (everything but status restored). */
-  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** Runs after the generic status-update preparation (everything but status restored); `now` is the Store's clock. */
+  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject, now: Date): void;
   /** The kind's own checks of a whole object (metadata checks are generic). */
   validate?(obj: KubeObject): FieldError[];
   /** Extra checks of an update (immutable fields, allowed transitions), after `validate`. */
@@ -51,8 +54,11 @@ export interface KindSpec {
   namespaceLifecycle?: boolean;
   /** Checks only a create runs (fields a new object may not set), after `validate`. */
   validateCreate?(obj: KubeObject): FieldError[];
-  /** Subresources that update one part of the object (see Strategy.partUpdates). */
-  partUpdates?: Strategy['partUpdates'];
+  /**
+   * Who serves each subresource the API surface lists for the kind, by name. `status` and
+   * `scale` are served by the Store's status and scale rules unless declared here.
+   */
+  subresources?: Readonly<Record<string, SubresourceDeclaration>>;
 }
 
 export interface StrategyShape {
@@ -81,10 +87,10 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
     defaults(o) {
       spec.defaults?.(o);
     },
-    prepareForCreate(o) {
+    prepareForCreate(o, requester) {
       // An empty status, as a zero-valued status struct serializes.
       if (clearStatus) o.status = {};
-      spec.prepareForCreate?.(o);
+      spec.prepareForCreate?.(o, requester);
     },
     prepareForUpdate(o, old) {
       if (shape.hasStatus) {
@@ -93,7 +99,7 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
       }
       spec.prepareForUpdate?.(o, old);
     },
-    prepareForStatusUpdate(o, old) {
+    prepareForStatusUpdate(o, old, now) {
       for (const key of Object.keys(o)) if (!HEADER_FIELDS.has(key)) delete o[key];
       for (const [key, value] of Object.entries(old)) if (!HEADER_FIELDS.has(key)) setOwn(o, key, clone(value));
       if (protectedMeta.length > 0) {
@@ -104,7 +110,7 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
           else (m as Record<string, unknown>)[key] = clone(oldMeta[key]);
         }
       }
-      spec.prepareForStatusUpdate?.(o, old);
+      spec.prepareForStatusUpdate?.(o, old, now);
     },
     validate: spec.validateCreate ? (o) => [...validate(o), ...(spec.validateCreate?.(o) ?? [])] : validate,
     validateUpdate(o, old) {
@@ -126,6 +132,5 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
   if (spec.defaultGarbageCollectionPolicy) strategy.defaultGarbageCollectionPolicy = spec.defaultGarbageCollectionPolicy;
   if (spec.tracksGeneration) strategy.tracksGeneration = true;
   if (spec.namespaceLifecycle) strategy.namespaceLifecycle = true;
-  if (spec.partUpdates) strategy.partUpdates = spec.partUpdates;
   return strategy;
 }

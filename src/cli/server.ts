@@ -20,13 +20,13 @@ import { binarySerializer } from '../codec/binary.js';
 import { storageCodecFromFlags } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
 import { fromKubernetesGroup, group, setFlavor, shortWord, type Flavor } from '../naming/index.js';
-import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
+import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, servedDefinitions, serveSubresourceHandler, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
 import { installConnectSubresources, preferredAddressTypesFromFlags, type KubeletClientConfig } from '../registry/connect/index.js';
 import { installPodEviction } from '../registry/eviction.js';
 import { CustomResourceRegistrar } from '../registry/customresource/index.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
-import type { RESTStore, ResourceTable } from '../rest/index.js';
+import type { ResourceTable, SubresourceHandler, SubresourceHandlerFactory } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
 import { ApiServerMetrics } from '../server/metrics.js';
@@ -93,10 +93,6 @@ export interface StartOptions {
   memorySnapshot?: MemorySnapshot;
   /** The store of these flags' data directory, opened while the modules loaded (closed here when not taken). */
   early?: EarlyStorage;
-}
-
-function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
-  return typeof (s as { setSubresourceHandler?: unknown }).setSubresourceHandler === 'function';
 }
 
 /** The credentials for node agents: the flags' files, else the PKI's kubelet client certificate. */
@@ -255,12 +251,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     if (listed.has(key) && !enabled.has(key)) continue;
     table.add(store);
   }
-  for (const sub of auth.subresources) {
-    for (const store of table.all()) {
-      const d = store.definition;
-      if (d.group === sub.group && d.resource === sub.resource && hasSubresourceHandler(store)) store.setSubresourceHandler(sub.subresource, sub.handler);
-    }
-  }
+  for (const [handler, build] of Object.entries(auth.subresources) as [SubresourceHandler, SubresourceHandlerFactory][]) serveSubresourceHandler(table, handler, build);
 
   // The aggregation layer: APIServices for what is served here, remote ones proxied.
   const aggregator = new Aggregator({
@@ -302,7 +293,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     auditor,
     serializers,
     nonResource: async (method, path, query) => apf?.debug(method, path, query) ?? auth.nonResource(method, path),
-    openapi: openapiHandler(() => table.all().map((s) => s.definition), { remote: () => aggregator.openApiDocuments() }),
+    openapi: openapiHandler(() => servedDefinitions(table), { remote: () => aggregator.openApiDocuments() }),
     version: versionInfo(PRODUCT_VERSION),
     tls: { cert: readFileSync(certFile), key: readFileSync(keyFile), clientCA: readFileSync(clientCaFile) },
     maxRequestsInFlight: flags.number('max-requests-inflight'),

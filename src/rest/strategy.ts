@@ -1,7 +1,7 @@
 // A kind's behaviour, consulted by the generic Store (Kubernetes' RESTCreateStrategy,
 // RESTUpdateStrategy and RESTDeleteStrategy in one interface), and its version conversion.
 import type { FieldError } from '../apimachinery/errors.js';
-import type { KubeObject } from '../apimachinery/types.js';
+import type { KubeObject, UserInfo } from '../apimachinery/types.js';
 import type { DeleteOptions } from './options.js';
 import type { TableConvertor } from './table-convertor.js';
 
@@ -14,12 +14,15 @@ export interface Strategy {
   allowUnconditionalUpdate: boolean;
   /** Defaults applied to every incoming object of the kind, before validation. */
   defaults(obj: KubeObject): void;
-  /** Clears what a create may not set (e.g. status when the kind has a status subresource). */
-  prepareForCreate(obj: KubeObject): void;
+  /**
+   * Clears what a create may not set (e.g. status when the kind has a status subresource);
+   * `requester` is who asks (a CertificateSigningRequest records it).
+   */
+  prepareForCreate(obj: KubeObject, requester?: UserInfo): void;
   /** Restores what an update of the main resource may not change (e.g. status). */
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
-  /** For `/status`: keep everything of `old` but the status of `obj`. */
-  prepareForStatusUpdate(obj: KubeObject, old: KubeObject): void;
+  /** For `/status`: keep everything of `old` but the status of `obj`. `now` is the Store's clock. */
+  prepareForStatusUpdate(obj: KubeObject, old: KubeObject, now: Date): void;
   validate(obj: KubeObject): FieldError[];
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
   /**
@@ -59,19 +62,18 @@ export interface Strategy {
    * Terminating, and the `finalize` subresource clears `spec.finalizers` before removal.
    */
   namespaceLifecycle?: boolean;
-  /**
-   * Subresources that write one part of the object through the Store, as `status` does
-   * (pods' `ephemeralcontainers`): get answers the whole object, update keeps the rest.
-   */
-  partUpdates?: Readonly<Record<string, PartUpdate>>;
 }
 
-/** How a subresource that owns one part of an object updates it. */
+/**
+ * How a subresource that owns one part of an object updates it, as `status` does (pods'
+ * `ephemeralcontainers`, namespaces' `finalize`, CSRs' `approval`): get answers the whole
+ * object, update keeps the rest.
+ */
 export interface PartUpdate {
-  /** Restores everything but the part from `old`. */
-  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
-  /** The checks of such an update; they replace the kind's update validation. */
-  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Restores everything but the part from `old`. `now` is the Store's clock. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject, now: Date): void;
+  /** The checks of such an update, replacing the kind's update validation; the kind's when absent. */
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
 }
 
 export interface ScaleAccess {

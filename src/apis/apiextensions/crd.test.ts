@@ -297,7 +297,7 @@ describe('custom resource definitions', () => {
     next.metadata.finalizers = [];
     const k = next as KubeObject;
     s.defaults(k);
-    s.prepareForStatusUpdate(k, old);
+    s.prepareForStatusUpdate(k, old, new Date());
     assert.equal((k.spec as Json).group, 'example.com');
     assert.deepEqual(k.metadata?.finalizers, []);
     assert.deepEqual((k.status as Json).storedVersions, ['v1']);

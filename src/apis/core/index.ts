@@ -28,7 +28,7 @@ export const coreKinds: Record<string, KindSpec> = {
   Service: services,
 };
 
-export { prepareNamespaceFinalize, namespaceNameLabel } from './namespace.js';
+export { namespaceFinalize, namespaceNameLabel } from './namespace.js';
 
 /** Behaviour that differs by the served version writing the kind (keyed by `<group base>/<version>/<Kind>`). */
 export const servedVariants: Record<string, KindSpec> = { 'events/v1/Event': eventsV1 };

@@ -6,13 +6,13 @@ import { negotiateOutput, type OutputChoice, type Target } from '../../codec/neg
 import { jsonListChunks, lazyItemsOf, materializeItems, type StreamedList } from '../../codec/json-list.js';
 import { fallbackTableConvertor, parseIncludeObject, partialObjectMetadata, partialObjectMetadataList, toTable } from '../../codec/representation.js';
 import { jsonSerializer, type SerializerSet } from '../../codec/serializer.js';
-import type { RESTStore, TableConvertor } from '../../rest/index.js';
+import type { RESTStore, SubresourceStore, TableConvertor } from '../../rest/index.js';
 import { headerValue, setWarnings, writeBody, type ServerResponse } from '../http.js';
 import type { ResourceRequest } from './request.js';
 import { expectedKind } from './write.js';
 
-export function negotiate(r: ResourceRequest, serializers: SerializerSet, store: RESTStore, target: Target): OutputChoice {
-  return negotiateOutput(headerValue(r.req, 'accept'), serializers, target, { kind: expectedKind(store, r.info.subresource) });
+export function negotiate(r: ResourceRequest, serializers: SerializerSet, store: RESTStore, target: Target, subresource?: SubresourceStore): OutputChoice {
+  return negotiateOutput(headerValue(r.req, 'accept'), serializers, target, { kind: expectedKind(store, subresource) });
 }
 
 /** Encodes an object or list in the negotiated representation and writes it. */
