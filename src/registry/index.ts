@@ -1,7 +1,7 @@
 // The registry layer: the generic Store over Storage and the watch cache, the namespaces
 // store, and the resource table.
 export * from '../rest/index.js';
-export { GenericStore, DEFAULT_MAX_OBJECT_SIZE_BYTES, type GenericStoreOptions, type WriteEndpoint } from './store.js';
+export { GenericStore, DEFAULT_MAX_OBJECT_SIZE_BYTES, type GenericStoreOptions, type StoreWrite, type WriteEndpoint } from './store.js';
 export { CacheDelegator, type CacheDelegatorOptions, type ObjectFilter, type ReadView } from './cache-delegator.js';
 export { NamespaceStore } from './namespaces.js';
 export { DefaultResourceTable, buildResourceTable, servedDefinitions, type BuildResourceTableOptions } from './table.js';

@@ -86,7 +86,7 @@ export class ScaleREST implements SubresourceStore {
       },
       opts,
       this.endpoint,
-      ctx.user,
+      { requester: ctx.user },
     );
     return { object: await this.scaleOf(result.object), created: false };
   }

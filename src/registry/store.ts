@@ -18,12 +18,12 @@ import type { FieldSelector } from '../apimachinery/fields.js';
 import { parseFieldSelector, unsupportedFields } from '../apimachinery/fields.js';
 import type { LabelSelector } from '../apimachinery/labels.js';
 import { parseLabelSelector } from '../apimachinery/labels.js';
-import type { KubeList, KubeObject, ObjectMeta, UserInfo, WatchEvent } from '../apimachinery/types.js';
+import type { KubeList, KubeObject, ObjectMeta, UserInfo } from '../apimachinery/types.js';
 import { apiVersionOf } from '../apimachinery/types.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ObjectCodec } from '../codec/storage.js';
 import { encodeForStorage, jsonCodec } from '../codec/storage.js';
-import { withLazyItems } from '../codec/json-list.js';
+import { withLazyItems } from './list.js';
 import { CacheDelegator, type ObjectFilter } from './cache-delegator.js';
 import { isKeyExists, isStorageConflict, isStorageNotFound, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
@@ -43,6 +43,8 @@ import type {
   AsyncVersionConversion,
   ResourceDefinition,
   Strategy,
+  StoreList,
+  StoreWatchEvent,
   SubresourceDefinition,
   UpdatedObjectInfo,
   UpdateOptions,
@@ -88,6 +90,17 @@ export interface WriteEndpoint {
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
   /** Top-level fields no manager owns through this endpoint (server-side apply's reset fields). */
   resetFields: readonly string[];
+}
+
+/** How a write is made, beyond the verb's options. */
+export interface StoreWrite {
+  /** Who asks (a create records it where the kind wants it: CertificateSigningRequests). */
+  requester?: UserInfo;
+  /**
+   * The object already carries its managedFields: a store wrapping this one recorded them
+   * (`recordOwnership`) before filling in what no manager owns (allocated service addresses).
+   */
+  ownershipRecorded?: boolean;
 }
 
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -352,16 +365,17 @@ export class GenericStore implements RESTStore {
     return this.asyncConversion ? this.answerOf(this.decode(item), item.modRevision) : this.itemToExternal(item);
   }
 
-  async list(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<KubeList> {
+  async list(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<StoreList> {
     validateListOptions(opts);
     const filter = this.selectionFilter(opts);
     const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);
     const page = await this.reads.list(prefix, opts, filter);
-    const list: KubeList = { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: page.metadata, items: page.items };
-    return page.lazy ? withLazyItems(list, page.lazy) : list;
+    const head = { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: page.metadata };
+    // Items produced on demand stay so: reading `page.items` would build them all.
+    return page.lazy ? withLazyItems(head, page.lazy) : { ...head, items: page.items };
   }
 
-  async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>> {
+  async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<StoreWatchEvent>> {
     validateWatchOptions(opts);
     const filter = this.selectionFilter(opts);
     const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);
@@ -407,12 +421,7 @@ export class GenericStore implements RESTStore {
   // -------------------------------------------------------------------------------------
   // Create
 
-  async create(
-    ctx: RequestContext,
-    namespace: string,
-    obj: KubeObject,
-    opts: CreateOptions,
-  ): Promise<KubeObject> {
+  async create(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, write: StoreWrite = {}): Promise<KubeObject> {
     const internal = await this.requestToInternal(obj);
     const m = meta(internal);
     if (m.resourceVersion && setsResourceVersion(m.resourceVersion)) {
@@ -428,7 +437,7 @@ export class GenericStore implements RESTStore {
     for (let attempt = 0; ; attempt++) {
       if (generated) m.name = generateName(m.generateName as string);
       // Only a generated name can make another attempt, which must start from the request again.
-      const prepared = await this.prepareCreate(generated ? clone(internal) : internal, opts, ctx.user);
+      const prepared = await this.prepareCreate(generated ? clone(internal) : internal, opts, { requester: ctx.user, ...write });
       const key = this.key(prepared.metadata?.namespace ?? '', this.nameOf(prepared));
       if (opts.dryRun) {
         this.encodeChecked(prepared);
@@ -468,7 +477,7 @@ export class GenericStore implements RESTStore {
   }
 
   /** Sets what the server owns, runs the strategy, validates and admits the new object. */
-  protected async prepareCreate(obj: KubeObject, opts: CreateOptions, requester: UserInfo | undefined): Promise<KubeObject> {
+  protected async prepareCreate(obj: KubeObject, opts: CreateOptions, write: StoreWrite): Promise<KubeObject> {
     const m = meta(obj);
     m.uid = randomUUID();
     m.creationTimestamp = rfc3339(this.now());
@@ -478,14 +487,14 @@ export class GenericStore implements RESTStore {
     delete m.deletionGracePeriodSeconds;
     delete m.selfLink;
     this.strategy.defaults(obj);
-    this.strategy.prepareForCreate(obj, requester);
+    this.strategy.prepareForCreate(obj, write.requester);
     this.afterPrepareForCreate(obj);
     this.fillGoZeroValues(obj);
     // ObjectMeta is checked here for every kind, with the kind's name rule; the strategy checks the rest.
     const errs = [...validateObjectMeta(meta(obj), this.definition.namespaced, this.validateName), ...this.strategy.validate(obj)];
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
-    this.trackManagedFields(obj, undefined, opts, this.objectEndpoint);
+    this.trackManagedFields(obj, undefined, opts, this.objectEndpoint, write);
     if (opts.validate) await opts.validate(obj, undefined);
     return obj;
   }
@@ -494,9 +503,9 @@ export class GenericStore implements RESTStore {
    * Records in `metadata.managedFields` which manager set which fields: the request's
    * `fieldManager`, else the one its User-Agent names. Server-side apply computes them itself.
    */
-  private trackManagedFields(obj: KubeObject, old: KubeObject | undefined, opts: CreateOptions & Pick<UpdateOptions, 'managedFieldsComputed' | 'apply'>, endpoint: WriteEndpoint): void {
+  private trackManagedFields(obj: KubeObject, old: KubeObject | undefined, opts: CreateOptions & Pick<UpdateOptions, 'apply'>, endpoint: WriteEndpoint, write: StoreWrite): void {
     // An apply's ownership was computed with its merge (withApply).
-    if (opts.managedFieldsComputed || opts.apply) return;
+    if (write.ownershipRecorded || opts.apply) return;
     this.recordOwnership(obj, old, opts, endpoint);
   }
 
@@ -576,16 +585,25 @@ export class GenericStore implements RESTStore {
     name: string,
     objInfo: UpdatedObjectInfo,
     opts: UpdateOptions,
+    write: StoreWrite = {},
   ): Promise<UpdateResult> {
-    return this.updateThrough(this.objectEndpoint, ctx, namespace, name, objInfo, opts);
+    return this.updateThrough(this.objectEndpoint, ctx, namespace, name, objInfo, opts, write);
   }
 
   /**
    * An update through `endpoint` (the object itself, or a subresource that writes a part of
    * it): an apply's configuration is merged into the current object as the endpoint's kind.
    */
-  updateThrough(endpoint: WriteEndpoint, ctx: RequestContext, namespace: string, name: string, objInfo: UpdatedObjectInfo, opts: UpdateOptions): Promise<UpdateResult> {
-    return this.guaranteedUpdate(namespace, name, this.withApply(objInfo, opts, endpoint), opts, endpoint, ctx.user);
+  updateThrough(
+    endpoint: WriteEndpoint,
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    objInfo: UpdatedObjectInfo,
+    opts: UpdateOptions,
+    write: StoreWrite = {},
+  ): Promise<UpdateResult> {
+    return this.guaranteedUpdate(namespace, name, this.withApply(objInfo, opts, endpoint), opts, endpoint, { requester: ctx.user, ...write });
   }
 
   /**
@@ -599,7 +617,7 @@ export class GenericStore implements RESTStore {
     objInfo: UpdatedObjectInfo,
     opts: UpdateOptions,
     endpoint: WriteEndpoint,
-    requester?: UserInfo,
+    write: StoreWrite = {},
   ): Promise<UpdateResult> {
     const key = this.key(namespace, name);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
@@ -614,7 +632,7 @@ export class GenericStore implements RESTStore {
         if (!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate) throw notFound(this.qualified, name);
         if (endpoint.subresource) throw notFound(this.qualified, name);
         this.refuseOversized(next);
-        const prepared = await this.prepareCreate(next, opts, requester);
+        const prepared = await this.prepareCreate(next, opts, write);
         if (opts.dryRun) {
           this.encodeChecked(prepared);
           return { object: await this.dryRunExternal(prepared), created: true };
@@ -645,7 +663,7 @@ export class GenericStore implements RESTStore {
         throw conflict(this.qualified, name, `Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${oldMeta.uid ?? ''}`);
       }
       this.refuseOversized(next, item);
-      const updated = await this.prepareUpdate(next, old, opts, endpoint);
+      const updated = await this.prepareUpdate(next, old, opts, endpoint, write);
 
       if (this.readyToRemove(updated)) {
         // The update emptied the finalizers of an object being deleted: it goes now.
@@ -688,7 +706,7 @@ export class GenericStore implements RESTStore {
   }
 
   /** Keeps what an update may not change, runs the strategy, validates and admits. */
-  protected async prepareUpdate(obj: KubeObject, old: KubeObject, opts: UpdateOptions, endpoint: WriteEndpoint): Promise<KubeObject> {
+  protected async prepareUpdate(obj: KubeObject, old: KubeObject, opts: UpdateOptions, endpoint: WriteEndpoint, write: StoreWrite): Promise<KubeObject> {
     const m = meta(obj);
     const oldMeta = meta(old);
     m.uid = oldMeta.uid;
@@ -717,7 +735,7 @@ export class GenericStore implements RESTStore {
     const errs = [...validateObjectMetaUpdate(meta(obj), oldMeta), ...endpoint.validateUpdate(obj, old)];
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
-    this.trackManagedFields(obj, old, opts, endpoint);
+    this.trackManagedFields(obj, old, opts, endpoint, write);
     if (opts.validate) await opts.validate(obj, old);
     return obj;
   }

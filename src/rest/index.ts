@@ -3,9 +3,11 @@
 // store, the table that resolves them, and the request context.
 export type * from './context.js';
 export type * from './definition.js';
+export type * from './list.js';
 export type * from './options.js';
 export type * from './store.js';
 export type * from './strategy.js';
 export type * from './subresource.js';
 export type * from './table.js';
 export type * from './table-convertor.js';
+export type * from './watch.js';

@@ -2,9 +2,11 @@
 // with optional verbs), their options and results, and the table of served resources.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
+import type { KubeList, KubeObject } from '../apimachinery/types.js';
 import type { RequestContext } from './context.js';
 import type { ResourceDefinition } from './definition.js';
+import type { StoreList } from './list.js';
+import type { StoreWatchEvent } from './watch.js';
 import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions } from './options.js';
 
 /**
@@ -60,9 +62,9 @@ export interface ConnectRequest {
 export interface RESTStore {
   readonly definition: ResourceDefinition;
   get?(ctx: RequestContext, namespace: string, name: string, opts: GetOptions): Promise<KubeObject>;
-  list?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<KubeList>;
+  list?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<StoreList>;
   /** Ends when `ctx.signal` aborts or `timeoutSeconds` passes. Throws ApiError before the first event. */
-  watch?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>>;
+  watch?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<StoreWatchEvent>>;
   create?(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions): Promise<KubeObject>;
   update?(ctx: RequestContext, namespace: string, name: string, objInfo: UpdatedObjectInfo, opts: UpdateOptions): Promise<UpdateResult>;
   delete?(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult>;

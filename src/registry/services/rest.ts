@@ -64,7 +64,6 @@ export class ServiceREST implements RESTStore {
   }
 
   async create(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions): Promise<KubeObject> {
-    const create = required(this.inner.create, 'create');
     const svc = this.defaulted(obj, namespace);
     // The name is fixed before allocating, so that allocation records name their service.
     const m = (svc.metadata ??= {});
@@ -74,7 +73,7 @@ export class ServiceREST implements RESTStore {
     this.inner.recordOwnership(svc, undefined, opts);
     const txn = await this.allocator.allocateCreate(svc, opts.dryRun);
     try {
-      const out = await create.call(this.inner, ctx, namespace, svc, { ...opts, managedFieldsComputed: true } as CreateOptions);
+      const out = await this.inner.create(ctx, namespace, svc, opts, { ownershipRecorded: true });
       await txn.commit();
       return out;
     } catch (e) {
@@ -84,7 +83,6 @@ export class ServiceREST implements RESTStore {
   }
 
   async update(ctx: RequestContext, namespace: string, name: string, objInfo: UpdatedObjectInfo, opts: UpdateOptions): Promise<UpdateResult> {
-    const update = required(this.inner.update, 'update');
     let txn: AllocationTransaction | undefined;
     const allocating: UpdatedObjectInfo = async (current, applied) => {
       // A retried attempt starts from what the previous one took.
@@ -98,7 +96,7 @@ export class ServiceREST implements RESTStore {
     };
     let result: UpdateResult;
     try {
-      result = await update.call(this.inner, ctx, namespace, name, allocating, { ...opts, managedFieldsComputed: true });
+      result = await this.inner.update(ctx, namespace, name, allocating, opts, { ownershipRecorded: true });
     } catch (e) {
       await (txn as AllocationTransaction | undefined)?.revert();
       throw e;
