@@ -32,6 +32,7 @@ export function builtinResourceDefinitions(opts: BuiltinOptions = {}): ResourceD
 
 function toDefinition(row: SurfaceResource, preferred: Map<string, string>, strategies: Map<string, Strategy>): ResourceDefinition {
   const group = fromKubernetesGroup(row.group);
+  const spec = kindSpecOf(row);
   const def: ResourceDefinition = {
     group,
     version: row.version,
@@ -42,7 +43,7 @@ function toDefinition(row: SurfaceResource, preferred: Map<string, string>, stra
     shortNames: [...row.shortNames],
     categories: [...row.categories],
     verbs: [...row.verbs],
-    subresources: row.subresources.map((s) => subresource(row, s, kindSpecOf(row))),
+    subresources: row.subresources.map((s) => subresource(row, s, spec)),
     preferred: preferred.get(group) === row.version,
   };
   if (row.deprecated) {
@@ -54,6 +55,11 @@ function toDefinition(row: SurfaceResource, preferred: Map<string, string>, stra
       dep.replacement = `${fromKubernetesApiVersion(apiVersion)} ${kind}`;
     }
     def.deprecated = dep;
+  }
+  if (!row.storage) {
+    // A virtual resource: the server provides its store; it may print columns of its own.
+    if (spec.handler) def.handler = spec.handler;
+    if (spec.table) def.table = spec.table;
   }
   if (row.storage) {
     const storage = { group: fromKubernetesGroup(row.storage.group), resource: row.storage.resource, version: row.storage.version };

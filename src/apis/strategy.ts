@@ -3,10 +3,10 @@
 // table), parameterized by a KindSpec that holds a kind's own behaviour.
 import type { FieldError } from '../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../apimachinery/types.js';
-import type { ScaleAccess, Strategy, SubresourceDefinition, TableConvertor } from '../rest/index.js';
+import type { KindFacts, ResourceHandler, Strategy, SubresourceDefinition, TableConvertor } from '../rest/index.js';
 import { defaultTableConvertor } from './table.js';
 import { clone, meta } from './util.js';
-import { dns1123SubdomainName, type NameValidator } from '../apimachinery/names.js';
+import { dns1123SubdomainName } from '../apimachinery/names.js';
 import { setOwn } from '../apimachinery/own.js';
 
 /** Metadata fields a `/status` write may not change for a kind (Kubernetes keeps them from the old object). */
@@ -15,14 +15,12 @@ type StatusProtectedMeta = 'labels' | 'annotations' | 'ownerReferences' | 'final
 /** Who serves one of a kind's subresources (see `SubresourceServing`) and, for connect, how it is reached. */
 export type SubresourceDeclaration = Pick<SubresourceDefinition, 'serving' | 'connect'>;
 
-/** A kind's own behaviour; everything optional falls back to the generic base. */
-export interface KindSpec {
-  /** The kind's name rule, handed to the Store as Strategy.validateName (DNS subdomain by default). */
-  validateName?: NameValidator;
-  /** PUT of a missing object creates it (default false). */
-  allowCreateOnUpdate?: boolean;
-  /** PUT without resourceVersion is accepted (default true). */
-  allowUnconditionalUpdate?: boolean;
+/**
+ * A kind's own behaviour: its facts (`KindFacts`: name rule, create on update, generation,
+ * graceful deletion, scale, ...), which its Strategy carries as they are, and the hooks below,
+ * which the generic base calls; everything optional falls back to the generic base.
+ */
+export interface KindSpec extends KindFacts {
   /** Whether create drops a client-supplied status (default: when the kind has a status subresource). */
   clearStatusOnCreate?: boolean;
   defaults?(obj: KubeObject): void;
@@ -38,20 +36,16 @@ export interface KindSpec {
   validate?(obj: KubeObject): FieldError[];
   /** Extra checks of an update (immutable fields, allowed transitions), after `validate`. */
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * All the checks of an update, instead of `validate` and `validateUpdate`: for a kind whose
+   * update rules are not its create rules (CRDs: data stored under older rules stays valid).
+   */
+  validateWholeUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** The checks of a `/status` write, instead of the update's (see Strategy.validateStatusUpdate). */
+  validateStatusUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   /** Field-selector attributes beyond metadata.name / metadata.namespace. */
   fields?: Record<string, (obj: KubeObject) => string>;
   table?: TableConvertor;
-  scale?: ScaleAccess;
-  /** Graceful deletion (pods): the grace period a first delete gives the object. */
-  gracefulDeletePeriod?: Strategy['gracefulDeletePeriod'];
-  /** A completed delete answers with the deleted object (default: a Success Status). */
-  returnDeletedObject?: boolean;
-  /** What a delete without a policy does to dependents (see Strategy.defaultGarbageCollectionPolicy). */
-  defaultGarbageCollectionPolicy?: Strategy['defaultGarbageCollectionPolicy'];
-  /** The server keeps `metadata.generation` (default false; see Strategy.tracksGeneration). */
-  tracksGeneration?: boolean;
-  /** Deletion goes through the namespace lifecycle (the Namespace kind only). */
-  namespaceLifecycle?: boolean;
   /** Checks only a create runs (fields a new object may not set), after `validate`. */
   validateCreate?(obj: KubeObject): FieldError[];
   /**
@@ -59,6 +53,8 @@ export interface KindSpec {
    * `scale` are served by the Store's status and scale rules unless declared here.
    */
   subresources?: Readonly<Record<string, SubresourceDeclaration>>;
+  /** For a virtual kind (no storage): the store the server provides for it (see `ResourceDefinition.handler`). */
+  handler?: ResourceHandler;
 }
 
 export interface StrategyShape {
@@ -69,8 +65,30 @@ export interface StrategyShape {
 /** Top-level fields that belong to the object's identity rather than its content. */
 const HEADER_FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'status']);
 
+/** The facts of `spec`: everything but the hooks and declarations the generic base reads itself. */
+function factsOf(spec: KindSpec): KindFacts {
+  const {
+    clearStatusOnCreate: _clearStatusOnCreate,
+    defaults: _defaults,
+    prepareForCreate: _prepareForCreate,
+    prepareForUpdate: _prepareForUpdate,
+    statusProtectedMeta: _statusProtectedMeta,
+    prepareForStatusUpdate: _prepareForStatusUpdate,
+    validate: _validate,
+    validateUpdate: _validateUpdate,
+    validateWholeUpdate: _validateWholeUpdate,
+    validateStatusUpdate: _validateStatusUpdate,
+    fields: _fields,
+    table: _table,
+    validateCreate: _validateCreate,
+    subresources: _subresources,
+    handler: _handler,
+    ...facts
+  } = spec;
+  return facts;
+}
+
 export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
-  const nameRule = spec.validateName ?? dns1123SubdomainName;
   const fields = spec.fields ?? {};
   const clearStatus = spec.clearStatusOnCreate ?? shape.hasStatus;
   const protectedMeta = spec.statusProtectedMeta ?? [];
@@ -79,11 +97,13 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
   // checks the rest.
   const validate = (o: KubeObject): FieldError[] => spec.validate?.(o) ?? [];
 
-  const strategy: Strategy = {
+  return {
+    // The defaults of the facts, stated where a reader of a Strategy looks for them.
+    validateName: dns1123SubdomainName,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    ...factsOf(spec),
     hasStatus: shape.hasStatus,
-    validateName: nameRule,
-    allowCreateOnUpdate: spec.allowCreateOnUpdate ?? false,
-    allowUnconditionalUpdate: spec.allowUnconditionalUpdate ?? true,
     defaults(o) {
       spec.defaults?.(o);
     },
@@ -114,8 +134,10 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
     },
     validate: spec.validateCreate ? (o) => [...validate(o), ...(spec.validateCreate?.(o) ?? [])] : validate,
     validateUpdate(o, old) {
+      if (spec.validateWholeUpdate) return spec.validateWholeUpdate(o, old);
       return [...validate(o), ...(spec.validateUpdate?.(o, old) ?? [])];
     },
+    ...(spec.validateStatusUpdate ? { validateStatusUpdate: (o: KubeObject, old: KubeObject) => spec.validateStatusUpdate!(o, old) } : {}),
     selectableFields(o) {
       const m = meta(o);
       const out: Record<string, string> = { 'metadata.name': m.name ?? '' };
@@ -126,11 +148,4 @@ export function makeStrategy(spec: KindSpec, shape: StrategyShape): Strategy {
     fieldSelectorKeys: Object.keys(fields),
     table: spec.table ?? defaultTableConvertor,
   };
-  if (spec.scale) strategy.scale = spec.scale;
-  if (spec.gracefulDeletePeriod) strategy.gracefulDeletePeriod = spec.gracefulDeletePeriod;
-  if (spec.returnDeletedObject) strategy.returnDeletedObject = true;
-  if (spec.defaultGarbageCollectionPolicy) strategy.defaultGarbageCollectionPolicy = spec.defaultGarbageCollectionPolicy;
-  if (spec.tracksGeneration) strategy.tracksGeneration = true;
-  if (spec.namespaceLifecycle) strategy.namespaceLifecycle = true;
-  return strategy;
 }

@@ -32,7 +32,7 @@ import { ApiServer } from '../server/apiserver.js';
 import { ApiServerMetrics } from '../server/metrics.js';
 import { PriorityAndFairness, priorityAndFairnessEnabled } from '../flowcontrol/index.js';
 import { LoopbackClient } from '../server/loopback.js';
-import { componentStatusStore } from '../server/componentstatus.js';
+import { installComponentStatuses } from '../server/componentstatus.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, MemoryStorage, startCompactor, type CacherOptions, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
@@ -328,27 +328,22 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   }
 
   let controllers: RunningControllers | undefined;
-  const componentStatuses = definitions.find((d) => d.group === '' && d.resource === 'componentstatuses');
-  if (componentStatuses) {
-    table.add(
-      componentStatusStore(componentStatuses, [
-        {
-          name: 'controller-manager',
-          check: async () => {
-            if (!controllers) throw new Error('the controllers have not started');
-            return 'ok';
-          },
-        },
-        {
-          name: 'storage-0',
-          check: async () => {
-            await storage.revision();
-            return '{"health":"true","reason":""}';
-          },
-        },
-      ]),
-    );
-  }
+  installComponentStatuses(table, definitions, [
+    {
+      name: 'controller-manager',
+      check: async () => {
+        if (!controllers) throw new Error('the controllers have not started');
+        return 'ok';
+      },
+    },
+    {
+      name: 'storage-0',
+      check: async () => {
+        await storage.revision();
+        return '{"health":"true","reason":""}';
+      },
+    },
+  ]);
 
   const bound = await server.listen(port, bindAddress);
   externalAddress = `https://${hostForClients.includes(':') ? `[${hostForClients}]` : hostForClients}:${bound}`;

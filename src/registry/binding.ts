@@ -9,7 +9,7 @@ import { encodeForStorage, jsonCodec, type ObjectCodec } from '../codec/storage.
 import { isStorageConflict, isStorageNotFound } from './errors.js';
 import { objectKey } from './keys.js';
 import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition, ResourceTable, SubresourceDefinition, SubresourceStore } from '../rest/index.js';
-import { serveSubresourceHandler } from './subresources.js';
+import { serveResourceHandler, serveSubresourceHandler } from './subresources.js';
 import { rfc3339 } from '../apimachinery/time.js';
 
 export interface PodBinderOptions {
@@ -158,8 +158,8 @@ export class BindingStore implements RESTStore {
 }
 
 /**
- * Serves `pods/x/binding` where declared and, when the definitions list it, `bindings` in
- * `table`. Pass the storage and codec the pods Store was built with.
+ * Serves `pods/x/binding` where declared and the `bindings` resource where the definitions
+ * list it, in `table`. Pass the storage and codec the pods Store was built with.
  */
 export function installPodBinding(
   table: ResourceTable,
@@ -174,7 +174,6 @@ export function installPodBinding(
   });
   const binder = binders[0];
   if (!binder) return undefined;
-  const bindings = definitions.find((d) => d.group === '' && d.version === 'v1' && d.resource === 'bindings');
-  if (bindings) table.add(new BindingStore(bindings, binder));
+  serveResourceHandler(table, definitions, 'Bindings', (bindings) => new BindingStore(bindings, binder));
   return binder;
 }

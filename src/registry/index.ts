@@ -5,7 +5,7 @@ export { GenericStore, DEFAULT_MAX_OBJECT_SIZE_BYTES, type GenericStoreOptions, 
 export { CacheDelegator, type CacheDelegatorOptions, type ObjectFilter, type ReadView } from './cache-delegator.js';
 export { NamespaceStore } from './namespaces.js';
 export { DefaultResourceTable, buildResourceTable, servedDefinitions, type BuildResourceTableOptions } from './table.js';
-export { serveSubresourceHandler, storesOfSubresources } from './subresources.js';
+export { serveResourceHandler, serveSubresourceHandler, storesOfSubresources } from './subresources.js';
 export { ScaleREST } from './scale.js';
 export { jsonCodec, type ObjectCodec } from '../codec/storage.js';
 export { resourcePrefix, objectKey, collectionPrefix } from './keys.js';

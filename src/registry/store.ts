@@ -629,7 +629,7 @@ export class GenericStore implements RESTStore {
       this.checkNameAndNamespace(m, namespace, name);
 
       if (!item || !current) {
-        if (!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate) throw notFound(this.qualified, name);
+        if (this.strategy.allowCreateOnUpdate !== true && !opts.forceAllowCreate) throw notFound(this.qualified, name);
         if (endpoint.subresource) throw notFound(this.qualified, name);
         this.refuseOversized(next);
         const prepared = await this.prepareCreate(next, opts, write);
@@ -649,7 +649,7 @@ export class GenericStore implements RESTStore {
       const clientRV = m.resourceVersion ?? '';
       const unconditional = clientRV === '' || parseResourceVersion(clientRV, this.groupKind, name) === 0;
       if (unconditional) {
-        if (!this.strategy.allowUnconditionalUpdate) {
+        if (this.strategy.allowUnconditionalUpdate === false) {
           throw invalid(this.groupKind, name, [
             { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', detail: 'Invalid value: 0x0: must be specified for an update' },
           ]);

@@ -7,6 +7,8 @@ import type {
   PartUpdate,
   RequestContext,
   ResourceDefinition,
+  ResourceHandler,
+  RESTStore,
   ResourceTable,
   SubresourceDefinition,
   SubresourceHandler,
@@ -46,7 +48,7 @@ function statusREST(store: GenericStore, definition: SubresourceDefinition): Sub
   return new ObjectPartREST(store, definition, {
     subresource: definition,
     prepareForUpdate: (obj, old, now) => strategy.prepareForStatusUpdate(obj, old, now),
-    validateUpdate: (obj, old) => strategy.validateUpdate(obj, old),
+    validateUpdate: strategy.validateStatusUpdate ? (obj, old) => strategy.validateStatusUpdate!(obj, old) : (obj, old) => strategy.validateUpdate(obj, old),
     resetFields: ['spec'],
   });
 }
@@ -78,6 +80,13 @@ export function storesOfSubresources(store: GenericStore): SubresourceStore[] {
     else if (serving.by === 'part') out.push(partREST(store, sub, serving.part));
   }
   return out;
+}
+
+/** Serves each of `definitions` declared as served by `handler` with the store `build` makes for it. */
+export function serveResourceHandler(table: ResourceTable, definitions: readonly ResourceDefinition[], handler: ResourceHandler, build: (definition: ResourceDefinition) => RESTStore): RESTStore[] {
+  const stores = definitions.filter((d) => d.handler === handler).map(build);
+  for (const store of stores) table.add(store);
+  return stores;
 }
 
 /**

@@ -4,7 +4,7 @@
 import { invalidField } from '../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../apimachinery/types.js';
 import type { RequestContext, ResourceDefinition, Strategy, SubresourceDefinition } from '../rest/index.js';
-import { builtinResourceDefinitions } from '../apis/definitions.js';
+import { definitionOf } from '../apis/testing.js';
 
 type Obj = Record<string, unknown>;
 
@@ -153,9 +153,7 @@ export function gizmoDefinition(): ResourceDefinition {
 
 /** The built-in namespaces (their lifecycle store and `finalize` come from the kind's declarations). */
 export function namespaceDefinition(): ResourceDefinition {
-  const def = builtinResourceDefinitions({ runtimeConfig: '' }).find((d) => d.group === '' && d.version === 'v1' && d.resource === 'namespaces');
-  if (!def) throw new Error('namespaces are built in');
-  return def;
+  return definitionOf('', 'namespaces', 'v1');
 }
 
 const admin: UserInfo = { username: 'admin', groups: ['system:masters'] };

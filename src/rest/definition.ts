@@ -3,6 +3,7 @@
 import type { JSONSchemaProps } from '../apimachinery/jsonschema.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import type { PartUpdate, Strategy, VersionConversion } from './strategy.js';
+import type { TableConvertor } from './table-convertor.js';
 
 /**
  * A subresource as its kind declares it: what discovery and OpenAPI list (`<resource>/<name>`,
@@ -39,6 +40,9 @@ export type SubresourceServing =
   | { by: 'scale' }
   | { by: 'part'; part: PartUpdate }
   | { by: 'handler'; handler: SubresourceHandler };
+
+/** The stores of virtual resources the server provides by name (see `ResourceDefinition.handler`). */
+export type ResourceHandler = 'Bindings' | 'ComponentStatuses';
 
 /** The subresource stores the server provides by name (see `SubresourceServing`). */
 export type SubresourceHandler = 'PodBinding' | 'PodEviction' | 'PodConnect' | 'ServiceProxy' | 'NodeProxy' | 'ServiceAccountToken';
@@ -80,6 +84,10 @@ export interface ResourceDefinition {
   storage?: { group: string; resource: string; version: string };
   /** The kind's behaviour; absent for virtual resources. */
   strategy?: Strategy;
+  /** A virtual resource the server serves with the store it provides under this name. */
+  handler?: ResourceHandler;
+  /** How a virtual resource's objects print as a Table (a stored kind's: its Strategy's). */
+  table?: TableConvertor;
   /** Conversion to the storage version when this version is not it. */
   conversion?: VersionConversion;
   /** Present on versions served for a CustomResourceDefinition. */

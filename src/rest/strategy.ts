@@ -5,36 +5,21 @@ import type { KubeObject, UserInfo } from '../apimachinery/types.js';
 import type { DeleteOptions } from './options.js';
 import type { TableConvertor } from './table-convertor.js';
 
-export interface Strategy {
-  /** Whether the kind has a `status` subresource (then the main resource ignores status). */
-  hasStatus: boolean;
-  /** PUT of a missing object creates it. */
-  allowCreateOnUpdate: boolean;
-  /** PUT without `metadata.resourceVersion` is allowed (last write wins). */
-  allowUnconditionalUpdate: boolean;
-  /** Defaults applied to every incoming object of the kind, before validation. */
-  defaults(obj: KubeObject): void;
-  /**
-   * Clears what a create may not set (e.g. status when the kind has a status subresource);
-   * `requester` is who asks (a CertificateSigningRequest records it).
-   */
-  prepareForCreate(obj: KubeObject, requester?: UserInfo): void;
-  /** Restores what an update of the main resource may not change (e.g. status). */
-  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
-  /** For `/status`: keep everything of `old` but the status of `obj`. `now` is the Store's clock. */
-  prepareForStatusUpdate(obj: KubeObject, old: KubeObject, now: Date): void;
-  validate(obj: KubeObject): FieldError[];
-  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+/**
+ * What a kind decides about the generic verbs, each read by the Store as it is. A kind
+ * declares them (`KindSpec` in `apis/`) and its Strategy carries them unchanged; every one is
+ * optional, with the default said here.
+ */
+export interface KindFacts {
+  /** PUT of a missing object creates it (default false). */
+  allowCreateOnUpdate?: boolean;
+  /** PUT without `metadata.resourceVersion` is allowed, last write wins (default true). */
+  allowUnconditionalUpdate?: boolean;
   /**
    * The kind's name rule: the problems of a name, or of a `generateName` prefix when
    * `prefix` is true (empty when valid). DNS-1123 subdomains when absent.
    */
   validateName?(name: string, prefix: boolean): string[];
-  /** Field-selector attributes (always `metadata.name`, and `metadata.namespace` when namespaced). */
-  selectableFields(obj: KubeObject): Record<string, string>;
-  /** Extra field-selector keys this kind supports, beyond the metadata ones. */
-  fieldSelectorKeys: string[];
-  table: TableConvertor;
   /** Present on kinds with a `scale` subresource: where replicas and selector live. */
   scale?: ScaleAccess;
   /**
@@ -58,10 +43,36 @@ export interface Strategy {
    */
   defaultGarbageCollectionPolicy?: 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
   /**
-   * Deletion goes through the namespace lifecycle: a first delete only marks the namespace
-   * Terminating, and the `finalize` subresource clears `spec.finalizers` before removal.
+   * Deletion goes through the namespace lifecycle (the namespaces' store): a first delete
+   * only marks the namespace Terminating, and it goes once `spec.finalizers` is empty.
    */
   namespaceLifecycle?: boolean;
+}
+
+/** A kind's behaviour: its facts and the hooks the Store calls around every write. */
+export interface Strategy extends KindFacts {
+  /** Whether the kind has a `status` subresource (then the main resource ignores status). */
+  hasStatus: boolean;
+  /** Defaults applied to every incoming object of the kind, before validation. */
+  defaults(obj: KubeObject): void;
+  /**
+   * Clears what a create may not set (e.g. status when the kind has a status subresource);
+   * `requester` is who asks (a CertificateSigningRequest records it).
+   */
+  prepareForCreate(obj: KubeObject, requester?: UserInfo): void;
+  /** Restores what an update of the main resource may not change (e.g. status). */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** For `/status`: keep everything of `old` but the status of `obj`. `now` is the Store's clock. */
+  prepareForStatusUpdate(obj: KubeObject, old: KubeObject, now: Date): void;
+  validate(obj: KubeObject): FieldError[];
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /** The checks of a `/status` write; `validateUpdate` when absent. */
+  validateStatusUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Field-selector attributes (always `metadata.name`, and `metadata.namespace` when namespaced). */
+  selectableFields(obj: KubeObject): Record<string, string>;
+  /** Extra field-selector keys this kind supports, beyond the metadata ones. */
+  fieldSelectorKeys: string[];
+  table: TableConvertor;
 }
 
 /**

@@ -160,11 +160,7 @@ function drained(res: StreamingResponse, signal: AbortSignal): Promise<void> {
  * A virtual resource without a Strategy may still print its own columns by carrying a
  * `tableConvertor` (an extension of RESTStore local to the server).
  */
-export interface TablePrinting {
-  tableConvertor?: TableConvertor;
-}
-
-/** The columns of a resource: its Strategy's, a virtual store's own, or Name and Created At. */
+/** The columns of a resource: its Strategy's, a virtual resource's own, or Name and Created At. */
 export function tableConvertorOf(store: RESTStore): TableConvertor {
-  return store.definition.strategy?.table ?? (store as RESTStore & TablePrinting).tableConvertor ?? fallbackTableConvertor;
+  return store.definition.strategy?.table ?? store.definition.table ?? fallbackTableConvertor;
 }

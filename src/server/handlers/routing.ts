@@ -60,8 +60,8 @@ export function resolveStore(table: ResourceTable, info: RequestInfo, method: st
   const store = table.lookup(gv, info.resource);
   if (!store) throw genericNotFound();
   const def = store.definition;
-  const isNamespaceObject = def.group === '' && def.resource === 'namespaces';
-  if (!def.namespaced && info.namespace !== '' && !isNamespaceObject) throw genericNotFound();
+  // A cluster-scoped resource has no namespace in its path, but for the namespaces themselves.
+  if (!def.namespaced && info.namespace !== '' && !info.namespaceObject) throw genericNotFound();
   const clusterWide = def.namespaced && info.namespace === '';
   // The `/proxy/` paths before the resource were removed from Kubernetes; nothing serves them.
   if (info.verb === 'proxy') throw genericNotFound();
