@@ -30,14 +30,56 @@ describe('builtinResourceDefinitions', () => {
     assert.equal(defs.reduce((n, d) => n + d.subresources.length, 0), 44);
   });
 
+  it('every subresource says who serves it, as its kind declares', () => {
+    const served: Record<string, string> = {};
+    for (const d of builtinResourceDefinitions({ runtimeConfig: 'api/all=true' })) {
+      for (const sub of d.subresources) {
+        const by = sub.serving.by === 'handler' ? `handler ${sub.serving.handler}` : sub.serving.by;
+        served[`${d.resource}/${sub.name}`] = sub.connect ? `${by} connect ${sub.connect.methods.join(',')}${sub.connect.read ? ' read' : ''}` : by;
+        if (sub.serving.by === 'status') assert.equal(d.strategy?.hasStatus, true, `${d.resource} ignores status on the object`);
+        if (sub.serving.by === 'scale') assert.ok(d.strategy?.scale, `${d.resource} says where replicas live`);
+      }
+    }
+    const notStatus = Object.fromEntries(Object.entries(served).filter(([, by]) => by !== 'status'));
+    assert.deepEqual(notStatus, {
+      'certificatesigningrequests/approval': 'part',
+      'deployments/scale': 'scale',
+      'namespaces/finalize': 'part',
+      'nodes/proxy': 'handler NodeProxy connect GET,POST,PUT,PATCH,DELETE,HEAD,OPTIONS',
+      'pods/attach': 'handler PodConnect connect GET,POST',
+      'pods/binding': 'handler PodBinding',
+      'pods/ephemeralcontainers': 'part',
+      'pods/eviction': 'handler PodEviction',
+      'pods/exec': 'handler PodConnect connect GET,POST',
+      'pods/log': 'handler PodConnect connect GET read',
+      'pods/portforward': 'handler PodConnect connect GET,POST',
+      'pods/proxy': 'handler PodConnect connect GET,POST,PUT,PATCH,DELETE,HEAD,OPTIONS',
+      'replicasets/scale': 'scale',
+      'replicationcontrollers/scale': 'scale',
+      'serviceaccounts/token': 'handler ServiceAccountToken',
+      'services/proxy': 'handler ServiceProxy connect GET,POST,PUT,PATCH,DELETE,HEAD,OPTIONS',
+      'statefulsets/scale': 'scale',
+    });
+  });
+
   it('maps group names to the flavor, including subresource kinds', () => {
     const orch = builtinResourceDefinitions();
     assert.ok(orch.some((d) => d.group === 'rbac.authorization.orch.io' && d.resource === 'roles'));
     assert.ok(orch.every((d) => !d.group.endsWith('k8s.io')));
     const sa = orch.find((d) => d.group === '' && d.resource === 'serviceaccounts');
-    assert.deepEqual(sa?.subresources, [{ name: 'token', kind: 'TokenRequest', group: 'authentication.orch.io', version: 'v1', verbs: ['create'] }]);
+    assert.deepEqual(sa?.subresources, [
+      { name: 'token', kind: 'TokenRequest', group: 'authentication.orch.io', version: 'v1', verbs: ['create'], serving: { by: 'handler', handler: 'ServiceAccountToken' } },
+    ]);
     const eviction = orch.find((d) => d.resource === 'pods')?.subresources.find((s) => s.name === 'eviction');
-    assert.deepEqual(eviction, { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'], acceptedVersions: ['v1beta1'] });
+    assert.deepEqual(eviction, {
+      name: 'eviction',
+      kind: 'Eviction',
+      group: 'policy',
+      version: 'v1',
+      verbs: ['create'],
+      serving: { by: 'handler', handler: 'PodEviction' },
+      acceptedVersions: ['v1beta1'],
+    });
     setFlavor('kubernetes');
     const kube = builtinResourceDefinitions();
     assert.ok(kube.some((d) => d.group === 'rbac.authorization.k8s.io' && d.resource === 'clusterrolebindings'));

@@ -6,7 +6,7 @@ import type { ResourceDefinition, Strategy, SubresourceDefinition } from '../res
 import { withoutValidationRules } from './apiextensions/gated-fields.js';
 import { conversionFor, kindSpecFor, servedVariantFor } from './kinds.js';
 import { enabledResources, parseRuntimeConfig } from './runtime-config.js';
-import { makeStrategy } from './strategy.js';
+import { makeStrategy, type KindSpec, type SubresourceDeclaration } from './strategy.js';
 import { surface, type SurfaceResource } from './surface.js';
 
 export interface BuiltinOptions {
@@ -32,6 +32,7 @@ export function builtinResourceDefinitions(opts: BuiltinOptions = {}): ResourceD
 
 function toDefinition(row: SurfaceResource, preferred: Map<string, string>, strategies: Map<string, Strategy>): ResourceDefinition {
   const group = fromKubernetesGroup(row.group);
+  const spec = kindSpecOf(row);
   const def: ResourceDefinition = {
     group,
     version: row.version,
@@ -42,7 +43,7 @@ function toDefinition(row: SurfaceResource, preferred: Map<string, string>, stra
     shortNames: [...row.shortNames],
     categories: [...row.categories],
     verbs: [...row.verbs],
-    subresources: row.subresources.map(subresource),
+    subresources: row.subresources.map((s) => subresource(row, s, spec)),
     preferred: preferred.get(group) === row.version,
   };
   if (row.deprecated) {
@@ -54,6 +55,11 @@ function toDefinition(row: SurfaceResource, preferred: Map<string, string>, stra
       dep.replacement = `${fromKubernetesApiVersion(apiVersion)} ${kind}`;
     }
     def.deprecated = dep;
+  }
+  if (!row.storage) {
+    // A virtual resource: the server provides its store; it may print columns of its own.
+    if (spec.handler) def.handler = spec.handler;
+    if (spec.table) def.table = spec.table;
   }
   if (row.storage) {
     const storage = { group: fromKubernetesGroup(row.storage.group), resource: row.storage.resource, version: row.storage.version };
@@ -76,8 +82,24 @@ function toDefinition(row: SurfaceResource, preferred: Map<string, string>, stra
   return def;
 }
 
-function subresource(s: SurfaceResource['subresources'][number]): SubresourceDefinition {
-  const out: SubresourceDefinition = { name: s.name, kind: s.kind, verbs: [...s.verbs] };
+/** The declarations of the kind a row serves: its served variant's, else its storage kind's. */
+function kindSpecOf(row: SurfaceResource): KindSpec {
+  return servedVariantFor(row) ?? kindSpecFor(row.storage?.group ?? row.group, row.kind);
+}
+
+/** Who serves a subresource: the kind's declaration; the Store's status and scale rules by default. */
+function servingOf(row: SurfaceResource, name: string, spec: KindSpec): SubresourceDeclaration {
+  const declared = spec.subresources && Object.hasOwn(spec.subresources, name) ? spec.subresources[name] : undefined;
+  if (declared) return declared;
+  if (name === 'status') return { serving: { by: 'status' } };
+  if (name === 'scale') return { serving: { by: 'scale' } };
+  throw new Error(`${row.group}/${row.version} ${row.resource}/${name}: the kind does not declare who serves it`);
+}
+
+function subresource(row: SurfaceResource, s: SurfaceResource['subresources'][number], spec: KindSpec): SubresourceDefinition {
+  const { serving, connect } = servingOf(row, s.name, spec);
+  const out: SubresourceDefinition = { name: s.name, kind: s.kind, verbs: [...s.verbs], serving };
+  if (connect) out.connect = connect;
   if (s.group !== undefined) out.group = fromKubernetesGroup(s.group);
   if (s.version !== undefined) out.version = s.version;
   // The eviction subresource takes the Eviction of policy/v1beta1 as well (Kubernetes' AcceptsGroupVersion).

@@ -4,7 +4,7 @@ export { builtinResourceDefinitions, compareVersionPriority, type BuiltinOptions
 export { parseRuntimeConfig, enabledResources, RuntimeConfigError, type RuntimeConfigEntry } from './runtime-config.js';
 export { defaultTableConvertor, humanDuration } from './table.js';
 export { makeStrategy, type KindSpec, type StrategyShape } from './strategy.js';
-export { prepareNamespaceFinalize, namespaceNameLabel } from './core/index.js';
+export { namespaceFinalize, namespaceNameLabel } from './core/index.js';
 export { surface, SURFACE_RELEASE, type SurfaceResource } from './surface.js';
 export { prepareCSRApproval, setCSRRequester, stampCSRConditions } from './certificates/index.js';
 export { prepareEphemeralContainersUpdate, validateEphemeralContainersUpdate } from './core/pod.js';

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../apimachinery/types.js';
+import type { KindFacts } from '../rest/index.js';
+import { builtinResourceDefinitions } from './definitions.js';
+import { makeStrategy } from './strategy.js';
 import { strategyOf } from './testing.js';
 
 const deployment = (): KubeObject => ({
@@ -58,7 +61,7 @@ describe('status handling', () => {
     now.status = { replicas: 3 };
     (now.spec as Record<string, unknown>).replicas = 7;
     now.metadata = { ...now.metadata, labels: { app: 'other' }, annotations: { a: 'b' } };
-    s.prepareForStatusUpdate(now, old);
+    s.prepareForStatusUpdate(now, old, new Date());
     assert.deepEqual(now.status, { replicas: 3 });
     assert.deepEqual(now.spec, old.spec);
     assert.deepEqual(now.metadata?.labels, { app: 'web' });
@@ -70,7 +73,7 @@ describe('status handling', () => {
     const owners = [{ apiVersion: 'v1', kind: 'ReplicationController', name: 'rc', uid: 'u' }];
     const old: KubeObject = { metadata: { name: 'p', ownerReferences: owners }, spec: { nodeName: 'a' }, status: { phase: 'Pending' } };
     const now: KubeObject = { metadata: { name: 'p', labels: { x: 'y' } }, spec: { nodeName: 'b' }, status: { phase: 'Running' } };
-    s.prepareForStatusUpdate(now, old);
+    s.prepareForStatusUpdate(now, old, new Date());
     assert.deepEqual(now.metadata?.ownerReferences, owners);
     assert.deepEqual(now.metadata?.labels, { x: 'y' });
     assert.deepEqual(now.spec, { nodeName: 'a' });
@@ -81,7 +84,7 @@ describe('status handling', () => {
 describe('update and create-on-update rules', () => {
   const flags = (group: string, resource: string): [boolean, boolean] => {
     const s = strategyOf(group, resource);
-    return [s.allowCreateOnUpdate, s.allowUnconditionalUpdate];
+    return [s.allowCreateOnUpdate ?? false, s.allowUnconditionalUpdate ?? true];
   };
   it('match Kubernetes per kind', () => {
     assert.deepEqual(flags('', 'pods'), [false, true]);
@@ -175,5 +178,41 @@ describe('scale', () => {
     assert.equal(strategyOf('apps', 'daemonsets').scale, undefined);
     const rc = strategyOf('', 'replicationcontrollers').scale;
     assert.equal(rc?.selector({ spec: { selector: { b: '2', a: '1' } } }), 'a=1,b=2');
+  });
+});
+
+describe('kind facts', () => {
+  it('are carried to the Strategy as the kind declares them, with their defaults', () => {
+    const scale = { specReplicas: () => 1, setSpecReplicas: () => {}, statusReplicas: () => 0, selector: () => '' };
+    const gracefulDeletePeriod = (): number => 30;
+    const validateName = (): string[] => [];
+    const facts: Required<KindFacts> = {
+      allowCreateOnUpdate: true,
+      allowUnconditionalUpdate: false,
+      validateName,
+      scale,
+      gracefulDeletePeriod,
+      tracksGeneration: true,
+      returnDeletedObject: true,
+      defaultGarbageCollectionPolicy: 'OrphanDependents',
+      namespaceLifecycle: true,
+    };
+    const s = makeStrategy({ ...facts, defaults() {}, table: undefined }, { namespaced: true, hasStatus: false });
+    for (const [key, value] of Object.entries(facts)) assert.equal(s[key as keyof KindFacts], value, key);
+    const plain = makeStrategy({}, { namespaced: true, hasStatus: false });
+    assert.deepEqual([plain.allowCreateOnUpdate, plain.allowUnconditionalUpdate, plain.tracksGeneration], [false, true, undefined]);
+    assert.deepEqual(plain.validateName?.('a.b', false), []);
+    assert.ok((plain.validateName?.('A', false) ?? []).length > 0, 'DNS-1123 subdomains by default');
+  });
+});
+
+describe('virtual kinds', () => {
+  it('declare the store the server provides, and their own columns', () => {
+    const defs = builtinResourceDefinitions();
+    const handlers = Object.fromEntries(defs.filter((d) => d.handler).map((d) => [d.resource, d.handler]));
+    assert.deepEqual(handlers, { bindings: 'Bindings', componentstatuses: 'ComponentStatuses' });
+    const cs = defs.find((d) => d.handler === 'ComponentStatuses');
+    assert.deepEqual(cs?.table?.columns.map((c) => c.name), ['Name', 'Status', 'Message', 'Error']);
+    for (const d of defs.filter((x) => x.storage)) assert.equal(d.handler, undefined, `${d.resource} is served by its Store`);
   });
 });

@@ -22,9 +22,13 @@ export interface KindFieldManagerOptions {
   kind: string;
   /** `group/version` of the request, recorded in the entries. */
   apiVersion: string;
+  /** The subresource written through, recorded in the entries. */
   subresource?: string;
-  /** Whether the kind has a status subresource: then the main resource owns no status, `/status` owns nothing else. */
-  hasStatus: boolean;
+  /**
+   * Top-level fields no manager owns through this endpoint (Kubernetes' reset fields): `status`
+   * on the object of a kind with a status subresource, `spec` on that subresource.
+   */
+  resetFields?: readonly string[];
   now: () => Date;
   /**
    * The schema of a custom resource version: objects of a kind the catalog does not know
@@ -35,9 +39,7 @@ export interface KindFieldManagerOptions {
 
 /** A FieldManager for one kind and endpoint. */
 export function fieldManagerForKind(o: KindFieldManagerOptions): FieldManager {
-  let resetFields: FieldSet | undefined;
-  if (o.subresource === 'status') resetFields = FieldSet.of([[fieldElement('spec')]]);
-  else if (o.hasStatus) resetFields = FieldSet.of([[fieldElement('status')]]);
+  const resetFields = o.resetFields?.length ? FieldSet.of(o.resetFields.map((f) => [fieldElement(f)])) : undefined;
   const common = { apiVersion: o.apiVersion, subresource: o.subresource, resetFields, now: o.now };
   const typeId = typeIdForKind({ group: o.group, version: o.version, kind: o.kind });
   // The custom resource itself (also when its scale subresource changes it), not its Scale.

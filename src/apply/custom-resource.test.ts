@@ -48,7 +48,7 @@ const manager = (schema: JSONSchemaProps | undefined, subresource?: string) =>
     version: 'v1',
     kind: 'Widget',
     apiVersion: 'example.com/v1',
-    hasStatus: true,
+    resetFields: subresource === 'status' ? ['spec'] : ['status'],
     subresource,
     now: () => NOW,
     customResourceSchema: schema,
@@ -216,7 +216,7 @@ describe('server-side apply of a custom resource with its schema', () => {
   });
 
   it('the scale subresource applies a built-in Scale; a write through it records ownership in the custom resource', () => {
-    const scale = fieldManagerForKind({ group: 'autoscaling', version: 'v1', kind: 'Scale', apiVersion: 'autoscaling/v1', hasStatus: false, subresource: 'scale', now: () => NOW, customResourceSchema: SCHEMA });
+    const scale = fieldManagerForKind({ group: 'autoscaling', version: 'v1', kind: 'Scale', apiVersion: 'autoscaling/v1', subresource: 'scale', now: () => NOW, customResourceSchema: SCHEMA });
     const applied = scale.apply(undefined, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'w' }, spec: { replicas: 2 } }, 'a', false);
     assert.deepEqual(fieldsOf(applied, 'a'), { 'f:spec': { 'f:replicas': {} } });
     const err = conflictOf(() => scale.apply(undefined, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'w' }, spec: { ports: [] } }, 'a', false));

@@ -7,8 +7,8 @@ import { FieldSet } from './fieldpath.js';
 import { encodeLastApplied, lastAppliedAnnotation } from './last-applied.js';
 
 const NOW = new Date('2026-01-02T03:04:05.678Z');
-const deployments = () => fieldManagerForKind({ group: 'apps', version: 'v1', kind: 'Deployment', apiVersion: 'apps/v1', hasStatus: true, now: () => NOW });
-const configMaps = () => fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', hasStatus: false, now: () => NOW });
+const deployments = () => fieldManagerForKind({ group: 'apps', version: 'v1', kind: 'Deployment', apiVersion: 'apps/v1', resetFields: ['status'], now: () => NOW });
+const configMaps = () => fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', now: () => NOW });
 
 function deployment(replicas: number, image = 'nginx'): KubeObject {
   return {
@@ -85,7 +85,7 @@ describe('FieldManager.update', () => {
   it('an update that changes nothing takes nothing and keeps the previous time', () => {
     const fm = configMaps();
     const v1 = fm.update(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } }, 'first');
-    const later = fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', hasStatus: false, now: () => new Date('2030-01-01T00:00:00Z') });
+    const later = fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', now: () => new Date('2030-01-01T00:00:00Z') });
     const v2 = later.update(v1, structuredClone(v1), 'other');
     assert.deepEqual(v2.metadata?.managedFields, v1.metadata?.managedFields);
   });
@@ -107,7 +107,7 @@ describe('FieldManager.update', () => {
     const sent = [{ manager: 'restored', operation: 'Apply' as const, apiVersion: 'v1', fieldsType: 'FieldsV1' as const, fieldsV1: { 'f:data': { 'f:a': {} } } }];
     const v2 = fm.update(v1, { ...v1, metadata: { ...v1.metadata, managedFields: sent } }, 'other');
     assert.deepEqual(v2.metadata?.managedFields, sent);
-    const status = fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', subresource: 'status', hasStatus: false, now: () => NOW });
+    const status = fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', subresource: 'status', resetFields: ['spec'], now: () => NOW });
     const v3 = status.update(v1, { ...v1, metadata: { ...v1.metadata, managedFields: sent } }, 'other');
     assert.deepEqual(v3.metadata?.managedFields, v1.metadata?.managedFields);
   });
@@ -116,7 +116,7 @@ describe('FieldManager.update', () => {
     const main = deployments();
     const created = main.update(undefined, { ...deployment(1), status: { replicas: 1 } }, 'creator');
     assert.equal(JSON.stringify(fieldsOf(created, 'creator')).includes('f:status'), false);
-    const statusManager = fieldManagerForKind({ group: 'apps', version: 'v1', kind: 'Deployment', apiVersion: 'apps/v1', subresource: 'status', hasStatus: true, now: () => NOW });
+    const statusManager = fieldManagerForKind({ group: 'apps', version: 'v1', kind: 'Deployment', apiVersion: 'apps/v1', subresource: 'status', resetFields: ['spec'], now: () => NOW });
     const withStatus = statusManager.update(created, { ...created, status: { replicas: 2 } }, 'controller');
     const entry = withStatus.metadata?.managedFields?.find((e) => e.manager === 'controller');
     assert.equal(entry?.subresource, 'status');
@@ -246,7 +246,7 @@ describe('managerFromUserAgent', () => {
 
 describe('untyped objects', () => {
   it('custom resources: every key is owned, lists are atomic', () => {
-    const fm = fieldManagerForKind({ group: 'example.com', version: 'v1', kind: 'Thing', apiVersion: 'example.com/v1', hasStatus: false, now: () => NOW });
+    const fm = fieldManagerForKind({ group: 'example.com', version: 'v1', kind: 'Thing', apiVersion: 'example.com/v1', now: () => NOW });
     const obj = fm.apply(undefined, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { items: [1, 2], size: 3 } }, 'm', false);
     const set = FieldSet.fromFieldsV1(obj.metadata?.managedFields?.[0]?.fieldsV1);
     assert.deepEqual(set.toFieldsV1(), { 'f:spec': { '.': {}, 'f:items': {}, 'f:size': {} } });
@@ -258,7 +258,7 @@ describe('the cap on Update entries', () => {
     let obj: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: {} };
     for (let i = 0; i < 12; i++) {
       const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i));
-      const fm = fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', hasStatus: false, now: () => at });
+      const fm = fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', now: () => at });
       obj = fm.update(obj, { ...obj, data: { ...(obj.data as Record<string, string>), [`k${i}`]: 'v' } }, `m${i}`);
     }
     const entries = obj.metadata?.managedFields ?? [];
@@ -342,7 +342,7 @@ describe('ownership recorded under another schema', () => {
 
 describe('fields the endpoint resets', () => {
   it('status applied to the main resource neither conflicts with nor takes from the status owner', () => {
-    const statusManager = fieldManagerForKind({ group: 'apps', version: 'v1', kind: 'Deployment', apiVersion: 'apps/v1', subresource: 'status', hasStatus: true, now: () => NOW });
+    const statusManager = fieldManagerForKind({ group: 'apps', version: 'v1', kind: 'Deployment', apiVersion: 'apps/v1', subresource: 'status', resetFields: ['spec'], now: () => NOW });
     const v1 = deployments().apply(undefined, deployment(1), 'a', false);
     const v2 = statusManager.update(v1, { ...v1, status: { replicas: 1 } }, 'controller');
     const config = { ...deployment(1), status: { replicas: 7 } };

@@ -4,7 +4,7 @@
 import type { ParsedFlags } from '../apimachinery/flags.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
-import type { RESTStore, ResourceTable } from '../rest/index.js';
+import type { RESTStore, ResourceTable, SubresourceHandler, SubresourceHandlerFactory } from '../rest/index.js';
 import type { Authenticator, Authorizer } from './types.js';
 import { buildAuthenticators } from './authn/build.js';
 import { buildAuthorizers } from './authz/build.js';
@@ -34,13 +34,6 @@ interface NonResourceResponse {
   body: string;
 }
 
-interface AuthSubresource {
-  group: string;
-  resource: string;
-  subresource: string;
-  handler: Partial<RESTStore>;
-}
-
 export interface AuthModule {
   /**
    * Resolves the request's user. Anonymous when nothing was presented and anonymous access is
@@ -54,8 +47,8 @@ export interface AuthModule {
   impersonate(headers: Record<string, string | string[] | undefined>, user: UserInfo): Promise<UserInfo>;
   /** The review APIs, to add to the resource table. */
   stores: RESTStore[];
-  /** Subresource handlers to install on stored resources (serviceaccounts/token). */
-  subresources: AuthSubresource[];
+  /** The subresource stores to serve where the kinds declare these handlers (`serviceaccounts/token`). */
+  subresources: Partial<Record<SubresourceHandler, SubresourceHandlerFactory>>;
   /** OIDC discovery and JWKS of the service account issuer; undefined for other paths. */
   nonResource(method: string, path: string): Promise<NonResourceResponse | undefined>;
   /** Creates and reconciles the default RBAC policy and starts the module's controllers. */

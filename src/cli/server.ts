@@ -20,19 +20,19 @@ import { binarySerializer } from '../codec/binary.js';
 import { storageCodecFromFlags } from '../codec/protobuf/index.js';
 import { SerializerSet } from '../codec/serializer.js';
 import { group, setFlavor, shortWord, type Flavor } from '../naming/index.js';
-import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, type DefaultResourceTable } from '../registry/index.js';
+import { buildResourceTable, DEFAULT_MAX_OBJECT_SIZE_BYTES, servedDefinitions, serveSubresourceHandler, type DefaultResourceTable } from '../registry/index.js';
 import { installPodBinding } from '../registry/binding.js';
 import { installConnectSubresources, preferredAddressTypesFromFlags, type KubeletClientConfig } from '../registry/connect/index.js';
 import { installPodEviction } from '../registry/eviction.js';
 import { CustomResourceRegistrar } from '../registry/customresource/index.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
-import type { RESTStore, ResourceTable } from '../rest/index.js';
+import type { ResourceTable, SubresourceHandler, SubresourceHandlerFactory } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
 import { ApiServerMetrics } from '../server/metrics.js';
 import { PriorityAndFairness, priorityAndFairnessEnabled } from '../flowcontrol/index.js';
 import { LoopbackClient } from '../server/loopback.js';
-import { componentStatusStore } from '../server/componentstatus.js';
+import { installComponentStatuses } from '../server/componentstatus.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, MemoryStorage, startCompactor, type CacherOptions, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
@@ -100,10 +100,6 @@ export interface StartOptions {
   early?: EarlyStorage;
   /** Simulated nodes' configuration documents beside `--simulated-node-config`'s files (the library's objects). */
   simulatedNodeConfig?: ConfigDocument[];
-}
-
-function hasSubresourceHandler(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
-  return typeof (s as { setSubresourceHandler?: unknown }).setSubresourceHandler === 'function';
 }
 
 /** The credentials for node agents: the flags' files, else the PKI's kubelet client certificate. */
@@ -284,12 +280,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     if (d.group === group('authentication') && d.resource === 'selfsubjectreviews' && !features.enabled('APISelfSubjectReview')) continue;
     table.add(store);
   }
-  for (const sub of auth.subresources) {
-    for (const store of table.all()) {
-      const d = store.definition;
-      if (d.group === sub.group && d.resource === sub.resource && hasSubresourceHandler(store)) store.setSubresourceHandler(sub.subresource, sub.handler);
-    }
-  }
+  for (const [handler, build] of Object.entries(auth.subresources) as [SubresourceHandler, SubresourceHandlerFactory][]) serveSubresourceHandler(table, handler, build);
 
   // The aggregation layer: APIServices for what is served here, remote ones proxied.
   const aggregator = new Aggregator({
@@ -331,7 +322,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     auditor,
     serializers,
     nonResource: async (method, path, query) => apf?.debug(method, path, query) ?? auth.nonResource(method, path),
-    openapi: openapiHandler(() => table.all().map((s) => s.definition), { remote: () => aggregator.openApiDocuments() }),
+    openapi: openapiHandler(() => servedDefinitions(table), { remote: () => aggregator.openApiDocuments() }),
     version: versionInfo(PRODUCT_VERSION),
     tls: { cert: readFileSync(certFile), key: readFileSync(keyFile), clientCA: readFileSync(clientCaFile) },
     maxRequestsInFlight: flags.number('max-requests-inflight'),
@@ -367,27 +358,22 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
 
   let controllers: RunningControllers | undefined;
   let scheduler: ControllerManager | undefined;
-  const componentStatuses = definitions.find((d) => d.group === '' && d.resource === 'componentstatuses');
-  if (componentStatuses) {
-    table.add(
-      componentStatusStore(componentStatuses, [
-        {
-          name: 'controller-manager',
-          check: async () => {
-            if (!controllers) throw new Error('the controllers have not started');
-            return 'ok';
-          },
-        },
-        {
-          name: 'storage-0',
-          check: async () => {
-            await storage.revision();
-            return '{"health":"true","reason":""}';
-          },
-        },
-      ]),
-    );
-  }
+  installComponentStatuses(table, definitions, [
+    {
+      name: 'controller-manager',
+      check: async () => {
+        if (!controllers) throw new Error('the controllers have not started');
+        return 'ok';
+      },
+    },
+    {
+      name: 'storage-0',
+      check: async () => {
+        await storage.revision();
+        return '{"health":"true","reason":""}';
+      },
+    },
+  ]);
 
   const bound = await server.listen(port, bindAddress);
   externalAddress = `https://${hostForClients.includes(':') ? `[${hostForClients}]` : hostForClients}:${bound}`;

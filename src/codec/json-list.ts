@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setOwn } from '../apimachinery/own.js';
 import { goOrderOfElement, inGoOrder } from './field-order.js';
 import { stringifyJson } from './json.js';
+import type { StoredElement } from '../rest/index.js';
 
 /** A list to stream: an envelope whose `key` holds `count` elements produced on demand. */
 export interface StreamedList {
@@ -21,52 +22,7 @@ export interface StreamedList {
   splices?: WeakMap<object, number>;
 }
 
-/** An element as stored: its bytes are its compact JSON without `metadata.resourceVersion`, when checked so. */
-export interface StoredElement {
-  /** What the check is remembered by: one object per stored revision. */
-  item: object;
-  bytes: Uint8Array;
-  resourceVersion: string;
-}
-
-/**
- * The items of a list answered from a snapshot without being built: `count` of them, each
- * produced by `at` when it is about to be encoded and dropped after, so a streamed answer
- * starts at once and holds one batch at a time. Every call of `at` builds a new object.
- */
-export interface LazyItems {
-  readonly count: number;
-  at(i: number): unknown;
-  /** Item `i` as stored, whose bytes may be the answer's JSON but for the resource version. */
-  stored?(i: number): StoredElement | undefined;
-  /** The producer's memo of which stored items are their answer (one per served version). */
-  splices?: WeakMap<object, number>;
-}
-
-// A list whose items are produced on demand, by the list object: its `items` field is left
-// empty until `materializeItems` fills it for an encode that needs them all.
-const lazyLists = new WeakMap<object, LazyItems>();
-
-/** Marks `list` as holding `items` on demand (its own `items` field stays empty until materialized). */
-export function withLazyItems<L extends object>(list: L, items: LazyItems): L {
-  lazyLists.set(list, items);
-  return list;
-}
-
-/** The on-demand items of `list`, if it has them and they were not materialized. */
-export function lazyItemsOf(list: object): LazyItems | undefined {
-  return lazyLists.get(list);
-}
-
-/** Fills `list.items` from its on-demand items (for answers encoded whole); a list without them is left as it is. */
-export function materializeItems(list: { items: unknown[] }): void {
-  const lazy = lazyLists.get(list);
-  if (lazy === undefined) return;
-  const items = new Array<unknown>(lazy.count);
-  for (let i = 0; i < lazy.count; i++) items[i] = lazy.at(i);
-  list.items = items;
-  lazyLists.delete(list);
-}
+export type { LazyItems, StoredElement } from '../rest/index.js';
 
 /** About how many bytes of JSON go out in one write (fewer, larger writes cost less on TLS). */
 export const LIST_CHUNK_BYTES = 256 * 1024;

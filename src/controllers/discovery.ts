@@ -2,7 +2,7 @@
 // preferred version (client-go's ServerPreferredResources), subresources left out. In the
 // server it reads the resource table; outside it, the discovery endpoints.
 import type { RawResponse } from '../client/http.js';
-import type { ResourceDefinition, ResourceTable, RESTStore } from '../rest/index.js';
+import type { ResourceDefinition, ResourceTable, RESTStore, SubresourceStore } from '../rest/index.js';
 import type { DiscoveredResource } from './types.js';
 
 export function discoverFromTable(table: ResourceTable): DiscoveredResource[] {
@@ -84,11 +84,24 @@ export class DiscoveredResourceTable implements ResourceTable {
     return this.stores.find((s) => s.definition.group === gv.group && s.definition.version === gv.version && s.definition.resource === resource);
   }
 
+  /** Discovery is read with its subresources left out. */
+  lookupSubresource(): undefined {
+    return undefined;
+  }
+
+  subresources(): SubresourceStore[] {
+    return [];
+  }
+
   all(): RESTStore[] {
     return this.stores;
   }
 
   add(): void {
+    throw new Error('a discovered resource table is read-only');
+  }
+
+  addSubresource(): void {
     throw new Error('a discovered resource table is read-only');
   }
 

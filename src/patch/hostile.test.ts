@@ -214,7 +214,7 @@ describe('JSON patch with prototype paths', () => {
 });
 
 describe('server-side apply with prototype keys', () => {
-  const fm = () => fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', hasStatus: false, now: () => new Date(0) });
+  const fm = () => fieldManagerForKind({ group: '', version: 'v1', kind: 'ConfigMap', apiVersion: 'v1', now: () => new Date(0) });
 
   it('applies, owns and removes data and labels named after prototype members', () => {
     for (const key of PROTO_KEYS) {

@@ -8,7 +8,7 @@ import { MemoryStorage } from '../storage/index.js';
 import { installPodBinding } from './binding.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
 import { requestContext } from './testing.js';
-import type { RESTStore } from '../rest/index.js';
+import type { RESTStore, SubresourceStore } from '../rest/index.js';
 
 const ctx = requestContext();
 const noDry = { dryRun: false };
@@ -17,6 +17,7 @@ let storage: MemoryStorage;
 let table: DefaultResourceTable;
 let pods: RESTStore;
 let bindings: RESTStore;
+let binder: SubresourceStore;
 
 async function rejects(p: Promise<unknown>, code: number, reason: string, message: string): Promise<void> {
   try {
@@ -45,6 +46,7 @@ before(() => {
   table = buildResourceTable(defs, storage);
   installPodBinding(table, defs, { storage, now: () => NOW });
   pods = table.lookup({ group: '', version: 'v1' }, 'pods')!;
+  binder = table.lookupSubresource({ group: '', version: 'v1' }, 'pods', 'binding')!;
   bindings = table.lookup({ group: '', version: 'v1' }, 'bindings')!;
   assert.ok(bindings, 'bindings is served');
 });
@@ -56,7 +58,7 @@ after(async () => {
 
 test('pods/x/binding sets the node and the PodScheduled condition; a second binding is 409', async () => {
   await pods.create!(ctx, 'b', pod('p1'), noDry);
-  const status = await pods.create!(ctx, 'b', binding('p1', 'node-a', { annotations: { 'example.com/by': 'test' } }), noDry, 'p1', 'binding');
+  const status = await binder.create!(ctx, 'b', 'p1', binding('p1', 'node-a', { annotations: { 'example.com/by': 'test' } }), noDry);
   assert.deepEqual(status, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
   const bound = await pods.get!(ctx, 'b', 'p1', {});
   assert.equal((bound.spec as { nodeName?: string }).nodeName, 'node-a');
@@ -65,7 +67,7 @@ test('pods/x/binding sets the node and the PodScheduled condition; a second bind
   assert.deepEqual(conditions, [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: '2026-03-04T05:06:07Z' }]);
 
   await rejects(
-    pods.create!(ctx, 'b', binding('p1', 'node-b'), noDry, 'p1', 'binding'),
+    binder.create!(ctx, 'b', 'p1', binding('p1', 'node-b'), noDry),
     409,
     'Conflict',
     'Operation cannot be fulfilled on pods/binding "p1": pod p1 is already assigned to node "node-a"',
@@ -89,29 +91,29 @@ test('the bindings resource binds the pod its Binding names', async () => {
 test('bad bindings, gated and deleting pods, preconditions and dry run', async () => {
   await pods.create!(ctx, 'b', pod('p3'), noDry);
   await rejects(
-    pods.create!(ctx, 'b', binding('other', 'n'), noDry, 'p3', 'binding'),
+    binder.create!(ctx, 'b', 'p3', binding('other', 'n'), noDry),
     400,
     'BadRequest',
     'name in URL does not match name in Binding object',
   );
   await rejects(
-    pods.create!(ctx, 'b', { metadata: { name: 'p3' }, target: { kind: 'Pod' } }, noDry, 'p3', 'binding'),
+    binder.create!(ctx, 'b', 'p3', { metadata: { name: 'p3' }, target: { kind: 'Pod' } }, noDry),
     500,
     'Unknown',
     '[target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]',
   );
   await rejects(
-    pods.create!(ctx, 'b', binding('p3', 'n', { uid: 'not-it' }), noDry, 'p3', 'binding'),
+    binder.create!(ctx, 'b', 'p3', binding('p3', 'n', { uid: 'not-it' }), noDry),
     409,
     'Conflict',
     `Operation cannot be fulfilled on pods "p3": Precondition failed: UID in precondition: not-it, UID in object meta: ${(await pods.get!(ctx, 'b', 'p3', {})).metadata?.uid}`,
   );
-  await pods.create!(ctx, 'b', binding('p3', 'n'), { dryRun: true }, 'p3', 'binding');
+  await binder.create!(ctx, 'b', 'p3', binding('p3', 'n'), { dryRun: true });
   assert.equal(((await pods.get!(ctx, 'b', 'p3', {})).spec as { nodeName?: string }).nodeName, undefined);
 
   await pods.create!(ctx, 'b', pod('gated', { schedulingGates: [{ name: 'example.com/wait' }] }), noDry);
   await rejects(
-    pods.create!(ctx, 'b', binding('gated', 'n'), noDry, 'gated', 'binding'),
+    binder.create!(ctx, 'b', 'gated', binding('gated', 'n'), noDry),
     409,
     'Conflict',
     'Operation cannot be fulfilled on pods/binding "gated": pod gated has non-empty .spec.schedulingGates',
@@ -120,7 +122,7 @@ test('bad bindings, gated and deleting pods, preconditions and dry run', async (
   await pods.create!(ctx, 'b', { ...pod('held'), metadata: { name: 'held', finalizers: ['example.com/hold'] } }, noDry);
   await pods.delete!(ctx, 'b', 'held', noDry);
   await rejects(
-    pods.create!(ctx, 'b', binding('held', 'n'), noDry, 'held', 'binding'),
+    binder.create!(ctx, 'b', 'held', binding('held', 'n'), noDry),
     409,
     'Conflict',
     'Operation cannot be fulfilled on pods/binding "held": pod held is being deleted, cannot be assigned to a host',

@@ -8,7 +8,8 @@ import type { Storage } from '../storage/interface.js';
 import { encodeForStorage, jsonCodec, type ObjectCodec } from '../codec/storage.js';
 import { isStorageConflict, isStorageNotFound } from './errors.js';
 import { objectKey } from './keys.js';
-import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition, ResourceTable } from '../rest/index.js';
+import type { CreateOptions, RESTStore, RequestContext, ResourceDefinition, ResourceTable, SubresourceDefinition, SubresourceStore } from '../rest/index.js';
+import { serveResourceHandler, serveSubresourceHandler } from './subresources.js';
 import { rfc3339 } from '../apimachinery/time.js';
 
 export interface PodBinderOptions {
@@ -138,11 +139,9 @@ export class PodBinder {
     throw conflict({ group: '', resource: 'pods' }, name);
   }
 
-  /** The `pods/x/binding` subresource. */
-  subresource(): Partial<RESTStore> {
-    return {
-      create: (_ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, name?: string) => this.bind(namespace, name ?? '', obj, opts),
-    };
+  /** The store of `pods/binding` (`definition`). */
+  storeFor(definition: SubresourceDefinition): SubresourceStore {
+    return { resource: this.pods, definition, create: (_ctx, namespace, name, obj, opts) => this.bind(namespace, name, obj, opts) };
   }
 }
 
@@ -158,24 +157,23 @@ export class BindingStore implements RESTStore {
   }
 }
 
-function canServeSubresources(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
-  return typeof (s as { setSubresourceHandler?: unknown }).setSubresourceHandler === 'function';
-}
-
 /**
- * Serves `pods/x/binding` and, when the definitions list it, `bindings` in `table`. Pass
- * the storage and codec the pods Store was built with.
+ * Serves `pods/x/binding` where declared and the `bindings` resource where the definitions
+ * list it, in `table`. Pass the storage and codec the pods Store was built with.
  */
 export function installPodBinding(
   table: ResourceTable,
   definitions: ResourceDefinition[],
   opts: { storage: Storage; codec?: ObjectCodec; now?: () => Date },
 ): PodBinder | undefined {
-  const pods = table.lookup({ group: '', version: 'v1' }, 'pods');
-  if (!pods) return undefined;
-  const binder = new PodBinder({ ...opts, pods: pods.definition });
-  if (canServeSubresources(pods)) pods.setSubresourceHandler('binding', binder.subresource());
-  const bindings = definitions.find((d) => d.group === '' && d.version === 'v1' && d.resource === 'bindings');
-  if (bindings) table.add(new BindingStore(bindings, binder));
+  const binders: PodBinder[] = [];
+  serveSubresourceHandler(table, 'PodBinding', (pods, definition) => {
+    const binder = new PodBinder({ ...opts, pods: pods.definition });
+    binders.push(binder);
+    return binder.storeFor(definition);
+  });
+  const binder = binders[0];
+  if (!binder) return undefined;
+  serveResourceHandler(table, definitions, 'Bindings', (bindings) => new BindingStore(bindings, binder));
   return binder;
 }

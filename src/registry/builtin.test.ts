@@ -65,9 +65,10 @@ test('deployments scale through the Scale subresource', async () => {
     },
     noDry,
   );
-  const scale = await deployments.get!(ctx, 'ev', 'web', {}, 'scale');
+  const scaleStore = table.lookupSubresource(deployments.definition, 'deployments', 'scale')!;
+  const scale = await scaleStore.get!(ctx, 'ev', 'web', {});
   assert.deepEqual(scale.spec, { replicas: 2 });
-  const updated = await deployments.update!(ctx, 'ev', 'web', (cur) => ({ ...cur!, spec: { replicas: 4 } }), noDry, 'scale');
+  const updated = await scaleStore.update!(ctx, 'ev', 'web', (cur) => ({ ...cur!, spec: { replicas: 4 } }), noDry);
   assert.deepEqual(updated.object.spec, { replicas: 4 });
   const after = await deployments.get!(ctx, 'ev', 'web', {});
   assert.equal((after.spec as { replicas: number }).replicas, 4);

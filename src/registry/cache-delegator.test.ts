@@ -155,10 +155,10 @@ describe('CacheDelegator', () => {
     assert.deepEqual(decodeContinue(notOlder.metadata.continue ?? ''), { revision: 2, start: 'things/a\u0000' });
   });
 
-  test('list: a whole unfiltered cache list asked on demand builds its items when pulled, from the snapshot taken', async () => {
-    const page = await reads.list(PREFIX, { lazyItems: true });
-    assert.deepEqual(page.items, []);
+  test('list: an unfiltered cache list builds its items when pulled, from the snapshot taken', async () => {
+    const page = await reads.list(PREFIX, {});
     assert.deepEqual(page.metadata, { resourceVersion: '2' });
+    assert.deepEqual(Object.keys(page), ['metadata', 'items'], 'lazy is not enumerable: never encoded');
     assert.equal(page.lazy?.count, 2);
     // The cache moves on; the answer stays the snapshot's.
     cacher.items = [cached('z', 3)];
@@ -166,17 +166,19 @@ describe('CacheDelegator', () => {
     assert.deepEqual([first.metadata?.name, first.metadata?.resourceVersion], ['a', '1']);
     assert.notEqual(page.lazy!.at(0), first, 'a new object on every pull');
     assert.equal((page.lazy!.at(1) as KubeObject).metadata?.name, 'b');
+    // Read as an array, they are built once, from the same snapshot.
+    assert.deepEqual(names(page), ['a:cached', 'b:cached']);
+    assert.equal(page.items, page.items);
     cacher.items = [cached('a', 1), cached('b', 2)];
     // A page is taken from the cache on demand too, with its continue token and count.
-    const paged = await reads.list(PREFIX, { lazyItems: true, limit: 1 });
+    const paged = await reads.list(PREFIX, { limit: 1 });
     assert.equal(paged.lazy?.count, 1);
     assert.equal(paged.metadata.remainingItemCount, 1);
     assert.deepEqual(decodeContinue(paged.metadata.continue ?? ''), { revision: 2, start: 'things/a\u0000' });
-    assert.equal((await reads.list(PREFIX, { lazyItems: true, limit: 2 })).lazy?.count, 2);
+    assert.equal((await reads.list(PREFIX, { limit: 2 })).lazy?.count, 2);
     // A selector or storage: built whole as before.
-    assert.equal((await reads.list(PREFIX, { lazyItems: true }, (o) => o.metadata?.name === 'b')).lazy, undefined);
-    assert.equal((await reads.list(PREFIX, { lazyItems: true, resourceVersion: '2', resourceVersionMatch: 'Exact' })).lazy, undefined);
-    assert.equal((await reads.list(PREFIX, {})).lazy, undefined);
+    assert.equal((await reads.list(PREFIX, {}, (o) => o.metadata?.name === 'b')).lazy, undefined);
+    assert.equal((await reads.list(PREFIX, { resourceVersion: '2', resourceVersionMatch: 'Exact' })).lazy, undefined);
   });
 
   test('list: exact and continued reads come from storage at the revision', async () => {

@@ -6,7 +6,8 @@
 import { badRequest, internalError, isApiError, tooLargeResourceVersion } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { EventEncodings, RecentEventMemo } from '../codec/encoding-memo.js';
-import type { LazyItems } from '../codec/json-list.js';
+import type { LazyItems, StoreWatchEvent } from '../rest/index.js';
+import { withLazyItems } from './list.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ListOptions } from '../rest/index.js';
 import { LATEST_REVISION, decodeContinue, encodeContinue } from './continue.js';
@@ -52,7 +53,7 @@ export interface CacheDelegatorOptions {
 }
 
 /** The resource-version and paging parameters of a list. */
-export type ListRequest = Pick<ListOptions, 'resourceVersion' | 'resourceVersionMatch' | 'limit' | 'continue' | 'lazyItems'>;
+export type ListRequest = Pick<ListOptions, 'resourceVersion' | 'resourceVersionMatch' | 'limit' | 'continue'>;
 
 /** The parameters of a watch start. */
 export interface WatchRequest {
@@ -64,9 +65,10 @@ export interface WatchRequest {
 
 /**
  * A list answer without its type: the Store names the list kind. With `lazy` the items are
- * produced on demand from a cache snapshot and `items` is empty (see ListOptions.lazyItems).
+ * produced on demand from a cache snapshot, and `items` builds them when first read (see
+ * StoreList.lazy).
  */
-export type ListPage = Pick<KubeList, 'metadata' | 'items'> & { lazy?: LazyItems };
+export type ListPage = Pick<KubeList, 'metadata' | 'items'> & { readonly lazy?: LazyItems };
 
 /**
  * Where a list is answered from: `continue` (storage, at the token's revision), `exact`
@@ -154,7 +156,7 @@ export class CacheDelegator {
         // A cache standing at the token's revision holds exactly the snapshot the pages read:
         // the next page comes from it (the usual case of a list paged through while nothing
         // is written), else from storage at that revision.
-        if (this.cacher.revision() === revision) return this.pageFromCache(prefix, revision, startKey, limit, filter, opts.lazyItems === true);
+        if (this.cacher.revision() === revision) return this.pageFromCache(prefix, revision, startKey, limit, filter);
         return this.listFromStorage(prefix, revision, startKey, limit, filter, true);
       }
       case 'exact': {
@@ -172,16 +174,16 @@ export class CacheDelegator {
         }
         // `resourceVersion=0` is answered whole from the watch cache, as Kubernetes 1.27's
         // cache does: it does not page, so the limit is not applied.
-        return this.pageFromCache(prefix, this.cacher.revision(), undefined, rv === '0' ? 0 : limit, filter, opts.lazyItems === true);
+        return this.pageFromCache(prefix, this.cacher.revision(), undefined, rv === '0' ? 0 : limit, filter);
       }
     }
   }
 
   /**
    * A page from the watch cache, which stands at `revision`. Without a selector only the page
-   * is taken from the cache, and, when the answer streams, its items are built on demand.
+   * is taken from the cache, and its items are built on demand.
    */
-  private pageFromCache(prefix: string, revision: number, startKey: string | undefined, limit: number, filter: ObjectFilter | undefined, lazy: boolean): ListPage {
+  private pageFromCache(prefix: string, revision: number, startKey: string | undefined, limit: number, filter: ObjectFilter | undefined): ListPage {
     if (filter) {
       const snapshot = this.cacher.list({ prefix, startKey });
       return this.pageFromSnapshot(snapshot.items, snapshot.revision, limit, filter);
@@ -189,7 +191,7 @@ export class CacheDelegator {
     const { items, remaining } = this.cacher.list({ prefix, startKey, limit: limit > 0 ? limit : undefined });
     const last = items[items.length - 1];
     const cont = remaining > 0 && last !== undefined ? this.nextToken(revision, last.key) : '';
-    if (lazy && !this.view.convert) return { ...this.page([], revision, cont, remaining), lazy: this.lazySnapshot(items) };
+    if (!this.view.convert) return withLazyItems({ metadata: this.page([], revision, cont, remaining).metadata }, this.lazySnapshot(items));
     return this.page(
       items.map((item) => this.view.toExternal(this.view.decode(item), item.modRevision)),
       revision,
@@ -294,7 +296,7 @@ export class CacheDelegator {
    * A watch of `prefix` from the cache: unset = the current state (consistent) as ADDED
    * events, then changes; `0` = the cache's state as it is; N = changes after N.
    */
-  async watch(prefix: string, opts: WatchRequest, filter?: ObjectFilter): Promise<AsyncIterable<WatchEvent>> {
+  async watch(prefix: string, opts: WatchRequest, filter?: ObjectFilter): Promise<AsyncIterable<StoreWatchEvent>> {
     const rv = opts.resourceVersion ?? '';
     await this.cacher.ready();
     let start: number;

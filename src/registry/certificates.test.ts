@@ -87,3 +87,24 @@ test('v1 refuses the legacy signer', async () => {
     await f.close();
   }
 });
+
+test('a create through update (server-side apply) records the caller as the requester too', async () => {
+  const f = await fixture();
+  try {
+    const store = f.table.lookup({ group: CSR.group, version: CSR.version }, CSR.resource)!;
+    const alice: UserInfo = { username: 'alice', groups: ['system:authenticated'] };
+    const request = await requestBase64('CN=alice');
+    const { object, created } = await store.update!(
+      { user: alice, signal: new AbortController().signal, warnings: [] },
+      '',
+      'applied',
+      () => ({ apiVersion: CSR.group + '/v1', kind: 'CertificateSigningRequest', metadata: { name: 'applied' }, spec: { request, signerName: 'example.com/custom', usages: ['client auth'], username: 'mallory', groups: ['system:masters'] } }),
+      { dryRun: false, forceAllowCreate: true },
+    );
+    assert.equal(created, true);
+    assert.equal(spec(object).username, 'alice');
+    assert.deepEqual(spec(object).groups, ['system:authenticated']);
+  } finally {
+    await f.close();
+  }
+});

@@ -11,7 +11,8 @@ import { isPlainObject, type GroupVersionResource, type KubeObject } from '../ap
 import type { ApiClient } from '../client/types.js';
 import { metaGroup } from '../naming/index.js';
 import { rfc3339 } from '../apimachinery/time.js';
-import type { CreateOptions, DeleteOptions, RESTStore, RequestContext, ResourceTable } from '../rest/index.js';
+import type { CreateOptions, DeleteOptions, RESTStore, RequestContext, ResourceTable, SubresourceDefinition, SubresourceStore } from '../rest/index.js';
+import { serveSubresourceHandler } from './subresources.js';
 import {
   budgetSelects,
   DISRUPTION_BUDGET_CAUSE,
@@ -31,11 +32,14 @@ const EVICTION_ATTEMPTS = 20;
 
 const VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";
 
-type PodStore = Required<Pick<RESTStore, 'get' | 'update' | 'delete'>>;
+type PodStore = Required<Pick<RESTStore, 'get' | 'delete'>> & Pick<RESTStore, 'definition'>;
+type PodStatusStore = Required<Pick<SubresourceStore, 'update'>>;
 
 export interface EvictionOptions {
-  /** The pods store (the eviction reads, updates the status of and deletes through it). */
+  /** The pods store (the eviction reads and deletes through it). */
   pods: PodStore;
+  /** The pods' `status` subresource (the DisruptionTarget condition is written through it). */
+  status: PodStatusStore;
   /** Reads and updates budgets, as kube-apiserver's loopback client does. */
   client: ApiClient;
   features: FeatureGate;
@@ -249,7 +253,7 @@ export class EvictionREST {
   private async markAndDelete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<void> {
     let deleteOpts = opts;
     if (!opts.dryRun && this.opts.features.enabled('PodDisruptionConditions')) {
-      const result = await this.opts.pods.update(
+      const result = await this.opts.status.update(
         ctx,
         namespace,
         name,
@@ -274,16 +278,18 @@ export class EvictionREST {
           return next;
         },
         { dryRun: false },
-        'status',
       );
       if (!rvUnset(opts)) deleteOpts = withResourceVersion(opts, result.object.metadata?.resourceVersion);
     }
     await this.opts.pods.delete(ctx, namespace, name, deleteOpts);
   }
 
-  subresource(): Partial<RESTStore> {
+  /** The store of `pods/eviction` (`definition`) for the pods store it evicts from. */
+  storeFor(definition: SubresourceDefinition): SubresourceStore {
     return {
-      create: (ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, name?: string) => this.evict(ctx, namespace, name ?? '', obj, opts),
+      resource: this.opts.pods.definition,
+      definition,
+      create: (ctx, namespace, name, obj, opts) => this.evict(ctx, namespace, name, obj, opts),
     };
   }
 }
@@ -292,15 +298,11 @@ function success(): KubeObject {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
 }
 
-function hostsSubresources(s: RESTStore): s is RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void } {
-  return typeof (s as { setSubresourceHandler?: unknown }).setSubresourceHandler === 'function';
-}
-
-/** Serves `pods/x/eviction` in `table`, reading budgets with `client`. */
-export function installPodEviction(table: ResourceTable, opts: Omit<EvictionOptions, 'pods'>): EvictionREST | undefined {
-  const pods = table.lookup({ group: '', version: 'v1' }, 'pods');
-  if (!pods || !pods.get || !pods.update || !pods.delete || !hostsSubresources(pods)) return undefined;
-  const rest = new EvictionREST({ ...opts, pods: pods as PodStore });
-  pods.setSubresourceHandler('eviction', rest.subresource());
-  return rest;
+/** Serves `pods/x/eviction` in `table` where declared, reading budgets with `client`. */
+export function installPodEviction(table: ResourceTable, opts: Omit<EvictionOptions, 'pods' | 'status'>): void {
+  serveSubresourceHandler(table, 'PodEviction', (pods, definition) => {
+    const status = table.lookupSubresource(pods.definition, pods.definition.resource, 'status');
+    if (!pods.get || !pods.delete || !status?.update) throw new Error(`${pods.definition.resource}/${definition.name}: eviction needs get, delete and a status subresource`);
+    return new EvictionREST({ ...opts, pods: pods as PodStore, status: status as PodStatusStore }).storeFor(definition);
+  });
 }

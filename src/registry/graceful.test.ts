@@ -7,6 +7,7 @@ import { MemoryStorage, createCacher, type Cacher } from '../storage/index.js';
 import { planDelete } from './graceful.js';
 import { resourcePrefix } from './keys.js';
 import { GenericStore } from './store.js';
+import { storesOfSubresources } from './subresources.js';
 import { requestContext } from './testing.js';
 import type { DeleteOptions, ResourceDefinition } from '../rest/index.js';
 
@@ -156,7 +157,8 @@ describe('pods deleted through the Store', () => {
     await assert.rejects(pods.get(ctx, 'g', 'pending', {}), { code: 404 });
 
     await pods.create(ctx, 'g', pod('done', { nodeName: 'node-1' }), { dryRun: false });
-    await pods.update(ctx, 'g', 'done', (cur) => ({ ...cur!, status: { ...(cur!.status as object), phase: 'Succeeded' } }), { dryRun: false }, 'status');
+    const status = storesOfSubresources(pods).find((s) => s.definition.name === 'status')!;
+    await status.update!(ctx, 'g', 'done', (cur) => ({ ...cur!, status: { ...(cur!.status as object), phase: 'Succeeded' } }), { dryRun: false });
     const done = await pods.delete(ctx, 'g', 'done', del());
     assert.equal(done.deleted, true);
     await assert.rejects(pods.get(ctx, 'g', 'done', {}), { code: 404 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { isApiError } from '../apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { namespaceFinalizer } from '../naming/index.js';
+import type { SubresourceStore } from '../rest/index.js';
 import { MemoryStorage } from '../storage/index.js';
 import { NamespaceStore } from './namespaces.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
@@ -23,11 +24,13 @@ describe('NamespaceStore', () => {
   let storage: MemoryStorage;
   let table: DefaultResourceTable;
   let namespaces: NamespaceStore;
+  let finalize: SubresourceStore;
 
   before(() => {
     storage = new MemoryStorage();
     table = buildResourceTable([namespaceDefinition()], storage, { waitTimeoutMs: 200 });
     namespaces = table.lookup({ group: '', version: 'v1' }, 'namespaces') as NamespaceStore;
+    finalize = table.lookupSubresource({ group: '', version: 'v1' }, 'namespaces', 'finalize')!;
   });
 
   after(async () => {
@@ -80,19 +83,18 @@ describe('NamespaceStore', () => {
     assert.deepEqual(listed.items.map((n) => n.metadata?.name), ['team-a']);
 
     await assert.rejects(
-      namespaces.update(ctx, '', 'team-a', (cur) => ({ ...cur!, spec: { finalizers: ['not-qualified'] } }), noDry, 'finalize'),
+      finalize.update!(ctx, '', 'team-a', (cur) => ({ ...cur!, spec: { finalizers: ['not-qualified'] } }), noDry),
       /spec\.finalizers\[0\]: Invalid value: "not-qualified": name is neither a standard finalizer name nor is it fully qualified/,
     );
-    const finalized = await namespaces.update(
+    const finalized = await finalize.update!(
       ctx,
       '',
       'team-a',
       (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { ignored: 'yes' } }, spec: { finalizers: [] } }),
       noDry,
-      'finalize',
     );
     assert.deepEqual(finalizersOf(finalized.object), []);
-    assert.equal(finalized.object.metadata?.labels, undefined, 'finalize changes only spec.finalizers');
+    assert.equal(finalized.object.metadata?.labels?.ignored, undefined, 'finalize changes only spec.finalizers');
     await assert.rejects(namespaces.get(ctx, '', 'team-a', {}), (e) => isApiError(e) && e.code === 404);
 
     const guard = setTimeout(() => ac.abort(), 5000);
@@ -108,7 +110,7 @@ describe('NamespaceStore', () => {
 
   test('a namespace without finalizers goes at once', async () => {
     await namespaces.create(ctx, '', { metadata: { name: 'quick' } }, noDry);
-    await namespaces.update(ctx, '', 'quick', (cur) => ({ ...cur!, spec: { finalizers: [] } }), noDry, 'finalize');
+    await finalize.update!(ctx, '', 'quick', (cur) => ({ ...cur!, spec: { finalizers: [] } }), noDry);
     const result = await namespaces.delete(ctx, '', 'quick', noDry);
     assert.equal(result.deleted, true);
   });
@@ -116,7 +118,7 @@ describe('NamespaceStore', () => {
   test('metadata finalizers still hold a namespace whose spec finalizers are done', async () => {
     await namespaces.create(ctx, '', { metadata: { name: 'held', finalizers: ['example.com/hold'] } }, noDry);
     await namespaces.delete(ctx, '', 'held', noDry);
-    await namespaces.update(ctx, '', 'held', (cur) => ({ ...cur!, spec: { finalizers: [] } }), noDry, 'finalize');
+    await finalize.update!(ctx, '', 'held', (cur) => ({ ...cur!, spec: { finalizers: [] } }), noDry);
     assert.ok((await namespaces.get(ctx, '', 'held', {})).metadata?.deletionTimestamp);
     await namespaces.update(ctx, '', 'held', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: [] } }), noDry);
     await assert.rejects(namespaces.get(ctx, '', 'held', {}), (e) => isApiError(e) && e.code === 404);

@@ -5,8 +5,9 @@ import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { MemoryStorage } from '../storage/index.js';
 import type { GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
+import { serveSubresourceHandler } from './subresources.js';
 import { TEST_GROUP, gizmoDefinition, requestContext, widgetDefinition, widgetStrategy, widgetV2Definition } from './testing.js';
-import type { RESTStore } from '../rest/index.js';
+import type { RESTStore, SubresourceStore } from '../rest/index.js';
 
 async function rejects(p: Promise<unknown>, code: number, reason?: string, message?: string | RegExp): Promise<void> {
   try {
@@ -66,6 +67,13 @@ describe('GenericStore', () => {
     widgetsV2 = table.lookup({ group: TEST_GROUP, version: 'v2' }, 'widgets') as GenericStore;
     gizmos = table.lookup({ group: TEST_GROUP, version: 'v1' }, 'gizmos') as GenericStore;
   });
+
+  /** A subresource of widgets/v1, from the table. */
+  const sub = (name: string): SubresourceStore => {
+    const found = table.lookupSubresource({ group: TEST_GROUP, version: 'v1' }, 'widgets', name);
+    assert.ok(found, `widgets/${name} is served`);
+    return found;
+  };
 
   after(async () => {
     await table.stop();
@@ -138,8 +146,9 @@ describe('GenericStore', () => {
     assert.deepEqual(generated.spec, { size: 1 });
 
     const cluster = await gizmos.create(ctx, '', { metadata: { name: 'g1', namespace: 'ignored' }, spec: {} }, noDry);
-    await rejects(gizmos.get(ctx, '', 'g1', {}, 'status'), 404, 'NotFound');
-    await rejects(gizmos.get(ctx, '', 'g1', {}, 'scale'), 404, 'NotFound');
+    // A kind without status and scale declares neither: the table serves no such subresource.
+    assert.equal(table.lookupSubresource(gizmos.definition, 'gizmos', 'status'), undefined);
+    assert.equal(table.lookupSubresource(gizmos.definition, 'gizmos', 'scale'), undefined);
     const dryCreate = await gizmos.update(ctx, '', 'g-dry', () => ({ metadata: { name: 'g-dry' }, spec: {} }), { dryRun: true });
     assert.equal(dryCreate.created, true);
     assert.equal(dryCreate.object.metadata?.resourceVersion, undefined);
@@ -207,7 +216,7 @@ describe('GenericStore', () => {
     // Status: the main resource ignores it, /status changes only it.
     const ignored = await widgets.update(ctx, 'ns1', 'u', (cur) => ({ ...cur!, status: { replicas: 3 } }), noDry);
     assert.equal(ignored.object.status, undefined);
-    const status = await widgets.update(ctx, 'ns1', 'u', (cur) => ({ ...cur!, spec: { size: 99 }, status: { replicas: 3 } }), noDry, 'status');
+    const status = await sub('status').update!(ctx, 'ns1', 'u', (cur) => ({ ...cur!, spec: { size: 99 }, status: { replicas: 3 } }), noDry);
     assert.deepEqual(status.object.status, { replicas: 3 });
     assert.deepEqual(status.object.spec, { size: 5 });
     assert.equal(status.object.metadata?.generation, 2);
@@ -265,27 +274,40 @@ describe('GenericStore', () => {
 
   test('scale subresource reads and writes the replicas through the strategy', async () => {
     await widgets.create(ctx, 'ns1', widget('sc', { replicas: 2 }), noDry);
-    const scale = await widgets.get(ctx, 'ns1', 'sc', {}, 'scale');
+    const scale = await sub('scale').get!(ctx, 'ns1', 'sc', {});
     assert.equal(scale.apiVersion, 'autoscaling/v1');
     assert.equal(scale.kind, 'Scale');
     assert.deepEqual(scale.spec, { replicas: 2 });
     assert.deepEqual(scale.status, { replicas: 0, selector: 'app=sc' });
-    const updated = await widgets.update(ctx, 'ns1', 'sc', (cur) => ({ ...cur!, spec: { replicas: 4 } }), noDry, 'scale');
+    const updated = await sub('scale').update!(ctx, 'ns1', 'sc', (cur) => ({ ...cur!, spec: { replicas: 4 } }), noDry);
     assert.equal(updated.object.kind, 'Scale');
     assert.deepEqual(updated.object.spec, { replicas: 4 });
     assert.equal(((await widgets.get(ctx, 'ns1', 'sc', {})).spec as { replicas: number }).replicas, 4);
-    await rejects(widgets.update(ctx, 'ns1', 'sc', (cur) => ({ ...cur!, spec: { replicas: -1 } }), noDry, 'scale'), 422, 'Invalid', 'Scale.autoscaling "sc" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
-    await rejects(widgets.update(ctx, 'ns1', 'sc', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: '1' }, spec: { replicas: 1 } }), noDry, 'scale'), 409, 'Conflict');
+    await rejects(sub('scale').update!(ctx, 'ns1', 'sc', (cur) => ({ ...cur!, spec: { replicas: -1 } }), noDry), 422, 'Invalid', 'Scale.autoscaling "sc" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+    await rejects(sub('scale').update!(ctx, 'ns1', 'sc', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: '1' }, spec: { replicas: 1 } }), noDry), 409, 'Conflict');
   });
 
-  test('subresource handlers take the subresources the store does not serve', async () => {
-    await rejects(widgets.get(ctx, 'ns1', 'a', {}, 'token'), 404);
-    widgets.setSubresourceHandler('token', {
-      create: async (_ctx, _ns, obj, _opts, name) => ({ ...obj, status: { token: `for-${name}` } }),
-    });
-    const out = await widgets.create(ctx, 'ns1', { kind: 'TokenRequest' }, noDry, 'a', 'token');
-    assert.deepEqual(out.status, { token: 'for-a' });
-    await rejects(widgets.get(ctx, 'ns1', 'a', {}, 'token'), 405, 'MethodNotAllowed');
+  test('a subresource declared as served by a handler is served once the handler is installed', async () => {
+    const def = widgetDefinition();
+    def.subresources = [...def.subresources, { name: 'token', kind: 'TokenRequest', verbs: ['create'], serving: { by: 'handler', handler: 'ServiceAccountToken' } }];
+    const own = buildResourceTable([def], storage);
+    try {
+      assert.deepEqual(own.subresources(def, 'widgets').map((s) => s.definition.name), ['status', 'scale'], 'not served before the handler is');
+      const installed = serveSubresourceHandler(own, 'ServiceAccountToken', (store, definition) => ({
+        resource: store.definition,
+        definition,
+        create: async (_ctx, _ns, name, obj) => ({ ...obj, status: { token: `for-${name}` } }),
+      }));
+      assert.equal(installed.length, 1);
+      assert.deepEqual(own.subresources(def, 'widgets').map((s) => s.definition.name), ['status', 'scale', 'token']);
+      const token = own.lookupSubresource(def, 'widgets', 'token')!;
+      const out = await token.create!(ctx, 'ns1', 'a', { kind: 'TokenRequest' }, noDry);
+      assert.deepEqual(out.status, { token: 'for-a' });
+      assert.equal(token.get, undefined);
+      assert.equal(serveSubresourceHandler(own, 'PodBinding', () => assert.fail('no kind declares it')).length, 0);
+    } finally {
+      await own.stop();
+    }
   });
 
   test('delete: finalizers, preconditions, dry run and the watch events', async () => {

@@ -5,7 +5,7 @@
 // version inside (strategy, validation, admission, storage) and answered in the
 // definition's own version.
 import { randomUUID } from 'node:crypto';
-import type { QualifiedResource } from '../apimachinery/errors.js';
+import type { FieldError, QualifiedResource } from '../apimachinery/errors.js';
 import {
   ApiError,
   alreadyExists,
@@ -18,12 +18,12 @@ import type { FieldSelector } from '../apimachinery/fields.js';
 import { parseFieldSelector, unsupportedFields } from '../apimachinery/fields.js';
 import type { LabelSelector } from '../apimachinery/labels.js';
 import { parseLabelSelector } from '../apimachinery/labels.js';
-import type { KubeList, KubeObject, ObjectMeta, WatchEvent } from '../apimachinery/types.js';
+import type { KubeList, KubeObject, ObjectMeta, UserInfo } from '../apimachinery/types.js';
 import { apiVersionOf } from '../apimachinery/types.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ObjectCodec } from '../codec/storage.js';
 import { encodeForStorage, jsonCodec } from '../codec/storage.js';
-import { withLazyItems } from '../codec/json-list.js';
+import { withLazyItems } from './list.js';
 import { CacheDelegator, type ObjectFilter } from './cache-delegator.js';
 import { isKeyExists, isStorageConflict, isStorageNotFound, parseResourceVersion } from './errors.js';
 import { fillGoEncodedZeroValues, type FillOptions } from '../schema/index.js';
@@ -39,18 +39,18 @@ import type {
   GetOptions,
   ListOptions,
   RESTStore,
-  ConnectRequest,
   RequestContext,
   AsyncVersionConversion,
-  PartUpdate,
   ResourceDefinition,
   Strategy,
+  StoreList,
+  StoreWatchEvent,
+  SubresourceDefinition,
   UpdatedObjectInfo,
   UpdateOptions,
   UpdateResult,
 } from '../rest/index.js';
 import { validateDeleteOptions, validateListOptions, validateWatchOptions } from './options.js';
-import { scaleView, wantedReplicas } from './scale.js';
 import { rfc3339 } from '../apimachinery/time.js';
 import { setOwn } from '../apimachinery/own.js';
 import { deepCopy } from '../apimachinery/copy.js';
@@ -76,6 +76,31 @@ export function objectTooLarge(): ApiError {
   const err = new ApiError(500, '', 'etcdserver: request is too large');
   delete err.status.reason;
   return err;
+}
+
+/**
+ * How a write through one endpoint of the Store changes the stored object: the object itself,
+ * or a subresource that writes a part of it (status, scale, `finalize`, ...).
+ */
+export interface WriteEndpoint {
+  /** The subresource written through (its kind is what an apply is read as); absent for the object itself. */
+  subresource?: SubresourceDefinition;
+  /** Restores from `old` what a write through this endpoint may not change. `now` is the Store's clock. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject, now: Date): void;
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Top-level fields no manager owns through this endpoint (server-side apply's reset fields). */
+  resetFields: readonly string[];
+}
+
+/** How a write is made, beyond the verb's options. */
+export interface StoreWrite {
+  /** Who asks (a create records it where the kind wants it: CertificateSigningRequests). */
+  requester?: UserInfo;
+  /**
+   * The object already carries its managedFields: a store wrapping this one recorded them
+   * (`recordOwnership`) before filling in what no manager owns (allocated service addresses).
+   */
+  ownershipRecorded?: boolean;
 }
 
 const MAX_UPDATE_ATTEMPTS = 16;
@@ -148,12 +173,13 @@ export class GenericStore implements RESTStore {
   private readonly storageLocation: { group: string; resource: string };
   private readonly servedApiVersion: string;
   private readonly storageApiVersion: string;
-  private readonly subresourceHandlers = new Map<string, Partial<RESTStore>>();
   /** Whether the server sets and raises `metadata.generation` for this kind (Strategy.tracksGeneration). */
   private readonly tracksGeneration: boolean;
   private readonly storageKind: { group: string; version: string; kind: string };
   /** Set when the definition converts through a webhook: reads and writes then await it. */
   private readonly asyncConversion?: AsyncVersionConversion;
+  /** Writes of the object itself: the strategy's update rules; status is nobody's when the kind has a status subresource. */
+  readonly objectEndpoint: WriteEndpoint;
 
   constructor(definition: ResourceDefinition, opts: GenericStoreOptions) {
     if (!definition.storage || !definition.strategy) {
@@ -174,6 +200,12 @@ export class GenericStore implements RESTStore {
     this.tracksGeneration = definition.strategy.tracksGeneration === true;
     this.storageKind = { group: definition.storage.group, version: definition.storage.version, kind: definition.kind };
     this.asyncConversion = definition.conversion?.async;
+    const strategy = definition.strategy;
+    this.objectEndpoint = {
+      prepareForUpdate: (obj, old) => strategy.prepareForUpdate(obj, old),
+      validateUpdate: (obj, old) => strategy.validateUpdate(obj, old),
+      resetFields: strategy.hasStatus ? ['status'] : [],
+    };
     const bookmark = (revision: number): KubeObject => ({ apiVersion: this.servedApiVersion, kind: this.definition.kind, metadata: { resourceVersion: String(revision) } });
     const asyncConversion = this.asyncConversion;
     this.reads = new CacheDelegator({
@@ -200,11 +232,6 @@ export class GenericStore implements RESTStore {
       qualified: this.qualified,
       waitTimeoutMs: opts.waitTimeoutMs,
     });
-  }
-
-  /** Lets another module serve a subresource of this resource (`serviceaccounts/token`, `pods/eviction`). */
-  setSubresourceHandler(name: string, handler: Partial<RESTStore>): void {
-    this.subresourceHandlers.set(name, handler);
   }
 
   // -------------------------------------------------------------------------------------
@@ -235,7 +262,7 @@ export class GenericStore implements RESTStore {
   }
 
   /** A request object in the storage version, waiting for a conversion webhook when there is one. */
-  protected async requestToInternal(obj: KubeObject): Promise<KubeObject> {
+  async requestToInternal(obj: KubeObject): Promise<KubeObject> {
     const webhook = this.asyncConversion;
     if (!webhook) return this.toInternal(obj);
     const copy = clone(obj);
@@ -332,28 +359,23 @@ export class GenericStore implements RESTStore {
   // -------------------------------------------------------------------------------------
   // Reads (answered by the CacheDelegator; the Store checks the request and names the kind)
 
-  async get(ctx: RequestContext, namespace: string, name: string, opts: GetOptions, subresource?: string): Promise<KubeObject> {
-    if (subresource && !(subresource === 'status' && this.strategy.hasStatus) && !this.partUpdate(subresource)) {
-      if (subresource === 'scale' && this.strategy.scale) return await this.scaleOf(await this.get(ctx, namespace, name, opts));
-      const handler = this.handlerFor(subresource);
-      if (!handler.get) throw this.unsupported(subresource, 'get');
-      return handler.get(ctx, namespace, name, opts, subresource);
-    }
+  async get(ctx: RequestContext, namespace: string, name: string, opts: GetOptions): Promise<KubeObject> {
     const item = await this.reads.get(this.key(namespace, name), opts.resourceVersion ?? '', name);
     if (!item) throw notFound(this.qualified, name);
     return this.asyncConversion ? this.answerOf(this.decode(item), item.modRevision) : this.itemToExternal(item);
   }
 
-  async list(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<KubeList> {
+  async list(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<StoreList> {
     validateListOptions(opts);
     const filter = this.selectionFilter(opts);
     const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);
     const page = await this.reads.list(prefix, opts, filter);
-    const list: KubeList = { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: page.metadata, items: page.items };
-    return page.lazy ? withLazyItems(list, page.lazy) : list;
+    const head = { apiVersion: this.servedApiVersion, kind: `${this.definition.kind}List`, metadata: page.metadata };
+    // Items produced on demand stay so: reading `page.items` would build them all.
+    return page.lazy ? withLazyItems(head, page.lazy) : { ...head, items: page.items };
   }
 
-  async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>> {
+  async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<StoreWatchEvent>> {
     validateWatchOptions(opts);
     const filter = this.selectionFilter(opts);
     const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);
@@ -399,19 +421,7 @@ export class GenericStore implements RESTStore {
   // -------------------------------------------------------------------------------------
   // Create
 
-  async create(
-    ctx: RequestContext,
-    namespace: string,
-    obj: KubeObject,
-    opts: CreateOptions,
-    name?: string,
-    subresource?: string,
-  ): Promise<KubeObject> {
-    if (subresource) {
-      const handler = this.handlerFor(subresource);
-      if (!handler.create) throw this.unsupported(subresource, 'create');
-      return handler.create(ctx, namespace, obj, opts, name, subresource);
-    }
+  async create(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, write: StoreWrite = {}): Promise<KubeObject> {
     const internal = await this.requestToInternal(obj);
     const m = meta(internal);
     if (m.resourceVersion && setsResourceVersion(m.resourceVersion)) {
@@ -427,7 +437,7 @@ export class GenericStore implements RESTStore {
     for (let attempt = 0; ; attempt++) {
       if (generated) m.name = generateName(m.generateName as string);
       // Only a generated name can make another attempt, which must start from the request again.
-      const prepared = await this.prepareCreate(generated ? clone(internal) : internal, opts);
+      const prepared = await this.prepareCreate(generated ? clone(internal) : internal, opts, { requester: ctx.user, ...write });
       const key = this.key(prepared.metadata?.namespace ?? '', this.nameOf(prepared));
       if (opts.dryRun) {
         this.encodeChecked(prepared);
@@ -467,7 +477,7 @@ export class GenericStore implements RESTStore {
   }
 
   /** Sets what the server owns, runs the strategy, validates and admits the new object. */
-  protected async prepareCreate(obj: KubeObject, opts: CreateOptions): Promise<KubeObject> {
+  protected async prepareCreate(obj: KubeObject, opts: CreateOptions, write: StoreWrite): Promise<KubeObject> {
     const m = meta(obj);
     m.uid = randomUUID();
     m.creationTimestamp = rfc3339(this.now());
@@ -477,14 +487,14 @@ export class GenericStore implements RESTStore {
     delete m.deletionGracePeriodSeconds;
     delete m.selfLink;
     this.strategy.defaults(obj);
-    this.strategy.prepareForCreate(obj);
+    this.strategy.prepareForCreate(obj, write.requester);
     this.afterPrepareForCreate(obj);
     this.fillGoZeroValues(obj);
     // ObjectMeta is checked here for every kind, with the kind's name rule; the strategy checks the rest.
     const errs = [...validateObjectMeta(meta(obj), this.definition.namespaced, this.validateName), ...this.strategy.validate(obj)];
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
-    this.trackManagedFields(obj, undefined, opts);
+    this.trackManagedFields(obj, undefined, opts, this.objectEndpoint, write);
     if (opts.validate) await opts.validate(obj, undefined);
     return obj;
   }
@@ -493,10 +503,10 @@ export class GenericStore implements RESTStore {
    * Records in `metadata.managedFields` which manager set which fields: the request's
    * `fieldManager`, else the one its User-Agent names. Server-side apply computes them itself.
    */
-  private trackManagedFields(obj: KubeObject, old: KubeObject | undefined, opts: CreateOptions & Pick<UpdateOptions, 'managedFieldsComputed' | 'apply'>, subresource?: string): void {
+  private trackManagedFields(obj: KubeObject, old: KubeObject | undefined, opts: CreateOptions & Pick<UpdateOptions, 'apply'>, endpoint: WriteEndpoint, write: StoreWrite): void {
     // An apply's ownership was computed with its merge (withApply).
-    if (opts.managedFieldsComputed || opts.apply) return;
-    this.recordOwnership(obj, old, opts, subresource);
+    if (write.ownershipRecorded || opts.apply) return;
+    this.recordOwnership(obj, old, opts, endpoint);
   }
 
   /**
@@ -504,9 +514,9 @@ export class GenericStore implements RESTStore {
    * ownership of create, update and patch is computed (a wrapping store, such as the
    * services store, calls it at the point its own writes need).
    */
-  recordOwnership(obj: KubeObject, old: KubeObject | undefined, opts: Pick<CreateOptions, 'fieldManager' | 'userAgent'>, subresource?: string): void {
+  recordOwnership(obj: KubeObject, old: KubeObject | undefined, opts: Pick<CreateOptions, 'fieldManager' | 'userAgent'>, endpoint: WriteEndpoint = this.objectEndpoint): void {
     const manager = opts.fieldManager ?? managerFromUserAgent(opts.userAgent);
-    const managedFields = this.fieldManager(this.storageKind, this.servedApiVersion, subresource).update(old ?? this.emptyStorageObject(), obj, manager).metadata?.managedFields;
+    const managedFields = this.fieldManager(this.storageKind, this.servedApiVersion, endpoint).update(old ?? this.emptyStorageObject(), obj, manager).metadata?.managedFields;
     const m = meta(obj);
     if (managedFields) m.managedFields = managedFields;
     else delete m.managedFields;
@@ -521,12 +531,13 @@ export class GenericStore implements RESTStore {
     return (this.emptyStorage ??= deepFreeze(emptyObjectOf(this.storageKind)));
   }
 
-  /** The field manager for objects of `kind`, recording `apiVersion`, written through `subresource`. */
-  private fieldManager(kind: { group: string; version: string; kind: string }, apiVersion: string, subresource: string | undefined): FieldManager {
-    const key = `${kind.group}/${kind.version}/${kind.kind} ${apiVersion} ${subresource ?? ''}`;
+  /** The field manager for objects of `kind`, recording `apiVersion`, written through `endpoint`. */
+  private fieldManager(kind: { group: string; version: string; kind: string }, apiVersion: string, endpoint: WriteEndpoint): FieldManager {
+    const subresource = endpoint.subresource?.name;
+    const key = `${kind.group}/${kind.version}/${kind.kind} ${apiVersion} ${subresource ?? ''} ${endpoint.resetFields.join(',')}`;
     let manager = this.fieldManagers.get(key);
     if (manager === undefined) {
-      manager = fieldManagerForKind({ ...kind, apiVersion, subresource, hasStatus: this.strategy.hasStatus, now: this.now, customResourceSchema: this.definition.customResource?.schema });
+      manager = fieldManagerForKind({ ...kind, apiVersion, subresource, resetFields: endpoint.resetFields, now: this.now, customResourceSchema: this.definition.customResource?.schema });
       this.fieldManagers.set(key, manager);
     }
     return manager;
@@ -536,12 +547,12 @@ export class GenericStore implements RESTStore {
    * For an apply, the update callback also receives the current object with the
    * configuration merged in, ownership recorded and conflicts refused.
    */
-  protected withApply(objInfo: UpdatedObjectInfo, opts: UpdateOptions, subresource: string | undefined): UpdatedObjectInfo {
+  withApply(objInfo: UpdatedObjectInfo, opts: UpdateOptions, endpoint: WriteEndpoint): UpdatedObjectInfo {
     const apply = opts.apply;
     if (!apply) return objInfo;
-    const sub = subresource ? this.definition.subresources.find((s) => s.name === subresource) : undefined;
+    const sub = endpoint.subresource;
     const kind = { group: sub?.group ?? this.definition.group, version: sub?.version ?? this.definition.version, kind: sub?.kind ?? this.definition.kind };
-    const manager = this.fieldManager(kind, apiVersionOf(kind), subresource);
+    const manager = this.fieldManager(kind, apiVersionOf(kind), endpoint);
     const fieldManager = opts.fieldManager ?? managerFromUserAgent(opts.userAgent);
     return (current) => objInfo(current, manager.apply(current, clone(apply.configuration), fieldManager, apply.force));
   }
@@ -574,16 +585,25 @@ export class GenericStore implements RESTStore {
     name: string,
     objInfo: UpdatedObjectInfo,
     opts: UpdateOptions,
-    subresource?: string,
+    write: StoreWrite = {},
   ): Promise<UpdateResult> {
-    objInfo = this.withApply(objInfo, opts, subresource);
-    if (subresource && !(subresource === 'status' && this.strategy.hasStatus) && !this.partUpdate(subresource)) {
-      if (subresource === 'scale' && this.strategy.scale) return this.updateScale(ctx, namespace, name, objInfo, opts);
-      const handler = this.handlerFor(subresource);
-      if (!handler.update) throw this.unsupported(subresource, 'update');
-      return handler.update(ctx, namespace, name, objInfo, opts, subresource);
-    }
-    return this.guaranteedUpdate(namespace, name, objInfo, opts, subresource);
+    return this.updateThrough(this.objectEndpoint, ctx, namespace, name, objInfo, opts, write);
+  }
+
+  /**
+   * An update through `endpoint` (the object itself, or a subresource that writes a part of
+   * it): an apply's configuration is merged into the current object as the endpoint's kind.
+   */
+  updateThrough(
+    endpoint: WriteEndpoint,
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    objInfo: UpdatedObjectInfo,
+    opts: UpdateOptions,
+    write: StoreWrite = {},
+  ): Promise<UpdateResult> {
+    return this.guaranteedUpdate(namespace, name, this.withApply(objInfo, opts, endpoint), opts, endpoint, { requester: ctx.user, ...write });
   }
 
   /**
@@ -591,12 +611,13 @@ export class GenericStore implements RESTStore {
    * read revision. Without a client resource version, a concurrent write is retried with a
    * fresh read (last write wins); with one, it is a 409 Conflict.
    */
-  protected async guaranteedUpdate(
+  async guaranteedUpdate(
     namespace: string,
     name: string,
     objInfo: UpdatedObjectInfo,
     opts: UpdateOptions,
-    subresource?: string,
+    endpoint: WriteEndpoint,
+    write: StoreWrite = {},
   ): Promise<UpdateResult> {
     const key = this.key(namespace, name);
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
@@ -608,10 +629,10 @@ export class GenericStore implements RESTStore {
       this.checkNameAndNamespace(m, namespace, name);
 
       if (!item || !current) {
-        if (!this.strategy.allowCreateOnUpdate && !opts.forceAllowCreate) throw notFound(this.qualified, name);
-        if (subresource) throw notFound(this.qualified, name);
+        if (this.strategy.allowCreateOnUpdate !== true && !opts.forceAllowCreate) throw notFound(this.qualified, name);
+        if (endpoint.subresource) throw notFound(this.qualified, name);
         this.refuseOversized(next);
-        const prepared = await this.prepareCreate(next, opts);
+        const prepared = await this.prepareCreate(next, opts, write);
         if (opts.dryRun) {
           this.encodeChecked(prepared);
           return { object: await this.dryRunExternal(prepared), created: true };
@@ -628,7 +649,7 @@ export class GenericStore implements RESTStore {
       const clientRV = m.resourceVersion ?? '';
       const unconditional = clientRV === '' || parseResourceVersion(clientRV, this.groupKind, name) === 0;
       if (unconditional) {
-        if (!this.strategy.allowUnconditionalUpdate) {
+        if (this.strategy.allowUnconditionalUpdate === false) {
           throw invalid(this.groupKind, name, [
             { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', detail: 'Invalid value: 0x0: must be specified for an update' },
           ]);
@@ -642,7 +663,7 @@ export class GenericStore implements RESTStore {
         throw conflict(this.qualified, name, `Precondition failed: UID in precondition: ${m.uid}, UID in object meta: ${oldMeta.uid ?? ''}`);
       }
       this.refuseOversized(next, item);
-      const updated = await this.prepareUpdate(next, old, opts, subresource);
+      const updated = await this.prepareUpdate(next, old, opts, endpoint, write);
 
       if (this.readyToRemove(updated)) {
         // The update emptied the finalizers of an object being deleted: it goes now.
@@ -685,7 +706,7 @@ export class GenericStore implements RESTStore {
   }
 
   /** Keeps what an update may not change, runs the strategy, validates and admits. */
-  protected async prepareUpdate(obj: KubeObject, old: KubeObject, opts: UpdateOptions, subresource?: string): Promise<KubeObject> {
+  protected async prepareUpdate(obj: KubeObject, old: KubeObject, opts: UpdateOptions, endpoint: WriteEndpoint, write: StoreWrite): Promise<KubeObject> {
     const m = meta(obj);
     const oldMeta = meta(old);
     m.uid = oldMeta.uid;
@@ -706,32 +727,17 @@ export class GenericStore implements RESTStore {
     if (oldMeta.generation === undefined) delete m.generation;
     else m.generation = oldMeta.generation;
     this.strategy.defaults(obj);
-    this.prepareForUpdate(obj, old, subresource);
+    endpoint.prepareForUpdate(obj, old, this.now());
     this.fillGoZeroValues(obj);
     if (this.tracksGeneration && meta(obj).generation === oldMeta.generation && specPart(this.withScalarZeros(obj)) !== specPart(old)) {
       meta(obj).generation = (oldMeta.generation ?? 0) + 1;
     }
-    const part = subresource ? this.partUpdate(subresource) : undefined;
-    const errs = [...validateObjectMetaUpdate(meta(obj), oldMeta), ...(part ? part.validateUpdate(obj, old) : this.strategy.validateUpdate(obj, old))];
+    const errs = [...validateObjectMetaUpdate(meta(obj), oldMeta), ...endpoint.validateUpdate(obj, old)];
     if (errs.length > 0) throw invalid(this.groupKind, this.nameOf(obj), errs);
     this.fillGoZeroValues(obj, { scalars: true });
-    this.trackManagedFields(obj, old, opts, subresource);
+    this.trackManagedFields(obj, old, opts, endpoint, write);
     if (opts.validate) await opts.validate(obj, old);
     return obj;
-  }
-
-  /** The strategy's update rules: `/status` changes only status, the main resource all else. */
-  protected prepareForUpdate(obj: KubeObject, old: KubeObject, subresource?: string): void {
-    const part = subresource ? this.partUpdate(subresource) : undefined;
-    if (part) part.prepareForUpdate(obj, old);
-    else if (subresource === 'status') this.strategy.prepareForStatusUpdate(obj, old);
-    else this.strategy.prepareForUpdate(obj, old);
-  }
-
-  /** The kind's rules for a subresource that updates one part of the object, if it is one. */
-  private partUpdate(subresource: string): PartUpdate | undefined {
-    const parts = this.strategy.partUpdates;
-    return parts && Object.hasOwn(parts, subresource) ? parts[subresource] : undefined;
   }
 
   /**
@@ -741,44 +747,6 @@ export class GenericStore implements RESTStore {
   protected readyToRemove(obj: KubeObject): boolean {
     const m = obj.metadata ?? {};
     return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && (m.deletionGracePeriodSeconds ?? 0) === 0;
-  }
-
-  // -------------------------------------------------------------------------------------
-  // Scale
-
-  /** The `autoscaling/v1` Scale view of an object (answered in the served version). */
-  protected async scaleOf(external: KubeObject): Promise<KubeObject> {
-    const scale = this.strategy.scale;
-    if (!scale) throw this.unsupported('scale', 'get');
-    return scaleView(scale, external, await this.requestToInternal(external));
-  }
-
-  private async updateScale(
-    ctx: RequestContext,
-    namespace: string,
-    name: string,
-    objInfo: UpdatedObjectInfo,
-    opts: UpdateOptions,
-  ): Promise<UpdateResult> {
-    const scale = this.strategy.scale as NonNullable<Strategy['scale']>;
-    const result = await this.guaranteedUpdate(
-      namespace,
-      name,
-      async (current) => {
-        if (!current) throw notFound(this.qualified, name);
-        const wanted = await objInfo(await this.scaleOf(current));
-        const replicas = wantedReplicas(wanted, name);
-        const wantedRV = wanted.metadata?.resourceVersion;
-        if (wantedRV && wantedRV !== current.metadata?.resourceVersion) throw conflict(this.qualified, name);
-        const internal = await this.requestToInternal(current);
-        scale.setSpecReplicas(internal, replicas);
-        return internal;
-      },
-      opts,
-      // Recorded in managedFields as a write through the scale subresource.
-      'scale',
-    );
-    return { object: await this.scaleOf(result.object), created: false };
   }
 
   // -------------------------------------------------------------------------------------
@@ -865,33 +833,6 @@ export class GenericStore implements RESTStore {
   async deleteCollection(ctx: RequestContext, namespace: string, opts: DeleteOptions, listOpts: ListOptions): Promise<KubeList> {
     validateDeleteOptions(opts);
     return deleteEach(this as Required<Pick<RESTStore, 'list' | 'delete'>>, ctx, namespace, opts, listOpts);
-  }
-
-  // -------------------------------------------------------------------------------------
-  // Subresources
-
-  /** Connect subresources (`pods/x/exec`, `services/x/proxy`) are served by their handlers only. */
-  async connect(ctx: RequestContext, namespace: string, name: string, subresource: string, request: ConnectRequest): Promise<void> {
-    const handler = this.handlerFor(subresource);
-    if (!handler.connect) throw this.unsupported(subresource, 'connect');
-    return handler.connect(ctx, namespace, name, subresource, request);
-  }
-
-  private handlerFor(subresource: string): Partial<RESTStore> {
-    const handler = this.subresourceHandlers.get(subresource);
-    if (!handler) {
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
-    }
-    return handler;
-  }
-
-  private unsupported(subresource: string, verb: string): ApiError {
-    return new ApiError(
-      405,
-      'MethodNotAllowed',
-      `${verb} is not supported on resources of kind "${this.definition.resource}/${subresource}"`,
-      { group: this.definition.group, kind: `${this.definition.resource}/${subresource}` },
-    );
   }
 }
 

@@ -3,8 +3,8 @@
 // cluster-scoped kind, and namespaces.
 import { invalidField } from '../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../apimachinery/types.js';
-import type { RequestContext, ResourceDefinition, Strategy } from '../rest/index.js';
-import { dns1123LabelName } from '../apimachinery/names.js';
+import type { RequestContext, ResourceDefinition, Strategy, SubresourceDefinition } from '../rest/index.js';
+import { definitionOf } from '../apis/testing.js';
 
 type Obj = Record<string, unknown>;
 
@@ -91,14 +91,28 @@ function customResource(strategy: Strategy): Strategy {
   return strategy;
 }
 
+/** The status and scale subresources a test kind's strategy provides for. */
+function subresourcesOf(strategy: Strategy, kind: string): SubresourceDefinition[] {
+  const out: SubresourceDefinition[] = [];
+  if (strategy.hasStatus) out.push({ name: 'status', kind, verbs: ['get', 'patch', 'update'], serving: { by: 'status' } });
+  if (strategy.scale) out.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'], serving: { by: 'scale' } });
+  return out;
+}
+
 export function widgetDefinition(strategy: Strategy = widgetStrategy()): ResourceDefinition {
-  return { ...definition('widgets', 'Widget', true), storage: { group: TEST_GROUP, resource: 'widgets', version: 'v1' }, strategy: customResource(strategy) };
+  return {
+    ...definition('widgets', 'Widget', true),
+    subresources: subresourcesOf(strategy, 'Widget'),
+    storage: { group: TEST_GROUP, resource: 'widgets', version: 'v1' },
+    strategy: customResource(strategy),
+  };
 }
 
 /** v2 calls `spec.size` `spec.dimension`; stored as v1. */
 export function widgetV2Definition(): ResourceDefinition {
   return {
     ...definition('widgets', 'Widget', true, 'v2'),
+    subresources: subresourcesOf(widgetStrategy(), 'Widget'),
     storage: { group: TEST_GROUP, resource: 'widgets', version: 'v1' },
     strategy: customResource(widgetStrategy()),
     conversion: {
@@ -137,18 +151,9 @@ export function gizmoDefinition(): ResourceDefinition {
   return { ...definition('gizmos', 'Gizmo', false), storage: { group: TEST_GROUP, resource: 'gizmos', version: 'v1' }, strategy: customResource(strategy) };
 }
 
+/** The built-in namespaces (their lifecycle store and `finalize` come from the kind's declarations). */
 export function namespaceDefinition(): ResourceDefinition {
-  const strategy = widgetStrategy({
-    defaults() {},
-    validate: () => [],
-    validateUpdate: () => [],
-    selectableFields: (obj) => ({ 'status.phase': String((obj.status as Obj | undefined)?.phase ?? '') }),
-    fieldSelectorKeys: ['status.phase'],
-    scale: undefined,
-    validateName: dns1123LabelName,
-    namespaceLifecycle: true,
-  });
-  return { ...definition('namespaces', 'Namespace', false, 'v1', ''), storage: { group: '', resource: 'namespaces', version: 'v1' }, strategy };
+  return definitionOf('', 'namespaces', 'v1');
 }
 
 const admin: UserInfo = { username: 'admin', groups: ['system:masters'] };

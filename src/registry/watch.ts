@@ -8,7 +8,7 @@ import type { CacheEvent, Cacher, Item, StorageEvent } from '../storage/interfac
 import { isTooLarge, isTooOld } from './errors.js';
 import { abortController } from '../apimachinery/abort.js';
 import type { EventEncodings } from '../codec/encoding-memo.js';
-import { withSharedEvent } from '../codec/watch-frame.js';
+import type { SharedWatchEvent, StoreWatchEvent } from '../rest/index.js';
 
 export interface WatchStreamOptions {
   cacher: Cacher;
@@ -70,11 +70,11 @@ function answerOf(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'filt
 
 /**
  * An event whose object is built when it is first read: a watcher that sends the event's
- * shared bytes (see `withSharedEvent`) never builds it; one that reads it gets its own.
+ * shared bytes (`shared`) never builds it; one that reads it gets its own.
  */
-function lazyEvent(type: WatchEvent['type'], build: () => KubeObject): WatchEvent {
+function lazyEvent(type: WatchEvent['type'], build: () => KubeObject, shared: SharedWatchEvent | undefined): StoreWatchEvent {
   let object: KubeObject | undefined;
-  return {
+  const event: { type: WatchEvent['type']; object: KubeObject; shared?: SharedWatchEvent } = {
     type,
     get object(): KubeObject {
       return (object ??= build());
@@ -83,23 +83,25 @@ function lazyEvent(type: WatchEvent['type'], build: () => KubeObject): WatchEven
       object = value;
     },
   };
+  if (shared) event.shared = shared;
+  return event;
 }
 
 /** The event a watcher gets for one storage event, if any. */
-export function translateEvent(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'toExternal' | 'filter' | 'encodings' | 'selectable'>): WatchEvent | undefined {
+export function translateEvent(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'toExternal' | 'filter' | 'encodings' | 'selectable'>): StoreWatchEvent | undefined {
   const a = answerOf(ev, o);
   if (a === undefined) return undefined;
-  const event = lazyEvent(a.type, () => o.toExternal(a.decoded ?? o.decode(a.item), a.revision));
-  return o.encodings ? withSharedEvent(event, { source: a.item, revision: a.revision, encodings: o.encodings }) : event;
+  const shared = o.encodings ? { source: a.item, revision: a.revision, encodings: o.encodings } : undefined;
+  return lazyEvent(a.type, () => o.toExternal(a.decoded ?? o.decode(a.item), a.revision), shared);
 }
 
-export function watchStream(o: WatchStreamOptions): AsyncIterable<WatchEvent> {
+export function watchStream(o: WatchStreamOptions): AsyncIterable<StoreWatchEvent> {
   return {
     [Symbol.asyncIterator]: () => run(o)[Symbol.asyncIterator](),
   };
 }
 
-async function* run(o: WatchStreamOptions): AsyncGenerator<WatchEvent> {
+async function* run(o: WatchStreamOptions): AsyncGenerator<StoreWatchEvent> {
   const controller = new AbortController();
   const abort = () => abortController(controller);
   if (o.signal.aborted) return;

@@ -15,12 +15,6 @@ export interface ListOptions {
   timeoutSeconds?: number;
   allowWatchBookmarks?: boolean;
   sendInitialEvents?: boolean;
-  /**
-   * Set by a caller that encodes a list's items as it pulls them and keeps none (the LIST
-   * handler): the Store may then answer `items` on demand (codec/json-list `lazyItemsOf`)
-   * and leave the array empty. Never set from a request's query.
-   */
-  lazyItems?: boolean;
 }
 
 /** Admission's validating hook, run inside the Store after the strategy's validation. */
@@ -49,11 +43,6 @@ export interface UpdateOptions {
    * callback as its `applied` argument.
    */
   apply?: { configuration: KubeObject; force: boolean };
-  /**
-   * The new object already carries its managedFields: a store wrapping the Store recorded
-   * ownership itself, before filling in what no manager owns (allocated service addresses).
-   */
-  managedFieldsComputed?: boolean;
 }
 
 export interface DeleteOptions {

@@ -2,9 +2,11 @@
 // with optional verbs), their options and results, and the table of served resources.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { GroupVersion, KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
+import type { KubeList, KubeObject } from '../apimachinery/types.js';
 import type { RequestContext } from './context.js';
 import type { ResourceDefinition } from './definition.js';
+import type { StoreList } from './list.js';
+import type { StoreWatchEvent } from './watch.js';
 import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions } from './options.js';
 
 /**
@@ -53,35 +55,18 @@ export interface ConnectRequest {
 }
 
 /**
- * One served resource. Generic stored kinds implement every verb; virtual resources
- * implement only theirs. `subresource` selects `status`, `scale`, `finalize`, `approval`, ...
+ * One served resource: the verbs on its collection and objects. Generic stored kinds
+ * implement every verb; virtual resources implement only theirs. Its subresources are
+ * stores of their own (`SubresourceStore`), which the resource table resolves.
  */
 export interface RESTStore {
   readonly definition: ResourceDefinition;
-  get?(ctx: RequestContext, namespace: string, name: string, opts: GetOptions, subresource?: string): Promise<KubeObject>;
-  list?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<KubeList>;
+  get?(ctx: RequestContext, namespace: string, name: string, opts: GetOptions): Promise<KubeObject>;
+  list?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<StoreList>;
   /** Ends when `ctx.signal` aborts or `timeoutSeconds` passes. Throws ApiError before the first event. */
-  watch?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>>;
-  /** `name` and `subresource` are set for subresource creates (`pods/x/eviction`, `serviceaccounts/x/token`). */
-  create?(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, name?: string, subresource?: string): Promise<KubeObject>;
-  update?(ctx: RequestContext, namespace: string, name: string, objInfo: UpdatedObjectInfo, opts: UpdateOptions, subresource?: string): Promise<UpdateResult>;
+  watch?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<StoreWatchEvent>>;
+  create?(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions): Promise<KubeObject>;
+  update?(ctx: RequestContext, namespace: string, name: string, objInfo: UpdatedObjectInfo, opts: UpdateOptions): Promise<UpdateResult>;
   delete?(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult>;
   deleteCollection?(ctx: RequestContext, namespace: string, opts: DeleteOptions, listOpts: ListOptions): Promise<KubeList>;
-  /**
-   * Serves a connect subresource of the object `name` by answering on `request.response` (or
-   * the upgraded socket) itself. Throws ApiError before writing anything; resolves when the
-   * exchange is over.
-   */
-  connect?(ctx: RequestContext, namespace: string, name: string, subresource: string, request: ConnectRequest): Promise<void>;
-}
-
-/** The served resources, changing at run time (CRDs, runtime config). */
-export interface ResourceTable {
-  lookup(gv: GroupVersion, resource: string): RESTStore | undefined;
-  /** Every served resource, in a stable order. */
-  all(): RESTStore[];
-  add(store: RESTStore): void;
-  remove(gv: GroupVersion, resource: string): void;
-  /** Called after every change; returns an unsubscribe function. */
-  onChange(listener: () => void): () => void;
 }

@@ -1,37 +1,25 @@
 // A kind's behaviour, consulted by the generic Store (Kubernetes' RESTCreateStrategy,
 // RESTUpdateStrategy and RESTDeleteStrategy in one interface), and its version conversion.
 import type { FieldError } from '../apimachinery/errors.js';
-import type { KubeObject } from '../apimachinery/types.js';
+import type { KubeObject, UserInfo } from '../apimachinery/types.js';
 import type { DeleteOptions } from './options.js';
 import type { TableConvertor } from './table-convertor.js';
 
-export interface Strategy {
-  /** Whether the kind has a `status` subresource (then the main resource ignores status). */
-  hasStatus: boolean;
-  /** PUT of a missing object creates it. */
-  allowCreateOnUpdate: boolean;
-  /** PUT without `metadata.resourceVersion` is allowed (last write wins). */
-  allowUnconditionalUpdate: boolean;
-  /** Defaults applied to every incoming object of the kind, before validation. */
-  defaults(obj: KubeObject): void;
-  /** Clears what a create may not set (e.g. status when the kind has a status subresource). */
-  prepareForCreate(obj: KubeObject): void;
-  /** Restores what an update of the main resource may not change (e.g. status). */
-  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
-  /** For `/status`: keep everything of `old` but the status of `obj`. */
-  prepareForStatusUpdate(obj: KubeObject, old: KubeObject): void;
-  validate(obj: KubeObject): FieldError[];
-  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+/**
+ * What a kind decides about the generic verbs, each read by the Store as it is. A kind
+ * declares them (`KindSpec` in `apis/`) and its Strategy carries them unchanged; every one is
+ * optional, with the default said here.
+ */
+export interface KindFacts {
+  /** PUT of a missing object creates it (default false). */
+  allowCreateOnUpdate?: boolean;
+  /** PUT without `metadata.resourceVersion` is allowed, last write wins (default true). */
+  allowUnconditionalUpdate?: boolean;
   /**
    * The kind's name rule: the problems of a name, or of a `generateName` prefix when
    * `prefix` is true (empty when valid). DNS-1123 subdomains when absent.
    */
   validateName?(name: string, prefix: boolean): string[];
-  /** Field-selector attributes (always `metadata.name`, and `metadata.namespace` when namespaced). */
-  selectableFields(obj: KubeObject): Record<string, string>;
-  /** Extra field-selector keys this kind supports, beyond the metadata ones. */
-  fieldSelectorKeys: string[];
-  table: TableConvertor;
   /** Present on kinds with a `scale` subresource: where replicas and selector live. */
   scale?: ScaleAccess;
   /**
@@ -55,23 +43,48 @@ export interface Strategy {
    */
   defaultGarbageCollectionPolicy?: 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
   /**
-   * Deletion goes through the namespace lifecycle: a first delete only marks the namespace
-   * Terminating, and the `finalize` subresource clears `spec.finalizers` before removal.
+   * Deletion goes through the namespace lifecycle (the namespaces' store): a first delete
+   * only marks the namespace Terminating, and it goes once `spec.finalizers` is empty.
    */
   namespaceLifecycle?: boolean;
-  /**
-   * Subresources that write one part of the object through the Store, as `status` does
-   * (pods' `ephemeralcontainers`): get answers the whole object, update keeps the rest.
-   */
-  partUpdates?: Readonly<Record<string, PartUpdate>>;
 }
 
-/** How a subresource that owns one part of an object updates it. */
-export interface PartUpdate {
-  /** Restores everything but the part from `old`. */
+/** A kind's behaviour: its facts and the hooks the Store calls around every write. */
+export interface Strategy extends KindFacts {
+  /** Whether the kind has a `status` subresource (then the main resource ignores status). */
+  hasStatus: boolean;
+  /** Defaults applied to every incoming object of the kind, before validation. */
+  defaults(obj: KubeObject): void;
+  /**
+   * Clears what a create may not set (e.g. status when the kind has a status subresource);
+   * `requester` is who asks (a CertificateSigningRequest records it).
+   */
+  prepareForCreate(obj: KubeObject, requester?: UserInfo): void;
+  /** Restores what an update of the main resource may not change (e.g. status). */
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
-  /** The checks of such an update; they replace the kind's update validation. */
+  /** For `/status`: keep everything of `old` but the status of `obj`. `now` is the Store's clock. */
+  prepareForStatusUpdate(obj: KubeObject, old: KubeObject, now: Date): void;
+  validate(obj: KubeObject): FieldError[];
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /** The checks of a `/status` write; `validateUpdate` when absent. */
+  validateStatusUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Field-selector attributes (always `metadata.name`, and `metadata.namespace` when namespaced). */
+  selectableFields(obj: KubeObject): Record<string, string>;
+  /** Extra field-selector keys this kind supports, beyond the metadata ones. */
+  fieldSelectorKeys: string[];
+  table: TableConvertor;
+}
+
+/**
+ * How a subresource that owns one part of an object updates it, as `status` does (pods'
+ * `ephemeralcontainers`, namespaces' `finalize`, CSRs' `approval`): get answers the whole
+ * object, update keeps the rest.
+ */
+export interface PartUpdate {
+  /** Restores everything but the part from `old`. `now` is the Store's clock. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject, now: Date): void;
+  /** The checks of such an update, replacing the kind's update validation; the kind's when absent. */
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
 }
 
 export interface ScaleAccess {

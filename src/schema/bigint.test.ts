@@ -50,7 +50,7 @@ describe('bigint integers', () => {
   });
 
   it('server-side apply owns, compares and merges them', () => {
-    const fm = fieldManagerForKind({ group: '', version: 'v1', kind: 'Pod', apiVersion: 'v1', hasStatus: true, now: () => new Date(0) });
+    const fm = fieldManagerForKind({ group: '', version: 'v1', kind: 'Pod', apiVersion: 'v1', resetFields: ['status'], now: () => new Date(0) });
     const live = fm.apply(undefined, pod({ activeDeadlineSeconds: BIG }) as KubeObject, 'a', false);
     assert.equal((live.spec as Record<string, unknown>).activeDeadlineSeconds, BIG);
     const same = fm.apply(live, pod({ activeDeadlineSeconds: BIG }) as KubeObject, 'a', false);

@@ -1,38 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { metaGroup } from '../naming/index.js';
-import type { ResourceDefinition } from '../rest/index.js';
-import { componentStatusStore } from './componentstatus.js';
+import { builtinResourceDefinitions } from '../apis/definitions.js';
+import { installComponentStatuses } from './componentstatus.js';
 import { startTestServer, type TestServer } from '../testing/api-server.js';
-
-const definition: ResourceDefinition = {
-  group: '',
-  version: 'v1',
-  resource: 'componentstatuses',
-  kind: 'ComponentStatus',
-  singularName: 'componentstatus',
-  namespaced: false,
-  shortNames: ['cs'],
-  categories: [],
-  verbs: ['get', 'list'],
-  subresources: [],
-  preferred: true,
-};
 
 let t: TestServer;
 before(async () => {
   t = await startTestServer();
-  t.table.add(
-    componentStatusStore(definition, [
-      { name: 'good', check: async () => 'ok' },
-      {
-        name: 'bad',
-        check: async () => {
-          throw new Error('unreachable');
-        },
+  // The built-in definitions declare which resource the component statuses serve, and its columns.
+  installComponentStatuses(t.table, builtinResourceDefinitions(), [
+    { name: 'good', check: async () => 'ok' },
+    {
+      name: 'bad',
+      check: async () => {
+        throw new Error('unreachable');
       },
-    ]),
-  );
+    },
+  ]);
 });
 after(async () => {
   await t.close();

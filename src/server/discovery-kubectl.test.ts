@@ -10,7 +10,7 @@ import { delimiter, join } from 'node:path';
 import type { JSONSchemaProps } from '../apimachinery/jsonschema.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { setFlavor } from '../naming/index.js';
-import { buildResourceTable } from '../registry/index.js';
+import { buildResourceTable, servedDefinitions } from '../registry/index.js';
 import { widgetDefinition } from '../registry/testing.js';
 import type { ResourceDefinition } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
@@ -50,7 +50,7 @@ function cronTabs(): ResourceDefinition {
     singularName: 'crontab',
     shortNames: ['ct'],
     categories: ['all', 'schedules'],
-    subresources: [{ name: 'status', kind: 'CronTab', verbs: ['get', 'patch', 'update'] }],
+    subresources: [{ name: 'status', kind: 'CronTab', verbs: ['get', 'patch', 'update'], serving: { by: 'status' } }],
     preferred: true,
     storage: { group: GROUP, resource: 'crontabs', version: 'v1' },
     customResource: { crdName: `crontabs.${GROUP}`, crdUID: 'uid-crontabs', schema: SCHEMA },
@@ -78,8 +78,9 @@ describe('kubectl sees a custom resource (kubernetes flavor)', { skip: KUBECTL ?
 
   before(async () => {
     setFlavor('kubernetes');
-    s = await startTestServer({ openapi: openapiHandler(() => (s ? s.table.all().map((x) => x.definition) : [])) });
-    for (const store of buildResourceTable([cronTabs()], s.storage).all()) s.table.add(store);
+    s = await startTestServer({ openapi: openapiHandler(() => (s ? servedDefinitions(s.table) : [])) });
+    const crons = buildResourceTable([cronTabs()], s.storage);
+    for (const store of crons.all()) s.table.add(store, crons.subresources(store.definition, store.definition.resource));
     writeFileSync(kubeconfig, renderKubeconfig({ server: `https://127.0.0.1:${s.port}`, caPem: s.caPem, clientCertPem: s.admin.cert, clientKeyPem: s.admin.key, user: 'admin', cluster: 'test' }));
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { discoveryGroup, setFlavor } from '../naming/index.js';
 import type { GroupVersion } from '../apimachinery/types.js';
-import type { ResourceDefinition, ResourceTable, RESTStore } from '../rest/index.js';
+import type { ResourceDefinition, ResourceTable, RESTStore, SubresourceStore } from '../rest/index.js';
 import { compareVersions, Discovery, notModified, storageVersionHash } from './discovery.js';
 
 describe('discovery helpers', () => {
@@ -38,6 +38,17 @@ class Table implements ResourceTable {
   lookup(gv: GroupVersion, resource: string): RESTStore | undefined {
     return this.stores.find((s) => s.definition.group === gv.group && s.definition.version === gv.version && s.definition.resource === resource);
   }
+  /** Every declared subresource is served. */
+  lookupSubresource(gv: GroupVersion, resource: string, name: string): SubresourceStore | undefined {
+    return this.subresources(gv, resource).find((s) => s.definition.name === name);
+  }
+  subresources(gv: GroupVersion, resource: string): SubresourceStore[] {
+    const store = this.lookup(gv, resource);
+    return store ? store.definition.subresources.map((definition) => ({ resource: store.definition, definition })) : [];
+  }
+  addSubresource(): void {
+    throw new Error('subresources are served as declared');
+  }
   all(): RESTStore[] {
     return [...this.stores];
   }
@@ -65,8 +76,8 @@ function builtin(group: string, version: string, resource: string, kind: string,
 /** A custom resource version as the CRD registrar defines it (verbs in sorted order on purpose). */
 function custom(group: string, version: string, opts: { storageVersion?: string; scale?: boolean; status?: boolean; preferred?: boolean } = {}): ResourceDefinition {
   const subresources: ResourceDefinition['subresources'] = [];
-  if (opts.status !== false) subresources.push({ name: 'status', kind: 'Widget', verbs: ['update', 'get', 'patch'] });
-  if (opts.scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
+  if (opts.status !== false) subresources.push({ name: 'status', kind: 'Widget', verbs: ['update', 'get', 'patch'], serving: { by: 'status' } });
+  if (opts.scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'], serving: { by: 'scale' } });
   return {
     group, version, resource: 'widgets', kind: 'Widget', singularName: 'widget', namespaced: true,
     shortNames: ['wd'], categories: ['all', 'toys'], verbs: ALL, subresources, preferred: opts.preferred ?? false,

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { builtinAPIServicePriority, CUSTOM_RESOURCE_PRIORITY } from '../apis/apiregistration/index.js';
 import { parseAccept } from '../codec/media-type.js';
 import { discoveryGroup } from '../naming/index.js';
-import type { RESTStore, ResourceDefinition, ResourceTable } from '../rest/index.js';
+import type { RESTStore, ResourceDefinition, ResourceTable, SubresourceDefinition } from '../rest/index.js';
 import { compareKubeAwareVersions } from '../apimachinery/versions.js';
 
 export interface DiscoveryAnswer {
@@ -111,6 +111,11 @@ export class Discovery {
     source.onChange(() => {
       this.cache = undefined;
     });
+  }
+
+  /** The subresources the table serves for `d`, in its declared order. */
+  private servedSubresources(d: ResourceDefinition): SubresourceDefinition[] {
+    return this.table.subresources(d, d.resource).map((s) => s.definition);
   }
 
   /** Whether `group/version` is served by another server. */
@@ -236,7 +241,7 @@ export class Discovery {
     if (!stores) return undefined;
     const groupVersion = group === '' ? version : `${group}/${version}`;
     const resources: Record<string, unknown>[] = [];
-    for (const s of stores) resources.push(...apiResources(s.definition));
+    for (const s of stores) resources.push(...apiResources(s.definition, this.servedSubresources(s.definition)));
     resources.sort((a, b) => String(a.name).localeCompare(String(b.name)));
     const body: Record<string, unknown> = { kind: 'APIResourceList' };
     // Kubernetes omits apiVersion on the core group's list.
@@ -270,7 +275,7 @@ export class Discovery {
           metadata,
           versions: g.versions.map((v) => ({
             version: v,
-            resources: (remote.has(`${g.name}/${v}`) ? aggregatedFromLegacy(g.name, v, remote.get(`${g.name}/${v}`)!) : (byGV.get(`${g.name}/${v}`) ?? []).map((s) => aggregatedResource(s.definition))).sort((a, b) =>
+            resources: (remote.has(`${g.name}/${v}`) ? aggregatedFromLegacy(g.name, v, remote.get(`${g.name}/${v}`)!) : (byGV.get(`${g.name}/${v}`) ?? []).map((s) => aggregatedResource(s.definition, this.servedSubresources(s.definition)))).sort((a, b) =>
               byteOrder(String(a.resource), String(b.resource)),
             ),
             freshness: 'Current',
@@ -301,7 +306,7 @@ function subresourceVerbs(d: ResourceDefinition, verbs: string[]): string[] {
   return d.customResource ? orderedVerbs(verbs, SUBRESOURCE_VERBS) : verbs;
 }
 
-function apiResources(d: ResourceDefinition): Record<string, unknown>[] {
+function apiResources(d: ResourceDefinition, subresources: SubresourceDefinition[]): Record<string, unknown>[] {
   const main: Record<string, unknown> = { name: d.resource, singularName: d.singularName, namespaced: d.namespaced, kind: d.kind, verbs: resourceVerbs(d) };
   if (d.shortNames.length > 0) main.shortNames = d.shortNames;
   if (d.categories.length > 0) main.categories = d.categories;
@@ -310,7 +315,7 @@ function apiResources(d: ResourceDefinition): Record<string, unknown>[] {
     main.storageVersionHash = storageVersionHash(d.storage.group, d.storage.version, kind);
   }
   const out = [main];
-  for (const sub of d.subresources) {
+  for (const sub of subresources) {
     const r: Record<string, unknown> = { name: `${d.resource}/${sub.name}`, singularName: '', namespaced: d.namespaced };
     if (sub.group !== undefined && (sub.group !== d.group || (sub.version ?? d.version) !== d.version)) {
       r.group = sub.group;
@@ -323,7 +328,7 @@ function apiResources(d: ResourceDefinition): Record<string, unknown>[] {
   return out;
 }
 
-function aggregatedResource(d: ResourceDefinition): Record<string, unknown> {
+function aggregatedResource(d: ResourceDefinition, subresources: SubresourceDefinition[]): Record<string, unknown> {
   const r: Record<string, unknown> = {
     resource: d.resource,
     responseKind: { group: d.group, version: d.version, kind: d.kind },
@@ -333,8 +338,8 @@ function aggregatedResource(d: ResourceDefinition): Record<string, unknown> {
   };
   if (d.shortNames.length > 0) r.shortNames = d.shortNames;
   if (d.categories.length > 0) r.categories = d.categories;
-  if (d.subresources.length > 0) {
-    r.subresources = d.subresources.map((s) => ({
+  if (subresources.length > 0) {
+    r.subresources = subresources.map((s) => ({
       subresource: s.name,
       responseKind: { group: s.group ?? d.group, version: s.version ?? d.version, kind: s.kind },
       verbs: subresourceVerbs(d, s.verbs),

@@ -9,7 +9,7 @@ import type { AdmissionChain } from '../admission/types.js';
 import type { CollectionDeleter } from '../client/extended.js';
 import type { ApiClient } from '../client/types.js';
 import { applyMergePatch } from '../patch/index.js';
-import type { DeleteOptions, ListOptions, RequestContext, RESTStore, ResourceTable } from '../rest/index.js';
+import type { DeleteOptions, ListOptions, RequestContext, RESTStore, ResourceTable, SubresourceStore } from '../rest/index.js';
 import { createResource } from './handlers/create.js';
 import { deleteResource, deleteResources } from './handlers/delete.js';
 import { getResource } from './handlers/get.js';
@@ -25,6 +25,13 @@ export interface LoopbackClientOptions {
 }
 
 type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'delete' | 'deleteCollection';
+type SubresourceVerb = 'get' | 'create' | 'update';
+
+/** A store and, for a subresource, the subresource's store. */
+interface Resolved {
+  store: RESTStore;
+  subresource?: SubresourceStore;
+}
 
 const NEVER = new AbortController().signal;
 
@@ -51,21 +58,30 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
   }
 
   /** The store for an API verb, when both the store and its definition offer it. */
-  private storeFor(r: GroupVersionResource, verb: Verb, apiVerb: string, subresource?: string): RESTStore {
+  private storeFor(r: GroupVersionResource, verb: Verb, apiVerb: string): RESTStore {
     const store = this.store(r);
     const def = store.definition;
-    const verbs = subresource ? def.subresources.find((s) => s.name === subresource)?.verbs : def.verbs;
-    if (!store[verb] || !verbs?.includes(apiVerb)) throw methodNotSupported({ group: def.group, resource: def.resource }, apiVerb);
+    if (!store[verb] || !def.verbs.includes(apiVerb)) throw methodNotSupported({ group: def.group, resource: def.resource }, apiVerb);
     return store;
   }
 
-  private target(store: RESTStore, ctx: RequestContext, namespace: string, name: string, subresource: string | undefined, dryRun: boolean): WriteTarget {
-    return { store, namespace, name, subresource: subresource ?? '', user: this.user, warnings: ctx.warnings, dryRun, dryRunValues: dryRun ? ['All'] : [] };
+  /** The store, or its subresource's store, for an API verb, when it and its definition offer it. */
+  private resolve(r: GroupVersionResource, verb: Verb & SubresourceVerb, apiVerb: string, subresource: string | undefined): Resolved {
+    if (!subresource) return { store: this.storeFor(r, verb, apiVerb) };
+    const store = this.store(r);
+    const def = store.definition;
+    const sub = this.table.lookupSubresource({ group: r.group, version: r.version }, r.resource, subresource);
+    if (!sub?.[verb] || !sub.definition.verbs.includes(apiVerb)) throw methodNotSupported({ group: def.group, resource: def.resource }, apiVerb);
+    return { store, subresource: sub };
+  }
+
+  private target(resolved: Resolved, ctx: RequestContext, namespace: string, name: string, dryRun: boolean): WriteTarget {
+    return { ...resolved, namespace, name, user: this.user, warnings: ctx.warnings, dryRun, dryRunValues: dryRun ? ['All'] : [] };
   }
 
   async get(r: GroupVersionResource, namespace: string, name: string, subresource?: string): Promise<KubeObject> {
-    const store = this.storeFor(r, 'get', 'get', subresource);
-    return getResource(this.ctx(), store, namespace, name, {}, subresource);
+    const { store, subresource: sub } = this.resolve(r, 'get', 'get', subresource);
+    return getResource(this.ctx(), store, namespace, name, {}, sub);
   }
 
   async list(r: GroupVersionResource, namespace: string, opts: Omit<ListOptions, 'allowWatchBookmarks'> = {}): Promise<KubeList> {
@@ -86,12 +102,12 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
     obj: KubeObject,
     subresource?: { name: string; subresource: string },
   ): Promise<KubeObject> {
-    const store = this.storeFor(r, 'create', 'create', subresource?.subresource);
+    const resolved = this.resolve(r, 'create', 'create', subresource?.subresource);
     const object = deepCopy(obj);
     const ctx = this.ctx();
     // As over HTTP: a generated name is not known yet, so mutating admission sees ''.
     const name = subresource?.name ?? object.metadata?.name ?? '';
-    return createResource(this.options.admission, ctx, this.target(store, ctx, namespace, name, subresource?.subresource, false), object, { dryRun: false });
+    return createResource(this.options.admission, ctx, this.target(resolved, ctx, namespace, name, false), object, { dryRun: false });
   }
 
   async update(r: GroupVersionResource, namespace: string, obj: KubeObject, subresource?: string): Promise<KubeObject> {
@@ -121,9 +137,9 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
     apiVerb: 'update' | 'patch',
     compute: (current: KubeObject | undefined) => KubeObject,
   ): Promise<KubeObject> {
-    const store = this.storeFor(r, 'update', apiVerb, subresource);
+    const resolved = this.resolve(r, 'update', apiVerb, subresource);
     const ctx = this.ctx();
-    const result = await updateResource(this.options.admission, ctx, this.target(store, ctx, namespace, name, subresource, false), compute, { dryRun: false });
+    const result = await updateResource(this.options.admission, ctx, this.target(resolved, ctx, namespace, name, false), compute, { dryRun: false });
     return result.object;
   }
 
@@ -132,7 +148,7 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
     const ctx = this.ctx();
     const { validate: _v, ...rest } = opts;
     const dryRun = opts.dryRun ?? false;
-    const result = await deleteResource(this.options.admission, ctx, this.target(store, ctx, namespace, name, undefined, dryRun), { ...rest, dryRun });
+    const result = await deleteResource(this.options.admission, ctx, this.target({ store }, ctx, namespace, name, dryRun), { ...rest, dryRun });
     return result.object;
   }
 
@@ -146,6 +162,6 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
     const ctx = this.ctx();
     const { validate: _v, ...rest } = opts;
     const dryRun = opts.dryRun ?? false;
-    await deleteResources(this.options.admission, ctx, this.target(store, ctx, namespace, '', undefined, dryRun), { ...rest, dryRun }, listOpts);
+    await deleteResources(this.options.admission, ctx, this.target({ store }, ctx, namespace, '', dryRun), { ...rest, dryRun }, listOpts);
   }
 }

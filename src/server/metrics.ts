@@ -58,7 +58,7 @@ export class ApiServerMetrics {
     const version = info?.apiVersion ?? '';
     const resource = info?.resource ?? '';
     const subresource = info?.subresource ?? '';
-    const scope = !info?.isResourceRequest ? '' : info.namespace && info.resource !== 'namespaces' ? 'namespace' : info.collection ? 'cluster' : 'resource';
+    const scope = !info?.isResourceRequest ? '' : info.namespace && !info.namespaceObject ? 'namespace' : info.collection ? 'cluster' : 'resource';
     // Label values never hold a NUL: it separates them in the key.
     const key = `${verbLabel}\0${dryRun ? 'All' : ''}\0${group}\0${version}\0${resource}\0${subresource}\0${scope}`;
     let series = this.series.get(key);

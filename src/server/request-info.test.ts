@@ -24,11 +24,13 @@ describe('parseRequestInfo', () => {
 
   it('treats namespaces as a resource with the namespace set to its name', () => {
     const n = info('GET', '/api/v1/namespaces/foo');
-    assert.deepEqual([n.resource, n.name, n.namespace], ['namespaces', 'foo', 'foo']);
+    assert.deepEqual([n.resource, n.name, n.namespace, n.namespaceObject], ['namespaces', 'foo', 'foo', true]);
     const f = info('PUT', '/api/v1/namespaces/foo/finalize');
-    assert.deepEqual([f.resource, f.name, f.subresource, f.verb], ['namespaces', 'foo', 'finalize', 'update']);
+    assert.deepEqual([f.resource, f.name, f.subresource, f.verb, f.namespaceObject], ['namespaces', 'foo', 'finalize', 'update', true]);
     const l = info('GET', '/api/v1/namespaces');
-    assert.deepEqual([l.resource, l.verb, l.namespace], ['namespaces', 'list', '']);
+    assert.deepEqual([l.resource, l.verb, l.namespace, l.namespaceObject], ['namespaces', 'list', '', undefined]);
+    // A namespace's contents are scoped by it.
+    assert.equal(info('GET', '/api/v1/namespaces/foo/configmaps/c').namespaceObject, undefined);
   });
 
   it('turns GET with watch=true and the legacy /watch/ paths into watch', () => {

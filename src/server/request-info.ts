@@ -20,6 +20,11 @@ export interface RequestInfo {
   apiGroup: string;
   apiVersion: string;
   namespace: string;
+  /**
+   * Set when the path is a namespace's own (`/namespaces/{name}`, its `status` and
+   * `finalize`): `namespace` is then the object's name, not a scope.
+   */
+  namespaceObject?: true;
   resource: string;
   subresource: string;
   name: string;
@@ -158,10 +163,12 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
     verb = methodVerb(method);
   }
   let namespace = '';
+  let namespaceObject = false;
   if (rest[0] === 'namespaces') {
     if (rest.length > 1) {
       namespace = rest[1]!;
       if (rest.length > 2 && !namespaceSubresources.has(rest[2]!)) rest = rest.slice(2);
+      else namespaceObject = true;
     }
   }
   let resource = '';
@@ -188,6 +195,7 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
     apiGroup,
     apiVersion,
     namespace,
+    ...(namespaceObject ? { namespaceObject: true as const } : {}),
     resource,
     subresource,
     name,

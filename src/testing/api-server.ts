@@ -61,18 +61,8 @@ export function configMapDefinition(): ResourceDefinition {
 
 export function testDefinitions(): ResourceDefinition[] {
   const widgets = widgetDefinition();
-  widgets.subresources = [
-    { name: 'status', kind: 'Widget', verbs: ['get', 'patch', 'update'] },
-    { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] },
-  ];
   widgets.shortNames = ['wd'];
-  const ns = namespaceDefinition();
-  ns.verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
-  ns.subresources = [
-    { name: 'finalize', kind: 'Namespace', verbs: ['update'] },
-    { name: 'status', kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
-  ];
-  return [configMapDefinition(), ns, widgets, gizmoDefinition()];
+  return [configMapDefinition(), namespaceDefinition(), widgets, gizmoDefinition()];
 }
 
 /** A virtual, create-only resource (like a review API), to check routing of partial stores. */

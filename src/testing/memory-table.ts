@@ -5,7 +5,7 @@
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import type { GroupVersionResource } from '../apimachinery/types.js';
 import { buildResourceTable, type BuildResourceTableOptions, type DefaultResourceTable } from '../registry/index.js';
-import type { ResourceDefinition, RESTStore, ResourceTable } from '../rest/index.js';
+import type { ResourceDefinition, RESTStore, ResourceTable, SubresourceStore } from '../rest/index.js';
 import { MemoryStorage } from '../storage/index.js';
 
 /** The built-in definitions of core/v1 resources, by resource name. */
@@ -38,7 +38,7 @@ export function memoryTable(definitions: ResourceDefinition[] = coreDefinitions(
     serve(...more) {
       const added = buildResourceTable(more, storage, opts);
       extra.push(added);
-      for (const store of added.all()) table.add(store);
+      for (const store of added.all()) table.add(store, added.subresources(store.definition, store.definition.resource));
     },
     async close() {
       await Promise.all([table, ...extra].map((t) => t.stop()));
@@ -95,13 +95,28 @@ export function probeStore(table: ResourceTable, r: GroupVersionResource): Store
       const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function' || prop === 'constructor') return value;
       return (...args: unknown[]): unknown => {
-        const subresource = prop === 'update' ? args[5] : undefined;
-        count(typeof subresource === 'string' && subresource ? `update/${subresource}` : String(prop));
+        count(String(prop));
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
   });
-  table.add(probed);
+  // Updates through a subresource count as `update/<subresource>`.
+  const subresources = table.subresources(r, r.resource).map((sub): SubresourceStore => {
+    if (!sub.update) return sub;
+    const update = sub.update.bind(sub);
+    return {
+      resource: sub.resource,
+      definition: sub.definition,
+      ...(sub.get ? { get: sub.get.bind(sub) } : {}),
+      ...(sub.create ? { create: sub.create.bind(sub) } : {}),
+      ...(sub.connect ? { connect: sub.connect.bind(sub) } : {}),
+      update: (...args) => {
+        count(`update/${sub.definition.name}`);
+        return update(...args);
+      },
+    };
+  });
+  table.add(probed, subresources);
 
   return {
     calls,

@@ -133,7 +133,7 @@ export function tableEquivalents(table: ResourceTable): (r: GroupVersionResource
     const out: EquivalentResource[] = [];
     for (const d of table.all().map((s) => s.definition)) {
       if (storageKey(d) !== key) continue;
-      const sub = subresource ? d.subresources.find((s) => s.name === subresource) : undefined;
+      const sub = subresource ? table.lookupSubresource(d, d.resource, subresource)?.definition : undefined;
       if (subresource && !sub) continue;
       out.push({
         resource: { group: d.group, version: d.version, resource: d.resource },

@@ -23,13 +23,6 @@ function recordStoredVersion(o: KubeObject): void {
   if (!stored.includes(v)) status.storedVersions = [...stored, v];
 }
 
-/**
- * The generic strategy validates the whole object on every write; a definition is
- * validated as create, update or status update, so each update's kind is noted when it is
- * prepared and read when it is validated.
- */
-const updateKind = new WeakMap<KubeObject, 'main' | 'status'>();
-
 const customResourceDefinitions: KindSpec = {
   tracksGeneration: true,
   allowUnconditionalUpdate: false,
@@ -61,7 +54,6 @@ const customResourceDefinitions: KindSpec = {
     if (!finalizers.includes(customResourceCleanupFinalizer())) m.finalizers = [...finalizers, customResourceCleanupFinalizer()];
   },
   prepareForUpdate(o, old) {
-    updateKind.set(o, 'main');
     recordStoredVersion(o);
     // The finalizer stays while the definition lives, so a deletion always cleans up.
     const m = (o.metadata ??= {});
@@ -70,18 +62,10 @@ const customResourceDefinitions: KindSpec = {
       m.finalizers = [...finalizers, customResourceCleanupFinalizer()];
     }
   },
-  prepareForStatusUpdate(o) {
-    updateKind.set(o, 'status');
-  },
-  validate(o): FieldError[] {
-    // Updates are validated whole by validateUpdate.
-    if (updateKind.has(o)) return [];
-    return validateCustomResourceDefinition(o);
-  },
-  validateUpdate(o, old): FieldError[] {
-    if (updateKind.get(o) === 'status') return validateCustomResourceDefinitionStatusUpdate(o);
-    return validateCustomResourceDefinitionUpdate(o, old);
-  },
+  // A definition is validated as a create, an update or a status update, each with its rules.
+  validate: (o): FieldError[] => validateCustomResourceDefinition(o),
+  validateWholeUpdate: (o, old): FieldError[] => validateCustomResourceDefinitionUpdate(o, old),
+  validateStatusUpdate: (o): FieldError[] => validateCustomResourceDefinitionStatusUpdate(o),
 };
 
 export const apiextensionsKinds: Record<string, KindSpec> = {

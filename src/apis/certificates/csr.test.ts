@@ -90,7 +90,7 @@ describe('certificate signing requests', () => {
     assert.equal(conditions[0].lastTransitionTime, '2024-01-01T00:00:00Z');
 
     const statusWrite: KubeObject = { ...csr(), status: { certificate, conditions: [{ type: 'Denied', status: 'True' }] } };
-    s.prepareForStatusUpdate(statusWrite, approval);
+    s.prepareForStatusUpdate(statusWrite, approval, new Date());
     const after = statusWrite.status as { certificate: string; conditions: { type: string }[] };
     assert.equal(after.certificate, certificate);
     assert.deepEqual(after.conditions.map((c) => c.type), ['Approved']);

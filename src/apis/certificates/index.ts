@@ -171,12 +171,16 @@ export function prepareCSRApproval(o: KubeObject, old: KubeObject, now: Date = n
 }
 
 const certificateSigningRequests: KindSpec = {
+  prepareForCreate(o, requester) {
+    // Whatever the client wrote as the requester is replaced by the caller's identity.
+    if (requester) setCSRRequester(o, requester);
+  },
   prepareForUpdate(o, old) {
     // The request, its signer and the requester are fixed at creation; only metadata changes here.
     if (old.spec === undefined) delete o.spec;
     else o.spec = clone(old.spec);
   },
-  prepareForStatusUpdate(o, old) {
+  prepareForStatusUpdate(o, old, now) {
     // Approval and denial go through the approval subresource only.
     const status = obj(o.status);
     if (status) {
@@ -184,8 +188,9 @@ const certificateSigningRequests: KindSpec = {
       if (conditions.length > 0) status.conditions = conditions;
       else delete status.conditions;
     }
-    stampConditions(o, old, rfc3339(new Date()));
+    stampConditions(o, old, rfc3339(now));
   },
+  subresources: { approval: { serving: { by: 'part', part: { prepareForUpdate: prepareCSRApproval } } } },
   validateUpdate(o, old) {
     const errs: FieldError[] = [];
     for (const type of [...DECISIONS, 'Failed']) {

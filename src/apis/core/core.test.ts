@@ -4,7 +4,7 @@ import type { FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { setFlavor } from '../../naming/index.js';
 import { strategyOf } from '../testing.js';
-import { prepareNamespaceFinalize } from './namespace.js';
+import { namespaceFinalize } from './namespace.js';
 import { validateObjectMeta } from '../../registry/objectmeta.js';
 import type { Strategy } from '../../rest/index.js';
 
@@ -55,7 +55,7 @@ describe('namespaces', () => {
   it('change only spec.finalizers through finalize', () => {
     const old: KubeObject = { metadata: { name: 'a', labels: { x: '1' } }, spec: { finalizers: ['orch'] }, status: { phase: 'Terminating' } };
     const now: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a', labels: { x: '2' } }, spec: { finalizers: [] }, status: { phase: 'Active' } };
-    prepareNamespaceFinalize(now, old);
+    namespaceFinalize.prepareForUpdate(now, old, new Date());
     assert.deepEqual(now, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a', labels: { x: '1' } }, spec: { finalizers: [] }, status: { phase: 'Terminating' } });
   });
 });

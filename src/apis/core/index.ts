@@ -1,5 +1,6 @@
 // The core (legacy) group's kinds.
 import type { KindSpec } from '../strategy.js';
+import { bindings, componentStatuses } from './componentstatus.js';
 import { configMaps, secrets } from './config.js';
 import { podTemplates, replicationControllers } from './controllers.js';
 import { events, eventsV1 } from './event.js';
@@ -11,6 +12,8 @@ import { services } from './service.js';
 import { persistentVolumeClaims, persistentVolumes } from './volumes.js';
 
 export const coreKinds: Record<string, KindSpec> = {
+  Binding: bindings,
+  ComponentStatus: componentStatuses,
   ConfigMap: configMaps,
   Endpoints: endpoints,
   Event: events,
@@ -28,7 +31,7 @@ export const coreKinds: Record<string, KindSpec> = {
   Service: services,
 };
 
-export { prepareNamespaceFinalize, namespaceNameLabel } from './namespace.js';
+export { namespaceFinalize, namespaceNameLabel } from './namespace.js';
 
 /** Behaviour that differs by the served version writing the kind (keyed by `<group base>/<version>/<Kind>`). */
 export const servedVariants: Record<string, KindSpec> = { 'events/v1/Event': eventsV1 };

@@ -156,6 +156,7 @@ function cleanSecretReferences(o: KubeObject): void {
 export const serviceAccounts: KindSpec = {
   // Kubernetes' store for this kind answers a completed delete with the object.
   returnDeletedObject: true,
+  subresources: { token: { serving: { by: 'handler', handler: 'ServiceAccountToken' } } },
   prepareForCreate: cleanSecretReferences,
   prepareForUpdate: cleanSecretReferences,
   table: {

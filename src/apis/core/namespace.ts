@@ -2,10 +2,11 @@
 // namespace finalizer that only the `finalize` subresource may remove.
 import { invalidField, type FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
+import type { PartUpdate } from '../../rest/index.js';
 import { longDomainKey, namespaceFinalizer } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
 import { ageColumn, column, nameColumn, since } from '../table.js';
-import { arr, at, child, clone, meta, obj, str } from '../util.js';
+import { arr, at, child, clone, meta, str } from '../util.js';
 import { isQualifiedName, oneOf } from '../validation.js';
 import { dns1123LabelName } from '../../apimachinery/names.js';
 import { setOwn } from '../../apimachinery/own.js';
@@ -24,18 +25,29 @@ function validateFinalizerName(value: unknown, path: string): FieldError[] {
   return errs;
 }
 
-/**
- * The `namespaces/<name>/finalize` update: only `spec.finalizers` may change, everything
- * else is kept from the stored object. Exported for the finalize subresource's handler.
- */
-export function prepareNamespaceFinalize(o: KubeObject, old: KubeObject): void {
-  const finalizers = at(o, 'spec.finalizers');
-  for (const key of Object.keys(o)) if (key !== 'apiVersion' && key !== 'kind') delete o[key];
-  for (const [key, value] of Object.entries(old)) if (key !== 'apiVersion' && key !== 'kind') setOwn(o, key, clone(value));
-  const spec = child(o, 'spec');
-  if (finalizers === undefined) delete spec.finalizers;
-  else spec.finalizers = clone(finalizers);
+/** `spec.finalizers` as stored: a list, or none. */
+function specFinalizers(o: KubeObject): unknown[] {
+  return arr(at(o, 'spec.finalizers'));
 }
+
+/** A namespace being deleted stays Terminating, whatever a write says. */
+function keepTerminating(o: KubeObject, old: KubeObject): void {
+  if (meta(old).deletionTimestamp) child(o, 'status').phase = 'Terminating';
+}
+
+/**
+ * The `namespaces/<name>/finalize` update (the namespace controller's last step): only
+ * `spec.finalizers` may change, everything else is kept from the stored object.
+ */
+export const namespaceFinalize: PartUpdate = {
+  prepareForUpdate(o, old) {
+    const finalizers = [...specFinalizers(o)];
+    for (const key of Object.keys(o)) if (key !== 'apiVersion' && key !== 'kind') delete o[key];
+    for (const [key, value] of Object.entries(old)) if (key !== 'apiVersion' && key !== 'kind') setOwn(o, key, clone(value));
+    child(o, 'spec').finalizers = finalizers;
+    keepTerminating(o, old);
+  },
+};
 
 export const namespaces: KindSpec = {
   validateName: dns1123LabelName,
@@ -57,14 +69,14 @@ export const namespaces: KindSpec = {
   },
   prepareForUpdate(o, old) {
     // Finalizers of the spec change only through the finalize subresource.
-    const oldFinalizers = at(old, 'spec.finalizers');
-    if (oldFinalizers === undefined) {
-      const spec = obj(o.spec);
-      if (spec) delete spec.finalizers;
-    } else {
-      child(o, 'spec').finalizers = clone(oldFinalizers);
-    }
+    child(o, 'spec').finalizers = [...specFinalizers(old)];
+    keepTerminating(o, old);
   },
+  prepareForStatusUpdate(o, old) {
+    child(o, 'spec').finalizers = [...specFinalizers(old)];
+    keepTerminating(o, old);
+  },
+  subresources: { finalize: { serving: { by: 'part', part: namespaceFinalize } } },
   validate(o) {
     const errs: FieldError[] = [];
     arr(at(o, 'spec.finalizers')).forEach((f, i) => errs.push(...validateFinalizerName(f, `spec.finalizers[${i}]`)));

@@ -3,6 +3,7 @@
 import type { KubeObject } from '../../apimachinery/types.js';
 import { longDomainKey } from '../../naming/index.js';
 import type { KindSpec } from '../strategy.js';
+import { nodeProxy } from './connect.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { at, meta, obj, objs, str } from '../util.js';
 
@@ -34,6 +35,7 @@ const info = (o: KubeObject, key: string): string => str(at(o, `status.nodeInfo.
 export const nodes: KindSpec = {
   // Kubelets register nodes with their status.
   clearStatusOnCreate: false,
+  subresources: { proxy: nodeProxy },
   defaults(o) {
     // Without a reported allocatable, all of the capacity is allocatable.
     const status = obj(o.status);

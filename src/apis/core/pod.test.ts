@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { strategyOf } from '../testing.js';
+import { definitionOf, strategyOf } from '../testing.js';
 import { defaultPullPolicy } from './podspec.js';
 import { podQOSClass, prepareEphemeralContainersUpdate, validateEphemeralContainersUpdate } from './pod.js';
 
@@ -207,10 +207,10 @@ describe('ephemeral containers', () => {
       (now.spec as Record<string, unknown>).ephemeralContainers = [c.ec];
       // As the Store does: defaults, then the subresource's preparation.
       pods.defaults(now);
-      const part = pods.partUpdates?.ephemeralcontainers;
-      assert.ok(part);
-      part.prepareForUpdate(now, old);
-      assert.deepEqual(rendered(part.validateUpdate(now, old)), c.want);
+      const serving = definitionOf('', 'pods').subresources.find((s) => s.name === 'ephemeralcontainers')?.serving;
+      assert.ok(serving?.by === 'part' && serving.part.validateUpdate);
+      serving.part.prepareForUpdate(now, old, new Date());
+      assert.deepEqual(rendered(serving.part.validateUpdate(now, old)), c.want);
     });
   }
 });

@@ -11,6 +11,7 @@ import { validateIP } from './ip-validation.js';
 import { integerValue } from '../validation.js';
 import { setOwn } from '../../apimachinery/own.js';
 import { deepEqual } from '../../apimachinery/equality.js';
+import { podConnectSubresources } from './connect.js';
 
 /** BestEffort, Burstable or Guaranteed from the containers' CPU and memory requests and limits. */
 export function podQOSClass(spec: unknown): 'BestEffort' | 'Burstable' | 'Guaranteed' {
@@ -232,11 +233,19 @@ export const pods: KindSpec = {
     return [];
   },
   validateUpdate: validatePodUpdate,
-  partUpdates: {
+  subresources: {
     ephemeralcontainers: {
-      prepareForUpdate: (o, old) => prepareEphemeralContainersUpdate(o, old),
-      validateUpdate: (o, old) => [...validatePodSpec(o.spec, 'spec'), ...validateEphemeralContainersUpdate(o, old)],
+      serving: {
+        by: 'part',
+        part: {
+          prepareForUpdate: (o, old) => prepareEphemeralContainersUpdate(o, old),
+          validateUpdate: (o, old) => [...validatePodSpec(o.spec, 'spec'), ...validateEphemeralContainersUpdate(o, old)],
+        },
+      },
     },
+    binding: { serving: { by: 'handler', handler: 'PodBinding' } },
+    eviction: { serving: { by: 'handler', handler: 'PodEviction' } },
+    ...podConnectSubresources,
   },
   gracefulDeletePeriod: podGracePeriod,
   fields: {

@@ -4,6 +4,7 @@
 import { duplicateField, forbiddenField, invalidField, requiredField, type FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { KindSpec } from '../strategy.js';
+import { serviceProxy } from './connect.js';
 import { ageColumn, column, nameColumn, since, wide } from '../table.js';
 import { arr, at, child, meta, obj, objs, setDefault, str } from '../util.js';
 import { isDNS1123Label, isDNS1123Subdomain, mapSelectorString, oneOf, validateLabels } from '../validation.js';
@@ -133,6 +134,7 @@ function servicePorts(o: KubeObject): string {
 export const services: KindSpec = {
   // Kubernetes' store for this kind answers a completed delete with the object.
   returnDeletedObject: true,
+  subresources: { proxy: serviceProxy },
   validateName: dns1035LabelName,
   allowCreateOnUpdate: true,
   defaults,

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
 import type { ParsedFlags } from '../../apimachinery/flags.js';
 import type { ApiClient } from '../../client/types.js';
-import type { RESTStore } from '../../rest/index.js';
+import type { SubresourceHandler, SubresourceHandlerFactory } from '../../rest/index.js';
 import type { AuthenticationResult, Authenticator } from '../types.js';
 import { WebhookClient } from '../webhook-client.js';
 import { audienceAgnostic } from './audiences.js';
@@ -31,7 +31,8 @@ interface BuiltAuthenticators {
   authenticator: Authenticator;
   apiAudiences: () => string[];
   reviewToken(token: string, audiences: string[]): Promise<AuthenticationResult | null>;
-  subresources: { group: string; resource: string; subresource: string; handler: Partial<RESTStore> }[];
+  /** The subresource stores authentication serves, by the handler name the kinds declare. */
+  subresources: Partial<Record<SubresourceHandler, SubresourceHandlerFactory>>;
   nonResource(method: string, path: string): Promise<{ code: number; contentType: string; body: string } | undefined>;
   serviceAccounts: ServiceAccountTokens;
   start(): Promise<void>;
@@ -159,7 +160,7 @@ export async function buildAuthenticators(flags: ParsedFlags, deps: AuthnDeps): 
       }
       return null;
     },
-    subresources: [{ group: '', resource: 'serviceaccounts', subresource: 'token', handler: serviceAccounts.tokenRequestHandler() }],
+    subresources: { ServiceAccountToken: (store, definition) => serviceAccounts.tokenRequestStore(store, definition) },
     async nonResource(method, path) {
       if (method !== 'GET' && method !== 'HEAD') return undefined;
       if (path === '/.well-known/openid-configuration') {

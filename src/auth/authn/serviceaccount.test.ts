@@ -6,8 +6,11 @@ import { FakeClient } from '../../testing/fake-client.js';
 import { ServiceAccountTokens } from './serviceaccount.js';
 import { keyId, publicKeysFromPem } from './keys.js';
 import type { KubeObject } from '../../apimachinery/types.js';
+import { definitionOf } from '../../apis/testing.js';
 
 const SA = { group: '', version: 'v1', resource: 'serviceaccounts' };
+const serviceAccounts = { definition: definitionOf('', 'serviceaccounts') };
+const TOKEN = serviceAccounts.definition.subresources.find((s) => s.name === 'token')!;
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 const ctx = { user: { username: 'admin', groups: ['system:masters'] }, signal: new AbortController().signal, warnings: [] };
 
@@ -27,7 +30,7 @@ describe('service account tokens', () => {
       ...over,
     });
   const request = (tokens: ServiceAccountTokens, spec: Record<string, unknown>, name = 'robot') =>
-    tokens.tokenRequestHandler().create!(ctx, 'ns', { spec }, { dryRun: false }, name, 'token');
+    tokens.tokenRequestStore(serviceAccounts, TOKEN).create!(ctx, 'ns', name, { spec }, { dryRun: false });
 
   before(async () => {
     saUid = (await client.create(SA, 'ns', { metadata: { name: 'robot', namespace: 'ns' } })).metadata!.uid!;

@@ -8,7 +8,7 @@ import { isPlainObject, type KubeObject, type UserInfo } from '../../apimachiner
 import { rfc3339 } from '../../apimachinery/time.js';
 import type { ApiClient } from '../../client/types.js';
 import { group, longDomain, longDomainKey, productName } from '../../naming/index.js';
-import type { CreateOptions, RESTStore, RequestContext } from '../../rest/index.js';
+import type { CreateOptions, RESTStore, RequestContext, SubresourceDefinition, SubresourceStore } from '../../rest/index.js';
 import type { AuthenticationResult } from '../types.js';
 import { keyId, publicJwk, signingAlgorithm } from './keys.js';
 import { secretEquals } from './secure-compare.js';
@@ -210,9 +210,12 @@ export class ServiceAccountTokens implements TokenAuthenticator {
   // -------------------------------------------------------------------------------------
   // TokenRequest: `create` on serviceaccounts/<name>/token.
 
-  tokenRequestHandler(): Partial<RESTStore> {
+  /** The store of `serviceaccounts/token` (`definition`) of the service accounts store. */
+  tokenRequestStore(serviceAccounts: RESTStore, definition: SubresourceDefinition): SubresourceStore {
     return {
-      create: (ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, name?: string) => this.tokenRequest(ctx, namespace, obj, opts, name ?? ''),
+      resource: serviceAccounts.definition,
+      definition,
+      create: (ctx: RequestContext, namespace: string, name: string, obj: KubeObject, opts: CreateOptions) => this.tokenRequest(ctx, namespace, obj, opts, name),
     };
   }
 

@@ -146,14 +146,14 @@ export function withEscalationCheck(store: RESTStore, resource: RBACResource, ch
   if (store.deleteCollection) wrapped.deleteCollection = store.deleteCollection.bind(store);
   if (store.create) {
     const create = store.create.bind(store);
-    wrapped.create = (ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, name?: string, sub?: string) =>
-      create(ctx, namespace, obj, { ...opts, validate: chain((o, old) => check.check(ctx.user, resource, namespace, o, old), opts.validate) }, name, sub);
+    wrapped.create = (ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions) =>
+      create(ctx, namespace, obj, { ...opts, validate: chain((o, old) => check.check(ctx.user, resource, namespace, o, old), opts.validate) });
   }
   if (store.update) {
     const update = store.update.bind(store);
-    // Subresources too: the kinds have none today, and one added later must not bypass the check.
-    wrapped.update = (ctx, namespace, name, objInfo, opts: UpdateOptions, sub) =>
-      update(ctx, namespace, name, objInfo, { ...opts, validate: chain((o, old) => check.check(ctx.user, resource, namespace, o, old), opts.validate) }, sub);
+    // The RBAC kinds have no subresources: every write of them comes through here.
+    wrapped.update = (ctx, namespace, name, objInfo, opts: UpdateOptions) =>
+      update(ctx, namespace, name, objInfo, { ...opts, validate: chain((o, old) => check.check(ctx.user, resource, namespace, o, old), opts.validate) });
   }
   return wrapped;
 }

@@ -21,13 +21,7 @@ const admin = { username: 'admin', groups: ['system:masters'] };
 
 test('over the real registry: system namespaces, lifecycle admission and namespace deletion', async () => {
   const storage = await createStorage({ backend: 'memory' });
-  const namespaces = {
-    ...namespaceDefinition(),
-    subresources: [
-      { name: 'finalize', kind: 'Namespace', verbs: ['update'] },
-      { name: 'status', kind: 'Namespace', verbs: ['get', 'patch', 'update'] },
-    ],
-  };
+  const namespaces = namespaceDefinition();
   const table = buildResourceTable([namespaces, widgetDefinition()], storage);
   const plain = new LoopbackClient(table, admin);
   const lifecycle = new NamespaceLifecycle(plain);

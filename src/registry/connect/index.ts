@@ -1,8 +1,9 @@
 // The connect subresources: pods' `proxy`, `log`, `exec`, `attach` and `portforward`,
-// `services/x/proxy` and `nodes/x/proxy`, each served by the `connect` verb of its
-// resource's Store (installed as a subresource handler).
+// `services/x/proxy` and `nodes/x/proxy`, each a subresource store whose `connect` verb the
+// kinds declare served by these handlers.
 import type { AddressPolicy } from '../../proxy/location.js';
-import type { ConnectRequest, RequestContext, RESTStore, ResourceTable, SimulatedNodes } from '../../rest/index.js';
+import type { ConnectRequest, RequestContext, RESTStore, ResourceTable, SimulatedNodes, SubresourceDefinition, SubresourceStore } from '../../rest/index.js';
+import { serveSubresourceHandler } from '../subresources.js';
 import { NodeConnections, type KubeletClientConfig } from './kubelet.js';
 import { NodeProxy } from './nodes.js';
 import { PodConnecter } from './pods.js';
@@ -14,9 +15,6 @@ export { PodConnecter, podLogOptions, kubeletLogQuery, kubeletStreamQuery, valid
 export { ServiceProxy } from './services.js';
 export { NodeProxy } from './nodes.js';
 
-/** The subresources of pods served by connect. */
-export const POD_CONNECT_SUBRESOURCES = ['proxy', 'log', 'exec', 'attach', 'portforward'] as const;
-
 export interface ConnectInstallOptions {
   kubelet: KubeletClientConfig;
   /** Which target IPs the proxy subresources may reach; Kubernetes' rule when absent. */
@@ -27,35 +25,40 @@ export interface ConnectInstallOptions {
   simulatedNodes?: SimulatedNodes;
 }
 
-type SubresourceHost = RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void };
-
-function hostsSubresources(s: RESTStore | undefined): s is SubresourceHost {
-  return s !== undefined && typeof (s as { setSubresourceHandler?: unknown }).setSubresourceHandler === 'function';
-}
-
 type Connecter = { connect(ctx: RequestContext, namespace: string, name: string, subresource: string, r: ConnectRequest): Promise<void> };
 
-function handler(c: Connecter): Partial<RESTStore> {
-  return { connect: (ctx, namespace, name, subresource, r) => c.connect(ctx, namespace, name, subresource, r) };
+/** The store of one connect subresource of `resource`, answered by `connecter`. */
+function connectStore(resource: RESTStore, definition: SubresourceDefinition, connecter: Connecter): SubresourceStore {
+  return {
+    resource: resource.definition,
+    definition,
+    connect: (ctx, namespace, name, r) => connecter.connect(ctx, namespace, name, definition.name, r),
+  };
 }
 
-/** Serves the connect subresources of the core resources in `table`. Call after the table is built. */
+/**
+ * Serves the connect subresources the core kinds declare (`PodConnect`, `ServiceProxy`,
+ * `NodeProxy`) in `table`. Call after the table is built.
+ */
 export function installConnectSubresources(table: ResourceTable, opts: ConnectInstallOptions): void {
   const gv = { group: '', version: 'v1' };
   const pods = table.lookup(gv, 'pods');
   const nodes = table.lookup(gv, 'nodes');
-  const services = table.lookup(gv, 'services');
   const endpoints = table.lookup(gv, 'endpoints');
   const policy = opts.addressPolicy ? { addressPolicy: opts.addressPolicy } : {};
   const connections = nodes ? new NodeConnections(nodes, opts.kubelet) : undefined;
-  if (hostsSubresources(nodes) && connections) {
-    nodes.setSubresourceHandler('proxy', handler(new NodeProxy({ nodes, connections, ...policy, ...(opts.resolveHost ? { resolve: opts.resolveHost } : {}) })));
+  if (connections) {
+    const resolve = opts.resolveHost ? { resolve: opts.resolveHost } : {};
+    serveSubresourceHandler(table, 'NodeProxy', (store, def) => connectStore(store, def, new NodeProxy({ nodes: store, connections, ...policy, ...resolve })));
+    // One connecter serves all of a pods store's connect subresources.
+    const podConnecters = new Map<RESTStore, PodConnecter>();
+    serveSubresourceHandler(table, 'PodConnect', (store, def) => {
+      let connecter = podConnecters.get(store);
+      if (!connecter) podConnecters.set(store, (connecter = new PodConnecter({ pods: store, nodes: connections, ...policy, ...(opts.simulatedNodes ? { simulated: opts.simulatedNodes } : {}) })));
+      return connectStore(store, def, connecter);
+    });
   }
-  if (hostsSubresources(pods) && connections) {
-    const pc = handler(new PodConnecter({ pods, nodes: connections, ...policy, ...(opts.simulatedNodes ? { simulated: opts.simulatedNodes } : {}) }));
-    for (const sub of POD_CONNECT_SUBRESOURCES) pods.setSubresourceHandler(sub, pc);
-  }
-  if (hostsSubresources(services) && endpoints && pods) {
-    services.setSubresourceHandler('proxy', handler(new ServiceProxy({ services, endpoints, pods, ...policy })));
+  if (endpoints && pods) {
+    serveSubresourceHandler(table, 'ServiceProxy', (store, def) => connectStore(store, def, new ServiceProxy({ services: store, endpoints, pods, ...policy })));
   }
 }

@@ -66,8 +66,8 @@ test('subresources as declared per version; Scale in autoscaling/v1', () => {
     ]),
   );
   assert.deepEqual(defs[0]?.subresources, [
-    { name: 'status', kind: 'Widget', verbs: ['get', 'patch', 'update'] },
-    { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] },
+    { name: 'status', kind: 'Widget', verbs: ['get', 'patch', 'update'], serving: { by: 'status' } },
+    { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'], serving: { by: 'scale' } },
   ]);
   assert.equal(defs[0]?.strategy?.hasStatus, true);
   assert.ok(defs[0]?.strategy?.scale);

@@ -69,8 +69,8 @@ export function customResourceDefinitions(crdObject: KubeObject, conversionOpts:
     const v = served.find((s) => s.name === name);
     if (!v) continue;
     const subresources: SubresourceDefinition[] = [];
-    if (v.status) subresources.push({ name: 'status', kind: crd.names.kind, verbs: SUBRESOURCE_VERBS });
-    if (v.scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUBRESOURCE_VERBS });
+    if (v.status) subresources.push({ name: 'status', kind: crd.names.kind, verbs: SUBRESOURCE_VERBS, serving: { by: 'status' } });
+    if (v.scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUBRESOURCE_VERBS, serving: { by: 'scale' } });
     // The store handles objects in the storage version, so scale paths are read there; they
     // name the same fields in every version a conversion maps.
     const scale = v.scale ? (storageVersion?.scale ?? v.scale) : undefined;

@@ -10,6 +10,7 @@ import { group } from '../../naming/index.js';
 import type { ResourceDefinition, ResourceTable } from '../../rest/index.js';
 import { createCacher, type Cacher, type CacherOptions, type Storage } from '../../storage/index.js';
 import { resourcePrefix } from '../keys.js';
+import { storesOfSubresources } from '../subresources.js';
 import { readCRD } from './crd.js';
 import type { ConversionWebhookTransport } from './conversion.js';
 import { customResourceDefinitions } from './definitions.js';
@@ -127,7 +128,8 @@ export class CustomResourceRegistrar {
         // Built-in resources answer first, as kube-apiserver's handler chain tries them first.
         const existing = this.opts.table.lookup({ group: def.group, version: def.version }, def.resource);
         if (existing && !existing.definition.customResource) continue;
-        this.opts.table.add(new CustomResourceStore(def, storeOpts, flag));
+        const store = new CustomResourceStore(def, storeOpts, flag);
+        this.opts.table.add(store, storesOfSubresources(store));
       }
     } catch (err) {
       this.opts.onError?.(err);

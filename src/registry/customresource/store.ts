@@ -19,13 +19,13 @@ export class CustomResourceStore extends GenericStore {
     super(definition, opts);
   }
 
-  override async create(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, name?: string, subresource?: string): Promise<KubeObject> {
-    if (this.state.terminating && !subresource) {
+  override async create(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions): Promise<KubeObject> {
+    if (this.state.terminating) {
       throw new ApiError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', {
         group: this.definition.group,
         kind: this.definition.resource,
       });
     }
-    return super.create(ctx, namespace, obj, opts, name, subresource);
+    return super.create(ctx, namespace, obj, opts);
   }
 }

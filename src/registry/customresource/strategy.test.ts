@@ -44,10 +44,10 @@ test('update of the main resource: status kept with the subresource, generation 
 test('/status keeps everything but status from the old object, metadata included (managed fields aside)', () => {
   const old = obj({ status: { replicas: 1 } }, { labels: { a: 'old' }, annotations: { n: 'old' }, finalizers: ['x/y'] });
   const next = obj({ spec: { replicas: 9 }, extra: true, status: { replicas: 3 } }, { labels: { a: 'new' }, finalizers: [], managedFields: [{ manager: 'm' }] });
-  strategy(true).prepareForStatusUpdate(next, old);
+  strategy(true).prepareForStatusUpdate(next, old, new Date());
   assert.deepEqual(next, obj({ status: { replicas: 3 } }, { labels: { a: 'old' }, annotations: { n: 'old' }, finalizers: ['x/y'], managedFields: [{ manager: 'm' }] }));
   const cleared = obj({}, {});
-  strategy(true).prepareForStatusUpdate(cleared, old);
+  strategy(true).prepareForStatusUpdate(cleared, old, new Date());
   assert.equal(cleared.status, undefined);
 });
 

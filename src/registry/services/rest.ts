@@ -1,11 +1,10 @@
 // The services resource: the kind's Store, with cluster IPs and node ports allocated
-// around its writes. A create or update allocates before the write and gives back what it
+// around its writes (its subresources are served by the kind's Store as they are). A create or update allocates before the write and gives back what it
 // took when the write fails; a completed delete frees what the service held and removes
 // its Endpoints, as Kubernetes' service REST does.
 import { ApiError } from '../../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../../apimachinery/types.js';
 import type {
-  ConnectRequest,
   CreateOptions,
   DeleteOptions,
   DeleteResult,
@@ -22,12 +21,6 @@ import type {
 import { generateName } from '../objectmeta.js';
 import { deleteEach, type GenericStore } from '../store.js';
 import type { AllocationTransaction, ServiceAllocator } from './allocator.js';
-
-type SubresourceHost = RESTStore & { setSubresourceHandler(name: string, h: Partial<RESTStore>): void };
-
-function hostsSubresources(s: RESTStore): s is SubresourceHost {
-  return typeof (s as { setSubresourceHandler?: unknown }).setSubresourceHandler === 'function';
-}
 
 function required<T>(verb: T | undefined, name: string): T {
   if (!verb) throw new Error(`services: the wrapped store has no ${name}`);
@@ -48,16 +41,8 @@ export class ServiceREST implements RESTStore {
     this.strategy = inner.definition.strategy;
   }
 
-  setSubresourceHandler(name: string, handler: Partial<RESTStore>): void {
-    if (hostsSubresources(this.inner)) this.inner.setSubresourceHandler(name, handler);
-  }
-
-  connect(ctx: RequestContext, namespace: string, name: string, subresource: string, request: ConnectRequest): Promise<void> {
-    return required(this.inner.connect, 'connect').call(this.inner, ctx, namespace, name, subresource, request);
-  }
-
-  get(ctx: RequestContext, namespace: string, name: string, opts: GetOptions, subresource?: string): Promise<KubeObject> {
-    return required(this.inner.get, 'get').call(this.inner, ctx, namespace, name, opts, subresource);
+  get(ctx: RequestContext, namespace: string, name: string, opts: GetOptions): Promise<KubeObject> {
+    return required(this.inner.get, 'get').call(this.inner, ctx, namespace, name, opts);
   }
 
   list(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<KubeList> {
@@ -78,9 +63,7 @@ export class ServiceREST implements RESTStore {
     return svc;
   }
 
-  async create(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions, name?: string, subresource?: string): Promise<KubeObject> {
-    const create = required(this.inner.create, 'create');
-    if (subresource) return create.call(this.inner, ctx, namespace, obj, opts, name, subresource);
+  async create(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions): Promise<KubeObject> {
     const svc = this.defaulted(obj, namespace);
     // The name is fixed before allocating, so that allocation records name their service.
     const m = (svc.metadata ??= {});
@@ -90,7 +73,7 @@ export class ServiceREST implements RESTStore {
     this.inner.recordOwnership(svc, undefined, opts);
     const txn = await this.allocator.allocateCreate(svc, opts.dryRun);
     try {
-      const out = await create.call(this.inner, ctx, namespace, svc, { ...opts, managedFieldsComputed: true } as CreateOptions);
+      const out = await this.inner.create(ctx, namespace, svc, opts, { ownershipRecorded: true });
       await txn.commit();
       return out;
     } catch (e) {
@@ -99,9 +82,7 @@ export class ServiceREST implements RESTStore {
     }
   }
 
-  async update(ctx: RequestContext, namespace: string, name: string, objInfo: UpdatedObjectInfo, opts: UpdateOptions, subresource?: string): Promise<UpdateResult> {
-    const update = required(this.inner.update, 'update');
-    if (subresource) return update.call(this.inner, ctx, namespace, name, objInfo, opts, subresource);
+  async update(ctx: RequestContext, namespace: string, name: string, objInfo: UpdatedObjectInfo, opts: UpdateOptions): Promise<UpdateResult> {
     let txn: AllocationTransaction | undefined;
     const allocating: UpdatedObjectInfo = async (current, applied) => {
       // A retried attempt starts from what the previous one took.
@@ -115,7 +96,7 @@ export class ServiceREST implements RESTStore {
     };
     let result: UpdateResult;
     try {
-      result = await update.call(this.inner, ctx, namespace, name, allocating, { ...opts, managedFieldsComputed: true });
+      result = await this.inner.update(ctx, namespace, name, allocating, opts, { ownershipRecorded: true });
     } catch (e) {
       await (txn as AllocationTransaction | undefined)?.revert();
       throw e;

@@ -12,8 +12,8 @@ function resources(): OpenApiResource[] {
       subresources: [
         { name: 'status', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
         { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] },
-        { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
-        { name: 'log', kind: 'Pod', verbs: ['get'] },
+        { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'], connect: {} },
+        { name: 'log', kind: 'Pod', verbs: ['get'], connect: { read: true } },
       ],
     },
     { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, verbs: ALL, subresources: [] },

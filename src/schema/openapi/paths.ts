@@ -16,7 +16,11 @@ export interface OpenApiResource {
   kind: string;
   namespaced: boolean;
   verbs: string[];
-  subresources: { name: string; kind: string; group?: string; version?: string; verbs: string[] }[];
+  /**
+   * The subresources served; `connect` marks those served by connect (`read` for a read with
+   * options, the log), which are listed with plain-text answers.
+   */
+  subresources: { name: string; kind: string; group?: string; version?: string; verbs: string[]; connect?: { read?: boolean } }[];
   /** Present for a version of a CustomResourceDefinition: its structural schema, if any. */
   customResource?: { schema?: JSONSchemaProps };
 }
@@ -84,8 +88,6 @@ const DELETE_PARAMS = [
 const pathParam = (name: string, description: string): Parameter => ({ name, in: 'path', type: 'string', required: true, description });
 const NAME = (kind: string): Parameter => pathParam('name', `name of the ${kind}`);
 const NAMESPACE = pathParam('namespace', 'object name and auth scope, such as for teams and projects');
-const CONNECT_SUBRESOURCES = new Set(['attach', 'exec', 'portforward', 'proxy']);
-
 function pascal(word: string): string {
   return word ? word[0].toUpperCase() + word.slice(1) : word;
 }
@@ -187,10 +189,11 @@ export function buildPaths(resources: readonly OpenApiResource[]): PathEntry[] {
       const word = `${r.kind}${sub.name.split(/[-_]/).map(pascal).join('')}`;
       const params = [pathParam('name', `name of the ${sub.kind}`), ...nsParams, PRETTY];
       const subBase = { ...base, gvk: subGvk };
-      if (CONNECT_SUBRESOURCES.has(sub.name) || sub.name === 'log' || !subId) {
+      if (sub.connect || !subId) {
+        const read = sub.connect?.read === true;
         const methods = connectMethods(sub.verbs);
         for (const method of methods) {
-          add(path, { ...subBase, method, action: sub.name === 'log' ? 'get' : 'connect', operationId: `${method === 'get' && sub.name === 'log' ? 'read' : `connect${pascal(method)}`}${gv}${scope}${word}`, parameters: params, produces: ['*/*'], responses: { '200': 'string' } });
+          add(path, { ...subBase, method, action: read ? 'get' : 'connect', operationId: `${method === 'get' && read ? 'read' : `connect${pascal(method)}`}${gv}${scope}${word}`, parameters: params, produces: ['*/*'], responses: { '200': 'string' } });
         }
         continue;
       }
@@ -210,7 +213,6 @@ function article(noun: string): string {
   return /^[aeiouAEIOU]/.test(noun) ? ' an ' : ' a ';
 }
 
-const SCALE_ID = 'io.k8s.api.autoscaling.v1.Scale';
 const CUSTOM_MEDIA = ['application/json', 'application/yaml'];
 /** Strategic merge patch is not offered for custom resources. */
 const CUSTOM_PATCH_MEDIA = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
@@ -257,8 +259,10 @@ function customOperations(r: OpenApiResource): [string, Operation][] {
   if (verbs.has('patch')) out.push([item, { ...base, consumes: CUSTOM_PATCH_MEDIA, method: 'patch', action: 'patch', operationId: `patch${gv}${scope}${k}`, description: `partially update the specified ${k}`, parameters: [...itemParams, ...write, FORCE], body: PATCH, responses: { '200': kindId } }]);
 
   for (const sub of r.subresources) {
-    if (sub.name !== 'status' && sub.name !== 'scale') continue;
-    const id = sub.name === 'scale' ? SCALE_ID : kindId;
+    // A custom resource's subresources are its status (its own kind) and scale (the built-in Scale).
+    const subGvk = { group: sub.group ?? r.group, version: sub.version ?? r.version, kind: sub.kind };
+    const own = subGvk.group === r.group && subGvk.version === r.version && subGvk.kind === r.kind;
+    const id = own ? kindId : (typeIdForKind(subGvk) ?? kindId);
     const word = `${k}${pascal(sub.name)}`;
     const path = `${item}/${sub.name}`;
     const subVerbs = new Set(sub.verbs);

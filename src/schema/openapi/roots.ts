@@ -25,7 +25,11 @@ export function rootsOf(resources: readonly OpenApiResource[]): string[] {
     if (r.customResource) {
       // The kind and its list are the CRD's own definitions; they refer to these.
       ids.push(OBJECT_META, LIST_META);
-      if (r.subresources.some((s) => s.name === 'scale')) ids.push('io.k8s.api.autoscaling.v1.Scale');
+      // Their scale subresource answers the built-in Scale.
+      for (const s of r.subresources) {
+        const id = typeIdForKind({ group: s.group ?? r.group, version: s.version ?? r.version, kind: s.kind });
+        if (id) ids.push(id);
+      }
       continue;
     }
     for (const gvk of [

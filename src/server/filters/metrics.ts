@@ -22,8 +22,9 @@ export function withMetrics(metrics: ApiServerMetrics, table: ResourceTable): Fi
  */
 function servedInfo(table: ResourceTable, info: RequestInfo | undefined): RequestInfo | undefined {
   if (!info?.isResourceRequest) return info;
-  const store = table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
+  const gv = { group: info.apiGroup, version: info.apiVersion };
+  const store = table.lookup(gv, info.resource);
   if (!store) return { ...info, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '' };
-  if (info.subresource && !store.definition.subresources.some((s) => s.name === info.subresource)) return { ...info, subresource: '' };
+  if (info.subresource && !table.lookupSubresource(gv, info.resource, info.subresource)) return { ...info, subresource: '' };
   return info;
 }

@@ -1,22 +1,13 @@
 // Connect subresources (`pods/x/proxy/...`, `pods/x/exec`, `pods/x/log`, `services/x/proxy`,
-// `nodes/x/proxy`): the Store answers on the raw response or the upgraded socket itself. As
-// kube-apiserver's connect handler does, the request's options go through CONNECT admission
-// (the log, a plain read, does not) before the Store is called.
+// `nodes/x/proxy`): the subresource's store answers on the raw response or the upgraded
+// socket itself. As kube-apiserver's connect handler does, the request's options (as the
+// subresource's declaration reads them) go through CONNECT admission (the log, a read, does
+// not) before the store is called.
 import type { Duplex } from 'node:stream';
-import type { KubeObject } from '../../apimachinery/types.js';
 import type { ConnectRequest } from '../../rest/index.js';
 import type { ServerRequest } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
 import type { HandlerDeps, Routed } from './request.js';
-
-/** The methods each connect subresource is served for (kube-apiserver's connecters'). */
-export const CONNECT_METHODS: Record<string, readonly string[]> = {
-  proxy: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
-  exec: ['GET', 'POST'],
-  attach: ['GET', 'POST'],
-  portforward: ['GET', 'POST'],
-  log: ['GET'],
-};
 
 const upgrades = new WeakMap<object, { socket: Duplex; head: Buffer }>();
 
@@ -37,51 +28,24 @@ export function connectPath(info: RequestInfo, rawPathname: string): string {
   return p;
 }
 
-function queryBool(q: URLSearchParams, name: string): boolean {
-  const v = q.get(name);
-  return v !== null && v !== '0' && v.toLowerCase() !== 'false';
-}
-
-/** The options object CONNECT admission sees, as the connecter's options kind. */
-export function connectOptions(resource: string, subresource: string, query: URLSearchParams, path: string): KubeObject {
-  const base = { apiVersion: 'v1' };
-  if (subresource === 'proxy') {
-    const kind = resource === 'services' ? 'ServiceProxyOptions' : resource === 'nodes' ? 'NodeProxyOptions' : 'PodProxyOptions';
-    return { ...base, kind, ...(path ? { path } : {}) } as KubeObject;
-  }
-  if (subresource === 'portforward') {
-    const ports = query.getAll('ports').flatMap((v) => v.split(',')).filter((v) => /^\d+$/.test(v)).map(Number);
-    return { ...base, kind: 'PodPortForwardOptions', ...(ports.length ? { ports } : {}) } as KubeObject;
-  }
-  const defaults = [...query.keys()].length > 0;
-  const opts: Record<string, unknown> = {
-    ...base,
-    kind: subresource === 'exec' ? 'PodExecOptions' : 'PodAttachOptions',
-    ...(queryBool(query, 'stdin') ? { stdin: true } : {}),
-    ...(defaults || queryBool(query, 'stdout') ? { stdout: true } : {}),
-    ...(defaults || queryBool(query, 'stderr') ? { stderr: true } : {}),
-    ...(queryBool(query, 'tty') ? { tty: true } : {}),
-    ...(query.get('container') ? { container: query.get('container') } : {}),
-  };
-  if (subresource === 'exec') opts.command = query.getAll('command');
-  return opts as KubeObject;
-}
-
 export async function serveConnect(deps: HandlerDeps, routed: Routed): Promise<void> {
-  const { r, ctx, store, namespace } = routed;
+  const { r, ctx, store, subresource, namespace } = routed;
+  const connect = subresource?.definition.connect;
+  if (!subresource?.connect || !connect) throw new Error('a connect request is routed to a connect subresource');
   const req = r.req as ServerRequest & ConnectRequest['request'];
   const rawPathname = (req.url ?? '/').split('?')[0]!;
   const info = r.info;
   const path = connectPath(info, rawPathname);
   const method = (req.method ?? 'GET').toUpperCase();
-  if (deps.admission && info.subresource !== 'log') {
+  // A read with options (the log) is not a CONNECT.
+  if (deps.admission && !connect.read) {
     const def = store.definition;
     const attrs = {
       operation: 'CONNECT' as const,
-      object: connectOptions(def.resource, info.subresource, r.query, path),
+      object: connect.admissionOptions(r.query, path),
       kind: { group: def.group, version: def.version, kind: def.kind },
       resource: { group: def.group, version: def.version, resource: def.resource },
-      subresource: info.subresource,
+      subresource: subresource.definition.name,
       namespace,
       name: info.name,
       user: r.user,
@@ -103,5 +67,5 @@ export async function serveConnect(deps: HandlerDeps, routed: Routed): Promise<v
     ...(upgrade ? { upgrade } : {}),
     responseHeaderTimeoutMs: deps.requestTimeoutMs ?? 60_000,
   };
-  await store.connect!(ctx, namespace, info.name, info.subresource, request);
+  await subresource.connect(ctx, namespace, info.name, request);
 }

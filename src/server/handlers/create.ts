@@ -24,18 +24,19 @@ export async function createResource(
 ): Promise<KubeObject> {
   const attrs = admissionAttributes(w, 'CREATE', w.name, obj);
   await admit(admission, attrs);
-  const subresource = w.subresource || undefined;
-  return w.store.create!(ctx, w.namespace, attrs.object ?? obj, { ...opts, validate: admissionValidator(admission, w, 'CREATE') }, subresource ? w.name : undefined, subresource);
+  const object = attrs.object ?? obj;
+  const createOpts = { ...opts, validate: admissionValidator(admission, w, 'CREATE') };
+  return w.subresource ? w.subresource.create!(ctx, w.namespace, w.name, object, createOpts) : w.store.create!(ctx, w.namespace, object, createOpts);
 }
 
 export async function serveCreate(deps: HandlerDeps, routed: Routed): Promise<void> {
-  const { r, ctx, store, namespace } = routed;
-  const choice = negotiate(r, deps.serializers, store, 'object');
+  const { r, ctx, store, subresource, namespace } = routed;
+  const choice = negotiate(r, deps.serializers, store, 'object', subresource);
   const dryRun = dryRunFromQuery(r.query, 'CreateOptions');
-  const obj = await decodeObject(r, deps.serializers, deps.maxBodyBytes, store, 'CreateOptions');
+  const obj = await decodeObject(r, deps.serializers, deps.maxBodyBytes, store, 'CreateOptions', subresource);
   r.audit?.requestObject(obj);
-  if (!r.info.subresource) checkNamespace(obj, namespace, store);
-  const name = r.info.subresource ? r.info.name : (obj.metadata?.name ?? '');
+  if (!subresource) checkNamespace(obj, namespace, store);
+  const name = subresource ? r.info.name : (obj.metadata?.name ?? '');
   const fieldManager = checkedFieldManager(r.query.get('fieldManager') ?? undefined, 'CreateOptions');
   const created = await createResource(deps.admission, ctx, writeTargetOf(routed, name, dryRun), obj, { dryRun, fieldManager, userAgent: headerValue(r.req, 'user-agent') });
   respond(r, deps.serializers, store, choice, 201, created, deps.now?.() ?? new Date());

@@ -70,7 +70,7 @@ function crontabs(version: string, deprecationWarning?: string, schema: JSONSche
     shortNames: ['ct'],
     categories: [],
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-    subresources: [{ name: 'status', kind: 'CronTab', verbs: ['get', 'patch', 'update'] }],
+    subresources: [{ name: 'status', kind: 'CronTab', verbs: ['get', 'patch', 'update'], serving: { by: 'status' } }],
     preferred: version === 'v1',
     storage: { group: GROUP, resource: 'crontabs', version: 'v1' },
     strategy,

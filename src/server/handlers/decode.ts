@@ -6,7 +6,7 @@ import { goJsonKind } from '../../codec/go-json.js';
 import { negotiateInput } from '../../codec/negotiate.js';
 import { decodeObjectBodyAsync } from '../../codec/object-body.js';
 import { decodeBody, MalformedBodyError, type SerializerSet } from '../../codec/serializer.js';
-import type { RESTStore } from '../../rest/index.js';
+import type { RESTStore, SubresourceStore } from '../../rest/index.js';
 import { headerValue } from '../http.js';
 import { readBody } from './body.js';
 import { checkFields, customResourceOf } from './field-validation.js';
@@ -15,15 +15,15 @@ import type { ResourceRequest } from './request.js';
 import { expectedKind } from './write.js';
 
 /** Decodes a body into an object of the expected kind (defaulting apiVersion and kind). */
-export async function decodeObject(r: ResourceRequest, serializers: SerializerSet, maxBodyBytes: number, store: RESTStore, optionsKind: string): Promise<KubeObject> {
-  const want = expectedKind(store, r.info.subresource);
+export async function decodeObject(r: ResourceRequest, serializers: SerializerSet, maxBodyBytes: number, store: RESTStore, optionsKind: string, subresource?: SubresourceStore): Promise<KubeObject> {
+  const want = expectedKind(store, subresource);
   const serializer = negotiateInput(headerValue(r.req, 'content-type'), serializers, want);
   const body = await readBody(r.req, maxBodyBytes);
   const obj = await decodeObjectBodyAsync(serializer, body, want);
   const wantApiVersion = apiVersionOf(want);
   const gotKind = obj.kind || want.kind;
   const gotApiVersion = obj.apiVersion || wantApiVersion;
-  if (gotApiVersion !== wantApiVersion && !alsoAccepted(store, r.info.subresource, gotApiVersion)) {
+  if (gotApiVersion !== wantApiVersion && !alsoAccepted(store, subresource, gotApiVersion)) {
     throw badRequest(`the API version in the data (${gotApiVersion}) does not match the expected API version (${wantApiVersion})`);
   }
   if (gotKind !== want.kind) {
@@ -33,7 +33,7 @@ export async function decodeObject(r: ResourceRequest, serializers: SerializerSe
   obj.kind = want.kind;
   const level = parseFieldValidation(r.query, optionsKind);
   const contentType = headerValue(r.req, 'content-type') ?? 'application/json';
-  r.warnings.push(...checkFields(body, obj, want, level, contentType, false, customResourceOf(store.definition, r.info.subresource)));
+  r.warnings.push(...checkFields(body, obj, want, level, contentType, false, customResourceOf(store.definition, want)));
   // Kinds outside the schema catalog still need object metadata, worded as Go's decoder.
   if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
     throw badRequest(
@@ -44,8 +44,8 @@ export async function decodeObject(r: ResourceRequest, serializers: SerializerSe
 }
 
 /** Whether the subresource also takes objects of `apiVersion` (converted to its own version, same shape). */
-function alsoAccepted(store: RESTStore, subresource: string, apiVersion: string): boolean {
-  const sub = subresource ? store.definition.subresources.find((s) => s.name === subresource) : undefined;
+function alsoAccepted(store: RESTStore, subresource: SubresourceStore | undefined, apiVersion: string): boolean {
+  const sub = subresource?.definition;
   if (!sub?.acceptedVersions) return false;
   const group = sub.group ?? store.definition.group;
   return sub.acceptedVersions.some((v) => apiVersionOf({ group, version: v }) === apiVersion);

@@ -75,8 +75,9 @@ describe('field validation of custom resources', () => {
 
   it('the scale subresource is a built-in kind, checked as such', () => {
     const info = { crdName: 'crontabs.stable.example.com', crdUID: 'u', schema: SCHEMA };
-    assert.equal(customResourceOf({ customResource: info }, 'scale'), undefined);
-    assert.equal(customResourceOf({ customResource: info }, 'status'), info);
-    assert.equal(customResourceOf({}, ''), undefined);
+    const def = { group: 'stable.example.com', version: 'v1', kind: 'CronTab', customResource: info };
+    assert.equal(customResourceOf(def, { group: 'autoscaling', version: 'v1', kind: 'Scale' }), undefined);
+    assert.equal(customResourceOf(def, { group: 'stable.example.com', version: 'v1', kind: 'CronTab' }), info);
+    assert.equal(customResourceOf({ group: '', version: 'v1', kind: 'Pod' }, { group: '', version: 'v1', kind: 'Pod' }), undefined);
   });
 });

@@ -100,9 +100,12 @@ function strictDecodingError(kind: GroupVersionKind, message: string, patchedObj
   return badRequest(`${kind.kind} in version ${JSON.stringify(kind.version)} cannot be handled as a ${kind.kind}: ${message}`);
 }
 
-/** The custom resource a body for `subresource` of `def` is checked against (not Scale, a built-in kind). */
-export function customResourceOf(def: { customResource?: CustomResourceInfo }, subresource: string): CustomResourceInfo | undefined {
-  return subresource === 'scale' ? undefined : def.customResource;
+/**
+ * The custom resource a body of kind `body` for `def` is checked against: the definition's
+ * own kind (the object, its status); not the built-in Scale of its scale subresource.
+ */
+export function customResourceOf(def: { group: string; version: string; kind: string; customResource?: CustomResourceInfo }, body: GroupVersionKind): CustomResourceInfo | undefined {
+  return body.group === def.group && body.version === def.version && body.kind === def.kind ? def.customResource : undefined;
 }
 
 /** Adds warnings the request does not carry yet. */

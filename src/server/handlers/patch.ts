@@ -33,8 +33,8 @@ const SUPPORTED: PatchType[] = ['application/json-patch+json', 'application/merg
 const CUSTOM_RESOURCE_SUPPORTED: PatchType[] = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
 export async function servePatch(deps: HandlerDeps, routed: Routed): Promise<void> {
-  const { r, ctx, store, namespace } = routed;
-  const choice = negotiate(r, deps.serializers, store, 'object');
+  const { r, ctx, store, subresource, namespace } = routed;
+  const choice = negotiate(r, deps.serializers, store, 'object', subresource);
   const contentType = headerValue(r.req, 'content-type');
   const supported = store.definition.customResource ? CUSTOM_RESOURCE_SUPPORTED : SUPPORTED;
   const patchType = patchTypeOf(contentType, supported);
@@ -47,7 +47,7 @@ export async function servePatch(deps: HandlerDeps, routed: Routed): Promise<voi
     throw invalid({ group: metaGroup(), kind: 'PatchOptions' }, '', [forbiddenField('force', 'may not be specified for non-apply patch')]);
   }
   const name = r.info.name;
-  const kind = expectedKind(store, r.info.subresource);
+  const kind = expectedKind(store, subresource);
   const def = store.definition;
   const fieldManager = checkedFieldManager(r.query.get('fieldManager') ?? undefined, 'PatchOptions');
   const result = await updateResource(
@@ -68,7 +68,7 @@ export async function servePatch(deps: HandlerDeps, routed: Routed): Promise<voi
       else patched = strategicPatch(structuredClone(current), patch, kind);
       const obj = patchedObject(patched, level, opErrors);
       if (level === 'Warn') addWarnings(r.warnings, opErrors);
-      addWarnings(r.warnings, checkFields(raw, obj, kind, level, contentType ?? '', true, customResourceOf(def, r.info.subresource)));
+      addWarnings(r.warnings, checkFields(raw, obj, kind, level, contentType ?? '', true, customResourceOf(def, kind)));
       checkName(obj, name, def.namespaced ? namespace : '');
       return obj;
     },
@@ -82,17 +82,16 @@ export async function servePatch(deps: HandlerDeps, routed: Routed): Promise<voi
  * missing) by the field manager, which also records ownership and refuses conflicts.
  */
 async function serveApply(deps: HandlerDeps, routed: Routed, raw: Uint8Array, dryRun: boolean, level: FieldValidation): Promise<void> {
-  const { r, ctx, store, namespace } = routed;
-  const choice = negotiate(r, deps.serializers, store, 'object');
+  const { r, ctx, store, subresource, namespace } = routed;
+  const choice = negotiate(r, deps.serializers, store, 'object', subresource);
   const fieldManager = validateApplyOptions(r.query.get('fieldManager'));
   const force = parseForce(r.query.get('force'));
   const config = await decodeApplyConfigurationAsync(raw);
   r.audit?.requestPatch(config);
   const name = r.info.name;
-  const kind = expectedKind(store, r.info.subresource);
+  const kind = expectedKind(store, subresource);
   const def = store.definition;
   checkApplyVersion(config, apiVersionOf(kind), kind.kind);
-  const subresource = r.info.subresource || undefined;
   const result = await updateResource(
     deps.admission,
     ctx,

@@ -5,7 +5,7 @@ import type { UserInfo } from '../../apimachinery/types.js';
 import type { AdmissionChain } from '../../admission/types.js';
 import type { RequestAudit } from '../../audit/index.js';
 import type { SerializerSet } from '../../codec/serializer.js';
-import type { RESTStore, RequestContext, ResourceTable } from '../../rest/index.js';
+import type { RESTStore, RequestContext, ResourceTable, SubresourceStore } from '../../rest/index.js';
 import type { ServerRequest, ServerResponse } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
 import type { WriteTarget } from './write.js';
@@ -48,17 +48,19 @@ export interface Routed {
   r: ResourceRequest;
   ctx: RequestContext;
   store: RESTStore;
+  /** The subresource's store, for a request of a subresource. */
+  subresource?: SubresourceStore;
   namespace: string;
 }
 
 /** The write a routed request makes, on the object `name`. */
 export function writeTargetOf(routed: Routed, name: string, dryRun: boolean): WriteTarget {
-  const { r, store, namespace } = routed;
+  const { r, store, subresource, namespace } = routed;
   return {
     store,
     namespace,
     name,
-    subresource: r.info.subresource,
+    subresource,
     user: r.user,
     warnings: r.warnings,
     dryRun,

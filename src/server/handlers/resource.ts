@@ -28,14 +28,15 @@ const HANDLERS: Record<string, (deps: HandlerDeps, routed: Routed) => Promise<vo
 };
 
 export async function serveResource(deps: HandlerDeps, r: ResourceRequest): Promise<void> {
-  const { store, namespace, connect } = resolveStore(deps.table, r.info, (r.req.method ?? 'GET').toUpperCase());
+  const { store, subresource, namespace, connect } = resolveStore(deps.table, r.info, (r.req.method ?? 'GET').toUpperCase());
   // A deprecated version of a custom resource warns on every request to it, errors included.
   const deprecation = store.definition.customResource?.deprecationWarning;
   if (deprecation && !r.warnings.includes(deprecation)) r.warnings.push(deprecation);
   const ctx: RequestContext = { user: r.user, signal: r.signal, warnings: r.warnings, audit: r.audit };
-  if (connect) return serveConnect(deps, { r, ctx, store, namespace });
+  const routed = { r, ctx, store, ...(subresource ? { subresource } : {}), namespace };
+  if (connect) return serveConnect(deps, routed);
   // resolveStore admits only the verbs above.
-  await HANDLERS[r.info.verb]?.(deps, { r, ctx, store, namespace });
+  await HANDLERS[r.info.verb]?.(deps, routed);
 }
 
 /**

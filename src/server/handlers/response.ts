@@ -3,16 +3,16 @@
 // into a Table or metadata when asked, encoded and written with the request's warnings.
 import { isPlainObject, type KubeList, type KubeObject } from '../../apimachinery/types.js';
 import { negotiateOutput, type OutputChoice, type Target } from '../../codec/negotiate.js';
-import { jsonListChunks, lazyItemsOf, materializeItems, type StreamedList } from '../../codec/json-list.js';
+import { jsonListChunks, type StreamedList } from '../../codec/json-list.js';
 import { fallbackTableConvertor, parseIncludeObject, partialObjectMetadata, partialObjectMetadataList, toTable } from '../../codec/representation.js';
 import { jsonSerializer, type SerializerSet } from '../../codec/serializer.js';
-import type { RESTStore, TableConvertor } from '../../rest/index.js';
+import type { RESTStore, StoreList, SubresourceStore, TableConvertor } from '../../rest/index.js';
 import { headerValue, setWarnings, writeBody, type ServerResponse } from '../http.js';
 import type { ResourceRequest } from './request.js';
 import { expectedKind } from './write.js';
 
-export function negotiate(r: ResourceRequest, serializers: SerializerSet, store: RESTStore, target: Target): OutputChoice {
-  return negotiateOutput(headerValue(r.req, 'accept'), serializers, target, { kind: expectedKind(store, r.info.subresource) });
+export function negotiate(r: ResourceRequest, serializers: SerializerSet, store: RESTStore, target: Target, subresource?: SubresourceStore): OutputChoice {
+  return negotiateOutput(headerValue(r.req, 'accept'), serializers, target, { kind: expectedKind(store, subresource) });
 }
 
 /** Encodes an object or list in the negotiated representation and writes it. */
@@ -50,33 +50,37 @@ export function writeEncoded(r: ResourceRequest, serializers: SerializerSet, cho
  * encoded) so the first byte leaves at once and memory does not grow with the list; other
  * formats, HEAD, and requests whose audit event keeps the response body are encoded whole.
  */
-export async function respondList(r: ResourceRequest, serializers: SerializerSet, store: RESTStore, choice: OutputChoice, list: KubeList, now: Date): Promise<void> {
-  const streamed = choice.serializer === jsonSerializer && r.req.method !== 'HEAD' && r.audit?.level !== 'RequestResponse' && Array.isArray(list.items) ? streamedList(r, store, choice, list, now) : undefined;
-  if (!streamed) {
-    materializeItems(list);
+export async function respondList(r: ResourceRequest, serializers: SerializerSet, store: RESTStore, choice: OutputChoice, list: StoreList, now: Date): Promise<void> {
+  // `items` of a list with lazy items is read only by an answer encoded whole (it builds them all).
+  const streams = choice.serializer === jsonSerializer && r.req.method !== 'HEAD' && r.audit?.level !== 'RequestResponse' && (list.lazy !== undefined || Array.isArray(list.items));
+  if (!streams) {
     respond(r, serializers, store, choice, 200, list, now);
     return;
   }
+  const streamed = streamedList(r, store, choice, list, now);
   await writeChunks(r, choice.contentType, jsonListChunks(streamed, r.pretty));
 }
 
 /** The list in the representation asked for, its items built one at a time. */
-function streamedList(r: ResourceRequest, store: RESTStore, choice: OutputChoice, list: KubeList, now: Date): StreamedList {
+function streamedList(r: ResourceRequest, store: RESTStore, choice: OutputChoice, list: StoreList, now: Date): StreamedList {
   const rep = choice.representation;
   // Items of a snapshot are built as they are encoded, and not kept.
-  const lazy = lazyItemsOf(list);
-  const count = lazy ? lazy.count : list.items.length;
-  const item: (i: number) => KubeObject = lazy ? (i) => lazy.at(i) as KubeObject : (i) => list.items[i]!;
+  const lazy = list.lazy;
+  const items = lazy ? undefined : list.items;
+  const count = lazy ? lazy.count : items!.length;
+  const item: (i: number) => KubeObject = lazy ? (i) => lazy.at(i) as KubeObject : (i) => items![i]!;
+  // The envelope without the items (a spread would read `items`, building lazy ones).
+  const envelope: KubeList = { apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata, items: [] };
   if (rep.as === 'Table') {
     const includeObject = parseIncludeObject(r.query.get('includeObject'));
     const convertor = tableConvertorOf(store);
-    const row = (objects: KubeObject[], withColumns: boolean): Record<string, unknown> => toTable(objects, list.metadata, convertor, { version: rep.version, includeObject, withColumns, now });
+    const row = (objects: KubeObject[], withColumns: boolean): Record<string, unknown> => toTable(objects, envelope.metadata, convertor, { version: rep.version, includeObject, withColumns, now });
     return { envelope: row([], true), key: 'rows', count, element: (i) => (row([item(i)], false).rows as unknown[])[0] };
   }
   if (rep.as !== 'Object') {
-    return { envelope: partialObjectMetadataList({ ...list, items: [] }, rep.version) as unknown as Record<string, unknown>, key: 'items', count, element: (i) => partialObjectMetadata(item(i), rep.version) };
+    return { envelope: partialObjectMetadataList(envelope, rep.version) as unknown as Record<string, unknown>, key: 'items', count, element: (i) => partialObjectMetadata(item(i), rep.version) };
   }
-  return { envelope: { ...list, items: [] } as unknown as Record<string, unknown>, key: 'items', count, element: item, stored: lazy?.stored?.bind(lazy), splices: lazy?.splices };
+  return { envelope: envelope as unknown as Record<string, unknown>, key: 'items', count, element: item, stored: lazy?.stored?.bind(lazy), splices: lazy?.splices };
 }
 
 /**
@@ -156,11 +160,7 @@ function drained(res: StreamingResponse, signal: AbortSignal): Promise<void> {
  * A virtual resource without a Strategy may still print its own columns by carrying a
  * `tableConvertor` (an extension of RESTStore local to the server).
  */
-export interface TablePrinting {
-  tableConvertor?: TableConvertor;
-}
-
-/** The columns of a resource: its Strategy's, a virtual store's own, or Name and Created At. */
+/** The columns of a resource: its Strategy's, a virtual resource's own, or Name and Created At. */
 export function tableConvertorOf(store: RESTStore): TableConvertor {
-  return store.definition.strategy?.table ?? (store as RESTStore & TablePrinting).tableConvertor ?? fallbackTableConvertor;
+  return store.definition.strategy?.table ?? store.definition.table ?? fallbackTableConvertor;
 }

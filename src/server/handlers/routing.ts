@@ -1,18 +1,19 @@
-// Which Store and verb a RequestInfo maps to, as Kubernetes routes requests: a path no verb
-// of the resource is served at is 404; a path served for other methods is the generic 405;
-// a route whose storage lacks the verb (a watch of a resource that is only listed) is 405
-// naming the verb.
+// Which Store, or subresource store (both from the resource table), and verb a RequestInfo
+// maps to, as Kubernetes routes requests: a path no verb of the resource is served at is 404;
+// a path served for other methods is the generic 405; a route whose storage lacks the verb (a
+// watch of a resource that is only listed) is 405 naming the verb.
 import { methodNotSupported } from '../../apimachinery/errors.js';
-import type { RESTStore, ResourceTable } from '../../rest/index.js';
+import type { RESTStore, ResourceTable, SubresourceStore } from '../../rest/index.js';
 import { genericNotFound, methodNotAllowed } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
-import { CONNECT_METHODS } from './connect.js';
 
 export interface ResolvedStore {
   store: RESTStore;
+  /** The subresource's store, when the request is for a subresource. */
+  subresource?: SubresourceStore;
   /** The namespace the Store is called with: '' for cluster-scoped resources and cluster-wide lists. */
   namespace: string;
-  /** The request goes to the Store's `connect` (proxy, exec, attach, port-forward, log). */
+  /** The request goes to the subresource's `connect` (proxy, exec, attach, port-forward, log). */
   connect?: boolean;
 }
 
@@ -36,6 +37,13 @@ const STORE_METHODS: Record<string, keyof RESTStore> = {
   deletecollection: 'deleteCollection',
 };
 
+const SUBRESOURCE_METHODS: Record<string, keyof SubresourceStore> = {
+  get: 'get',
+  create: 'create',
+  update: 'update',
+  patch: 'update',
+};
+
 /** The methods a route table serves for a list of verbs; verb lists belong to definitions and do not change. */
 const methodSets = new WeakMap<readonly string[], Map<Record<string, string>, Set<string>>>();
 
@@ -48,26 +56,27 @@ function methodsFor(verbs: readonly string[], routes: Record<string, string>): S
 }
 
 export function resolveStore(table: ResourceTable, info: RequestInfo, method: string): ResolvedStore {
-  const store = table.lookup({ group: info.apiGroup, version: info.apiVersion }, info.resource);
+  const gv = { group: info.apiGroup, version: info.apiVersion };
+  const store = table.lookup(gv, info.resource);
   if (!store) throw genericNotFound();
   const def = store.definition;
-  const isNamespaceObject = def.group === '' && def.resource === 'namespaces';
-  if (!def.namespaced && info.namespace !== '' && !isNamespaceObject) throw genericNotFound();
+  // A cluster-scoped resource has no namespace in its path, but for the namespaces themselves.
+  if (!def.namespaced && info.namespace !== '' && !info.namespaceObject) throw genericNotFound();
   const clusterWide = def.namespaced && info.namespace === '';
   // The `/proxy/` paths before the resource were removed from Kubernetes; nothing serves them.
   if (info.verb === 'proxy') throw genericNotFound();
-  const connectMethods = info.subresource ? CONNECT_METHODS[info.subresource] : undefined;
-  if (connectMethods && typeof store.connect === 'function') {
-    if (!def.subresources.some((s) => s.name === info.subresource) || info.collection || info.legacyWatch || clusterWide) throw genericNotFound();
-    if (!connectMethods.includes(method)) throw methodNotAllowed();
-    return { store, namespace: def.namespaced ? info.namespace : '', connect: true };
+  const namespace = def.namespaced ? info.namespace : '';
+  const sub = info.subresource ? table.lookupSubresource(gv, info.resource, info.subresource) : undefined;
+  if (info.subresource && (!sub || info.collection || info.legacyWatch || clusterWide)) throw genericNotFound();
+  const connect = sub?.definition.connect;
+  if (sub && connect && sub.connect) {
+    if (!connect.methods.includes(method)) throw methodNotAllowed();
+    return { store, subresource: sub, namespace, connect: true };
   }
   let verbs = def.verbs;
   let routes: Record<string, string>;
-  if (info.subresource) {
-    const sub = def.subresources.find((s) => s.name === info.subresource);
-    if (!sub || info.collection || info.legacyWatch || clusterWide) throw genericNotFound();
-    verbs = sub.verbs;
+  if (sub) {
+    verbs = sub.definition.verbs;
     routes = SUBRESOURCE_ROUTES;
   } else if (info.legacyWatch) {
     // Watching a collection needs a list to start from.
@@ -80,9 +89,17 @@ export function resolveStore(table: ResourceTable, info: RequestInfo, method: st
   const methods = methodsFor(verbs, routes);
   if (methods.size === 0) throw genericNotFound();
   if (!methods.has(method === 'HEAD' ? 'GET' : method)) throw methodNotAllowed();
-  const storeMethod = STORE_METHODS[info.verb];
-  if (!verbs.includes(info.verb) || !storeMethod || typeof store[storeMethod] !== 'function') {
-    throw methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
-  }
-  return { store, namespace: def.namespaced ? info.namespace : '' };
+  const served = sub ? subresourceServes(sub, info.verb) : storeServes(store, info.verb);
+  if (!verbs.includes(info.verb) || !served) throw methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+  return { store, ...(sub ? { subresource: sub } : {}), namespace };
+}
+
+function storeServes(store: RESTStore, verb: string): boolean {
+  const method = STORE_METHODS[verb];
+  return method !== undefined && typeof store[method] === 'function';
+}
+
+function subresourceServes(sub: SubresourceStore, verb: string): boolean {
+  const method = SUBRESOURCE_METHODS[verb];
+  return method !== undefined && typeof sub[method] === 'function';
 }

@@ -20,26 +20,21 @@ export async function updateResource(
   compute: UpdatedObjectInfo,
   opts: Omit<UpdateOptions, 'validate'>,
 ): Promise<UpdateResult> {
-  return w.store.update!(
-    ctx,
-    w.namespace,
-    w.name,
-    async (current, applied) => {
-      const obj = await compute(current, applied);
-      const attrs = admissionAttributes(w, current ? 'UPDATE' : 'CREATE', w.name, obj, current);
-      await admit(admission, attrs);
-      return attrs.object ?? obj;
-    },
-    { ...opts, validate: admissionValidator(admission, w, 'UPDATE') },
-    w.subresource || undefined,
-  );
+  const objInfo: UpdatedObjectInfo = async (current, applied) => {
+    const obj = await compute(current, applied);
+    const attrs = admissionAttributes(w, current ? 'UPDATE' : 'CREATE', w.name, obj, current);
+    await admit(admission, attrs);
+    return attrs.object ?? obj;
+  };
+  const updateOpts = { ...opts, validate: admissionValidator(admission, w, 'UPDATE') };
+  return w.subresource ? w.subresource.update!(ctx, w.namespace, w.name, objInfo, updateOpts) : w.store.update!(ctx, w.namespace, w.name, objInfo, updateOpts);
 }
 
 export async function serveUpdate(deps: HandlerDeps, routed: Routed): Promise<void> {
-  const { r, ctx, store, namespace } = routed;
-  const choice = negotiate(r, deps.serializers, store, 'object');
+  const { r, ctx, store, subresource, namespace } = routed;
+  const choice = negotiate(r, deps.serializers, store, 'object', subresource);
   const dryRun = dryRunFromQuery(r.query, 'UpdateOptions');
-  const body = await decodeObject(r, deps.serializers, deps.maxBodyBytes, store, 'UpdateOptions');
+  const body = await decodeObject(r, deps.serializers, deps.maxBodyBytes, store, 'UpdateOptions', subresource);
   r.audit?.requestObject(body);
   const name = r.info.name;
   checkName(body, name, namespace);

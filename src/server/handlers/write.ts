@@ -7,7 +7,7 @@ import type { AuditAnnotations } from '../../apimachinery/audit.js';
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../../admission/types.js';
 import { fieldManagerErrors } from '../../apply/index.js';
 import { metaGroup } from '../../naming/index.js';
-import type { RESTStore, ValidateObjectFunc } from '../../rest/index.js';
+import type { RESTStore, SubresourceStore, ValidateObjectFunc } from '../../rest/index.js';
 
 /** What a write addresses and on whose behalf. */
 export interface WriteTarget {
@@ -16,8 +16,8 @@ export interface WriteTarget {
   namespace: string;
   /** The object's name; '' when not known yet (a create with a generated name). */
   name: string;
-  /** '' for the object itself. */
-  subresource: string;
+  /** The subresource written through; absent for the object itself. */
+  subresource?: SubresourceStore;
   user: UserInfo;
   warnings: string[];
   dryRun: boolean;
@@ -28,13 +28,11 @@ export interface WriteTarget {
   audit?: AuditAnnotations;
 }
 
-/** The kind a body for `subresource` of the store's resource must be, with its group and version. */
-export function expectedKind(store: RESTStore, subresource: string): GroupVersionKind {
+/** The kind a body for the store's resource, or for its `subresource`, must be, with its group and version. */
+export function expectedKind(store: RESTStore, subresource?: SubresourceStore): GroupVersionKind {
   const def = store.definition;
-  if (subresource) {
-    const sub = def.subresources.find((s) => s.name === subresource);
-    if (sub) return { group: sub.group ?? def.group, version: sub.version ?? def.version, kind: sub.kind };
-  }
+  const sub = subresource?.definition;
+  if (sub) return { group: sub.group ?? def.group, version: sub.version ?? def.version, kind: sub.kind };
   return { group: def.group, version: def.version, kind: def.kind };
 }
 
@@ -52,7 +50,7 @@ export function admissionAttributes(
     oldObject,
     kind: expectedKind(w.store, w.subresource),
     resource: { group: def.group, version: def.version, resource: def.resource },
-    subresource: w.subresource,
+    subresource: w.subresource?.definition.name ?? '',
     namespace: w.namespace,
     name,
     user: w.user,
