@@ -26,7 +26,6 @@ const stringOp = (t: CelT | undefined, a: CelT[]): number => 1 + trav(size(t)) +
 /** Kubernetes' regex cost: the text's traversal times the pattern's. */
 const regexCost = (t: CelT | undefined, a: CelT[]): number => 1 + trav(size(t)) * (1 + trav(size(a[0])));
 const searchCost = regexCost;
-const replaceCost = (t: CelT | undefined, a: CelT[]): number => stringOp(t, a) + trav((size(t) + 1) * Math.max(1, size(a[1])));
 const sameString = (t: CelT | undefined): CelT => ({ kind: 'string', max: size(t) });
 
 const m = (target: CelT, args: CelT[], result: CelT | Overload['result'], cost?: Overload['cost']): Overload => ({
@@ -76,11 +75,9 @@ export const LIBRARY: Record<string, Overload[]> = {
   lastIndexOf: [m(STRING, [STRING], INT, stringOp), m(STRING, [STRING, INT], INT, stringOp), m(LIST_DYN, [DYN], INT, (t) => 1 + size(t))],
   lowerAscii: [m(STRING, [], sameString, stringOp)],
   upperAscii: [m(STRING, [], sameString, stringOp)],
-  // The result is built as well as the receiver read: the cost counts both (a replacement
-  // may make the result as large as the receiver times the replacement).
   replace: [
-    m(STRING, [STRING, STRING], (t, a) => ({ kind: 'string', max: size(t) * Math.max(1, size(a[1])) }), replaceCost),
-    m(STRING, [STRING, STRING, INT], (t, a) => ({ kind: 'string', max: size(t) * Math.max(1, size(a[1])) }), replaceCost),
+    m(STRING, [STRING, STRING], (t, a) => ({ kind: 'string', max: size(t) * Math.max(1, size(a[1])) }), stringOp),
+    m(STRING, [STRING, STRING, INT], (t, a) => ({ kind: 'string', max: size(t) * Math.max(1, size(a[1])) }), stringOp),
   ],
   split: [m(STRING, [STRING], (t) => listOf(sameString(t), size(t) + 1), stringOp), m(STRING, [STRING, INT], (t) => listOf(sameString(t), size(t) + 1), stringOp)],
   substring: [m(STRING, [INT], sameString, stringOp), m(STRING, [INT, INT], sameString, stringOp)],
@@ -327,64 +324,9 @@ function urlFuncs(): CelFunc[] {
   ];
 }
 
-/** The longest string `replace` builds (a cost of a tenth of a unit per character, as the per-call limit counts). */
-export const MAX_REPLACE_RESULT = 10 * 1_000_000;
-
-/**
- * Go's `strings.Replace` in linear time: the first `n` (all when negative or absent)
- * non-overlapping `old` replaced by `repl`; an empty `old` matches before each code point and
- * at the end. The result's size is known before it is built, and a result beyond
- * `MAX_REPLACE_RESULT` is refused as the per-call cost limit refuses it.
- */
-export function goReplace(s: string, old: string, repl: string, n?: bigint): string {
-  const limit = n === undefined || n < 0n ? Infinity : Number(n);
-  if (limit === 0 || old === repl) return s;
-  if (old !== '' && limit === Infinity) {
-    // Every occurrence: the engine's own split and join, linear and fast.
-    const pieces = s.split(old);
-    if (s.length + (pieces.length - 1) * (repl.length - old.length) > MAX_REPLACE_RESULT) throw new Error('operation cancelled: actual cost limit exceeded');
-    return pieces.join(repl);
-  }
-  const at: number[] = [];
-  if (old === '') {
-    for (let i = 0; i <= s.length && at.length < limit; ) {
-      at.push(i);
-      if (i === s.length) break;
-      i += (s.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
-    }
-  } else {
-    for (let i = s.indexOf(old); i >= 0 && at.length < limit; i = s.indexOf(old, i + old.length)) at.push(i);
-  }
-  if (at.length === 0) return s;
-  const resultSize = s.length + at.length * (repl.length - old.length);
-  if (resultSize > MAX_REPLACE_RESULT) throw new Error('operation cancelled: actual cost limit exceeded');
-  const parts: string[] = [];
-  let from = 0;
-  for (const i of at) {
-    parts.push(s.slice(from, i), repl);
-    from = i + old.length;
-  }
-  parts.push(s.slice(from));
-  return parts.join('');
-}
-
-function replaceFuncs(): CelFunc[] {
-  const { celMethod, CelScalar } = celLib();
-  return [
-    celMethod('replace', CelScalar.STRING, [CelScalar.STRING, CelScalar.STRING], CelScalar.STRING, function (this: string, old: string, repl: string) {
-      return goReplace(this, old, repl);
-    }),
-    celMethod('replace', CelScalar.STRING, [CelScalar.STRING, CelScalar.STRING, CelScalar.INT], CelScalar.STRING, function (this: string, old: string, repl: string, n: bigint) {
-      return goReplace(this, old, repl, n);
-    }),
-  ];
-}
-
 let funcs: CelFunc[] | undefined;
 
 /** The functions added to the evaluator's standard ones (made with the library, on first use). */
 export function evaluatorFunctions(): CelFunc[] {
-  // The library's own `replace` rebuilds the whole string per occurrence (quadratic): ours is linear and bounded.
-  const strings = celExtLib().strings.filter((fn) => fn.name !== 'format' && fn.name !== 'strings.quote' && fn.name !== 'replace');
-  return (funcs ??= [...strings, ...replaceFuncs(), ...listFuncs(), ...regexFuncs(), ...urlFuncs()]);
+  return (funcs ??= [...celExtLib().strings.filter((fn) => fn.name !== 'format' && fn.name !== 'strings.quote'), ...listFuncs(), ...regexFuncs(), ...urlFuncs()]);
 }
