@@ -56,14 +56,15 @@ function isMAC(s: string): boolean {
 }
 
 // strfmt's hostname pattern, in Go syntax: matched by the linear-time engine, since a
-// backtracking one could take exponential time on a long value.
-const HOSTNAME = compileGoPattern(
-  '^([a-zA-Z0-9\\p{S}\\p{L}]((-?[a-zA-Z0-9\\p{S}\\p{L}]{0,62})?)|([a-zA-Z0-9\\p{S}\\p{L}](([a-zA-Z0-9-\\p{S}\\p{L}]{0,61}[a-zA-Z0-9\\p{S}\\p{L}])?)(\\.)){1,}([a-zA-Z\\p{L}]){2,63})$',
-);
+// backtracking one could take exponential time on a long value. Compiled on first use.
+const HOSTNAME_PATTERN =
+  '^([a-zA-Z0-9\\p{S}\\p{L}]((-?[a-zA-Z0-9\\p{S}\\p{L}]{0,62})?)|([a-zA-Z0-9\\p{S}\\p{L}](([a-zA-Z0-9-\\p{S}\\p{L}]{0,61}[a-zA-Z0-9\\p{S}\\p{L}])?)(\\.)){1,}([a-zA-Z\\p{L}]){2,63})$';
 
 function isHostname(s: string): boolean {
-  if (!HOSTNAME.ok || !HOSTNAME.test(s)) return false;
-  return Buffer.byteLength(s) <= 255 && s.split('.').every((p) => Buffer.byteLength(p) <= 63);
+  // The length first: a longer name is no hostname, and the pattern's work grows with it.
+  if (Buffer.byteLength(s) > 255 || !s.split('.').every((p) => Buffer.byteLength(p) <= 63)) return false;
+  const hostname = compileGoPattern(HOSTNAME_PATTERN);
+  return hostname.ok && hostname.test(s);
 }
 
 function isEmail(s: string): boolean {
