@@ -74,7 +74,10 @@ class Runner {
     if (cost > PER_CALL_LIMIT) return { costError: 'operation cancelled: actual cost limit exceeded' };
     if (cost > this.budget) throw new CostExceeded(OUT_OF_BUDGET);
     this.budget -= cost;
-    return p.run(this.vars);
+    const { result, spent } = p.runMetered(this.vars);
+    // The library calls' actual work, where it passed the bound charged above.
+    this.budget -= Math.max(0, spent - cost);
+    return result;
   }
 }
 

@@ -274,7 +274,9 @@ function evaluateRules(node: Node, path: string, value: unknown, old: unknown, r
       return;
     }
     run.budget -= cost;
-    const result = p.program(self, oldSelf);
+    const { result, spent } = p.program(self, oldSelf);
+    // The actual work of the library calls, where it passed the bound charged above.
+    run.budget -= Math.max(0, spent - cost);
     const err = evalError(result);
     if (err !== undefined) {
       if (err.startsWith('operation cancelled: actual cost limit exceeded')) {
@@ -307,7 +309,8 @@ function evaluateRules(node: Node, path: string, value: unknown, old: unknown, r
       return;
     }
     run.budget -= mcost;
-    const msg = rule.messageProgram.program(self, oldSelf);
+    const { result: msg, spent: mspent } = rule.messageProgram.program(self, oldSelf);
+    run.budget -= Math.max(0, mspent - mcost);
     // An error, a non-string, an empty, too long or multi-line message falls back to the rule's message.
     const text = !isCelError(msg) && typeof msg === 'string' ? msg.trim() : '';
     const usable = text !== '' && Buffer.byteLength(text) <= MAX_MESSAGE_BYTES && !/\n/.test(text);

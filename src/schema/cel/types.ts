@@ -12,11 +12,10 @@ export type ScalarKind = 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes'
 
 /**
  * A CEL type. `max` is the largest size a value can have (characters of a string, elements
- * of a list or map); `minSize` the smallest JSON text a value takes, which bounds how many
- * elements fit in one request.
+ * of a list or map); `min` the smallest, when known (a literal's).
  */
 export type CelT =
-  | { kind: ScalarKind; max?: number }
+  | { kind: ScalarKind; max?: number; min?: number }
   | { kind: 'list'; elem: CelT; max: number }
   | { kind: 'map'; key: CelT; value: CelT; max: number }
   | { kind: 'object'; fields: Map<string, CelT>; max?: number };
