@@ -121,6 +121,48 @@ function invalidLiteralPattern(expr: Expr): string | undefined {
   }
 }
 
+/** The function every comprehension's loop condition is wrapped in (not a name rules can write). */
+export const LOOP_TICK = '@orch_tick';
+
+/**
+ * Wraps the loop condition of every comprehension in LOOP_TICK, in place: the evaluator reads
+ * a comprehension's range whole before it loops, so the loop itself must give the meter a
+ * place to look at its deadline and to stop the loop (an error condition ends it).
+ */
+function instrumentLoops(expr: Expr): void {
+  const k = expr.exprKind;
+  switch (k.case) {
+    case 'selectExpr':
+      if (k.value.operand) instrumentLoops(k.value.operand);
+      return;
+    case 'callExpr':
+      if (k.value.target) instrumentLoops(k.value.target);
+      for (const a of k.value.args) instrumentLoops(a);
+      return;
+    case 'listExpr':
+      for (const e of k.value.elements) instrumentLoops(e);
+      return;
+    case 'structExpr':
+      for (const e of k.value.entries) {
+        if (e.keyKind.case === 'mapKey') instrumentLoops(e.keyKind.value);
+        if (e.value) instrumentLoops(e.value);
+      }
+      return;
+    case 'comprehensionExpr': {
+      const c = k.value;
+      for (const e of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) if (e) instrumentLoops(e);
+      const cond = c.loopCondition;
+      if (cond) {
+        const wrapped = { ...cond, exprKind: { case: 'callExpr', value: { function: LOOP_TICK, args: [cond] } } };
+        c.loopCondition = wrapped as unknown as Expr;
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
 /**
  * Runs a planned program under the per-call limit of its library calls' actual work; a run
  * past it is cancelled with cel-go's error, whatever the expression made of the call's error.
@@ -181,7 +223,10 @@ export function compileInScope(src: string, scope: ReadonlyMap<string, CelT>, pr
     return { ok: false, detail: `${instantiation}: ${badPattern}` };
   }
   env ??= celLib().celEnv({ funcs: evaluatorFunctions() });
-  const run = celLib().plan(env, parsed);
+  // The checked expression is kept as parsed (costs are recomputed on it); the plan's copy is instrumented.
+  const planned = celLib().parse(src);
+  instrumentLoops(planned.expr);
+  const run = celLib().plan(env, planned);
   return {
     ok: true,
     value: {

@@ -4,7 +4,7 @@
 // Each function has the evaluator's implementation and the checker's overloads with costs.
 import type { CelFunc, CelInput, CelList, CelMap, CelValue } from '@bufbuild/cel';
 import { compileGoPattern, matchWork, MatchTooExpensive, type GoRegexp } from '../crd/regex.js';
-import { charge, COST_LIMIT_EXCEEDED } from './meter.js';
+import { charge, COST_LIMIT_EXCEEDED, tick } from './meter.js';
 import { celExtLib, celLib } from './runtime.js';
 import { BOOL, BYTES, DOUBLE, DYN, INT, STRING, TYPE, UINT, listOf, mapOf, maxSize, type CelT } from './types.js';
 
@@ -455,10 +455,21 @@ function urlFuncs(): CelFunc[] {
   ];
 }
 
+/** The loop condition's wrapper (see compile.ts): the condition, after a look at the meter. */
+function loopFuncs(): CelFunc[] {
+  const { celFunc, CelScalar } = celLib();
+  return [
+    celFunc('@orch_tick', [CelScalar.DYN], CelScalar.DYN, (cond: CelValue) => {
+      tick();
+      return cond as CelInput;
+    }),
+  ];
+}
+
 let funcs: CelFunc[] | undefined;
 
 /** The functions added to the evaluator's standard ones (made with the library, on first use). */
 export function evaluatorFunctions(): CelFunc[] {
   // Later functions replace earlier ones of the same signature: these come after the library's.
-  return (funcs ??= [...celExtLib().strings.filter((fn) => fn.name !== 'format' && fn.name !== 'strings.quote'), ...stringFuncs(), ...listFuncs(), ...regexFuncs(), ...urlFuncs()]);
+  return (funcs ??= [...celExtLib().strings.filter((fn) => fn.name !== 'format' && fn.name !== 'strings.quote'), ...stringFuncs(), ...listFuncs(), ...regexFuncs(), ...urlFuncs(), ...loopFuncs()]);
 }
