@@ -15,6 +15,12 @@ export const COST_LIMIT_EXCEEDED = 'operation cancelled: actual cost limit excee
 /** The longest one evaluation may run, in milliseconds. */
 export const EVALUATION_DEADLINE_MS = 100;
 
+/**
+ * The longest the evaluations of one request may run together: as many deadlines as the
+ * runtime budget holds per-call limits (10), after which the budget counts as spent.
+ */
+export const REQUEST_DEADLINE_MS = 10 * EVALUATION_DEADLINE_MS;
+
 /** How many reads pass between two looks at the clock. */
 const READS_PER_CLOCK_CHECK = 128;
 
