@@ -75,6 +75,27 @@ describe('hostile CEL rules', () => {
     assert.deepEqual(timed(['self.s.findAll(self.p) == ["", "aaa", ""]', 'self.s.find("a|aa") == "a"'], { s: 'baaac', p: 'a*' }).errors, []);
   });
 
+  it('substring searches run in linear time whatever the pattern', { timeout: 60_000 }, () => {
+    // The engine's own indexOf takes text times pattern here: minutes for these sizes.
+    const half = 'a'.repeat(250_000);
+    const fields: Record<string, JSONSchemaProps> = { s: { type: 'string' }, t: { type: 'string', maxLength: 600_000 } };
+    const rules = [
+      'self.s.indexOf(self.t) == -1',
+      'self.s.lastIndexOf(self.t) == -1',
+      'self.s.replace(self.t, "x") == self.s',
+      'self.s.split(self.t).size() == 1',
+      '(self.s + self.t).indexOf(self.t) == 1000000',
+      '(self.t + self.s).lastIndexOf(self.t) == 0',
+    ];
+    for (const rule of rules) {
+      const { errors, ms } = timed([rule], { s: A_MILLION, t: `${half}b${half}` }, fields);
+      assert.deepEqual(errors, [], rule);
+      assert.ok(ms < 500, `${rule}: ${ms.toFixed(0)} ms`);
+    }
+    // contains is charged the text's traversal times the substring's, as cel-go does: refused here.
+    assert.ok(compileErrors('self.s.contains(self.t)', fields)[0].includes('estimated rule cost exceeds budget by factor of'));
+  });
+
   it('a cancelled call cancels the whole evaluation, even where an operator would absorb its error', () => {
     const rule = 'self.s.matches(self.p) || true';
     assert.deepEqual(timed([rule], { s: `${A_MILLION}!`, p: '(a+)+$' }).errors, [`spec: Invalid value: "object": ${CANCELLED}${rule}`]);

@@ -6,6 +6,7 @@ import type { CelFunc, CelInput, CelList, CelMap, CelValue } from '@bufbuild/cel
 import { compileGoPattern, matchWork, MatchTooExpensive, type GoRegexp } from '../crd/regex.js';
 import { charge, COST_LIMIT_EXCEEDED, tick } from './meter.js';
 import { celExtLib, celLib } from './runtime.js';
+import { Substring } from './search.js';
 import { BOOL, BYTES, DOUBLE, DYN, INT, STRING, TYPE, UINT, listOf, mapOf, maxSize, type CelT } from './types.js';
 
 /** One signature the checker accepts: `target.name(args)` or `name(args)`. */
@@ -26,7 +27,6 @@ const trav = (n: number): number => Math.ceil(STRING_TRAVERSAL * n);
 const URL_T: CelT = { kind: 'url' };
 const LIST_DYN = listOf(DYN);
 const size = (t: CelT | undefined): number => (t ? maxSize(t) : 1);
-const stringOp = (t: CelT | undefined, a: CelT[]): number => 1 + trav(size(t)) + (a[0] && (a[0].kind === 'string') ? trav(size(a[0])) : 0);
 /** A traversal of the target (Kubernetes' lowerAscii, upperAscii, substring, trim). */
 const traversal = (t: CelT | undefined): number => trav(size(t));
 /** A traversal and the construction of a result of about the same size (replace, split). */
@@ -85,9 +85,10 @@ export const LIBRARY: Record<string, Overload[]> = {
     f([STRING], INT), f([BYTES], INT), f([LIST_DYN], INT), f([mapOf(DYN, DYN)], INT),
     m(STRING, [], INT), m(BYTES, [], INT), m(LIST_DYN, [], INT), m(mapOf(DYN, DYN), [], INT),
   ],
-  contains: [m(STRING, [STRING], BOOL, stringOp)],
-  startsWith: [m(STRING, [STRING], BOOL, stringOp)],
-  endsWith: [m(STRING, [STRING], BOOL, stringOp)],
+  // cel-go's: a search costs the text's traversal times the substring's; a prefix, the prefix's.
+  contains: [m(STRING, [STRING], BOOL, (t, a) => traversal(t) * traversal(a[0]))],
+  startsWith: [m(STRING, [STRING], BOOL, (_t, a) => traversal(a[0]))],
+  endsWith: [m(STRING, [STRING], BOOL, (_t, a) => traversal(a[0]))],
   matches: [m(STRING, [STRING], BOOL, searchCost), f([STRING, STRING], BOOL, (_t, a) => regexCost(a[0], a[1]))],
   int: [f([INT], INT), f([UINT], INT), f([DOUBLE], INT), f([STRING], INT), f([TS], INT)],
   uint: [f([INT], UINT), f([UINT], UINT), f([DOUBLE], UINT), f([STRING], UINT)],
@@ -106,9 +107,9 @@ export const LIBRARY: Record<string, Overload[]> = {
     ]),
   ),
   // string extensions
-  charAt: [m(STRING, [INT], STRING, stringOp)],
-  indexOf: [m(STRING, [STRING], INT, stringOp), m(STRING, [STRING, INT], INT, stringOp), m(LIST_DYN, [DYN], INT, (t) => 1 + size(t))],
-  lastIndexOf: [m(STRING, [STRING], INT, stringOp), m(STRING, [STRING, INT], INT, stringOp), m(LIST_DYN, [DYN], INT, (t) => 1 + size(t))],
+  charAt: [m(STRING, [INT], STRING)],
+  indexOf: [m(STRING, [STRING], INT, traversal), m(STRING, [STRING, INT], INT, traversal), m(LIST_DYN, [DYN], INT, (t) => 1 + size(t))],
+  lastIndexOf: [m(STRING, [STRING], INT, traversal), m(STRING, [STRING, INT], INT, traversal), m(LIST_DYN, [DYN], INT, (t) => 1 + size(t))],
   lowerAscii: [m(STRING, [], sameString, traversal)],
   upperAscii: [m(STRING, [], sameString, traversal)],
   replace: [m(STRING, [STRING, STRING], replaceResult, traversalAndResult), m(STRING, [STRING, STRING, INT], replaceResult, traversalAndResult)],
@@ -279,7 +280,8 @@ function replaceCount(s: string, from: string, n: number): number {
     for (let i = 0; i < s.length && (n < 0 || count < n); i += widthAt(s, i)) count++;
     return n < 0 || count < n ? count + 1 : count;
   }
-  for (let i = s.indexOf(from); i >= 0 && (n < 0 || count < n); i = s.indexOf(from, i + from.length)) count++;
+  const search = new Substring(from);
+  for (let i = search.indexOf(s); i >= 0 && (n < 0 || count < n); i = search.indexOf(s, i + from.length)) count++;
   return count;
 }
 
@@ -293,11 +295,12 @@ function replace(s: string, from: string, to: string, n: number): string {
   // Kubernetes charges the input's traversal; a result longer than the input costs its own.
   if (length > s.length) charge(Math.ceil(STRING_TRAVERSAL * (length - s.length)));
   const parts: string[] = [];
+  const search = new Substring(from);
   let start = 0;
   for (let k = 0; k < count; k++) {
     let j: number;
     if (from === '') j = k === 0 ? start : start + widthAt(s, start);
-    else j = s.indexOf(from, start);
+    else j = search.indexOf(s, start);
     parts.push(s.slice(start, j), to);
     start = j + from.length;
   }
@@ -320,8 +323,9 @@ function splitN(s: string, sep: string, n: number): string[] {
     if (i < s.length) out.push(s.slice(i));
     return out;
   }
+  const search = new Substring(sep);
   let start = 0;
-  for (let j = s.indexOf(sep); j >= 0 && (n < 0 || out.length < n - 1); j = s.indexOf(sep, start)) {
+  for (let j = search.indexOf(s); j >= 0 && (n < 0 || out.length < n - 1); j = search.indexOf(s, start)) {
     out.push(s.slice(start, j));
     start = j + sep.length;
   }
@@ -347,10 +351,34 @@ function asciiCase(s: string, upper: boolean): string {
   return upper ? s.replace(/[a-z]+/g, (m) => m.toUpperCase()) : s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
+function outOfBounds(i: number, length: number): Error {
+  return new Error(`index ${i} out of bounds [0, ${length})`);
+}
+
 function stringFuncs(): CelFunc[] {
   const { celMethod, CelScalar, listType } = celLib();
-  const { STRING, INT } = CelScalar;
+  const { STRING, INT, BOOL } = CelScalar;
   return [
+    // Searches in linear time (the engine's own can take text times pattern).
+    celMethod('contains', STRING, [STRING], BOOL, function (this: string, sub: string) {
+      return new Substring(sub).includes(this);
+    }),
+    celMethod('indexOf', STRING, [STRING], INT, function (this: string, sub: string) {
+      return BigInt(new Substring(sub).indexOf(this));
+    }),
+    celMethod('indexOf', STRING, [STRING, INT], INT, function (this: string, sub: string, start: bigint) {
+      const i = Number(start);
+      if (i < 0 || i >= this.length) throw outOfBounds(i, this.length);
+      return BigInt(new Substring(sub).indexOf(this, i));
+    }),
+    celMethod('lastIndexOf', STRING, [STRING], INT, function (this: string, sub: string) {
+      return BigInt(new Substring(sub).lastIndexOf(this));
+    }),
+    celMethod('lastIndexOf', STRING, [STRING, INT], INT, function (this: string, sub: string, start: bigint) {
+      const i = Number(start);
+      if (i < 0 || i >= this.length) throw outOfBounds(i, this.length);
+      return BigInt(new Substring(sub).lastIndexOf(this, i));
+    }),
     celMethod('replace', STRING, [STRING, STRING], STRING, function (this: string, from: string, to: string) {
       return replace(this, from, to, -1);
     }),
