@@ -101,6 +101,12 @@ describe('hostile CEL rules', () => {
     assert.deepEqual(timed([rule], { s: `${A_MILLION}!`, p: '(a+)+$' }).errors, [`spec: Invalid value: "object": ${CANCELLED}${rule}`]);
   });
 
+  it('a messageExpression cancelled by the per-call limit stops validation with Kubernetes\' message', () => {
+    const rule = { rule: 'false', messageExpression: 'self.s.replace("a", self.t)' };
+    const { errors } = timed([rule, 'false'], { s: 'a'.repeat(100_000), t: 'b'.repeat(100_000) });
+    assert.deepEqual(errors, [`spec: Invalid value: "object": no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(rule.messageExpression)}`]);
+  });
+
   it('a literal pattern RE2 refuses is refused when the rule is written, as cel-go plans it', () => {
     const at = `${ROOT}.properties[spec].${RULES}[0].rule`;
     const cases: [string, string][] = [

@@ -314,6 +314,11 @@ function evaluateRules(node: Node, path: string, value: unknown, old: unknown, r
     run.budget -= mcost;
     const { result: msg, spent: mspent } = rule.messageProgram.program(self, oldSelf);
     run.budget -= Math.max(0, mspent - mcost);
+    if (evalError(msg)?.startsWith('operation cancelled: actual cost limit exceeded')) {
+      run.errors.push(invalidField(path, node.typeString, `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(rule.messageExpression)}`));
+      run.stopped = true;
+      return;
+    }
     // An error, a non-string, an empty, too long or multi-line message falls back to the rule's message.
     const text = !isCelError(msg) && typeof msg === 'string' ? msg.trim() : '';
     const usable = text !== '' && Buffer.byteLength(text) <= MAX_MESSAGE_BYTES && !/\n/.test(text);
