@@ -97,6 +97,43 @@ describe('policy evaluation', () => {
     assert.ok(r.decisions.some((d) => d.message === 'validation failed due to running out of cost budget, no further validation rules will be run'), JSON.stringify(r.decisions.slice(0, 2)));
   });
 
+  it('a user-supplied catastrophic pattern on a long string is cancelled at once', { timeout: 20_000 }, () => {
+    const expression = 'object.spec.s.matches(object.spec.p)';
+    for (const p of ['(a+)+$', '[a-z]{999}[0-9]', '(?:a|b)*a(?:a|b){40}$']) {
+      const started = performance.now();
+      const r = run({ validations: [{ expression }] }, { spec: { s: `${'a'.repeat(1_000_000)}!`, p } });
+      const ms = performance.now() - started;
+      assert.equal(r.decisions[0].action, 'deny');
+      assert.equal(r.decisions[0].message, `expression '${expression}' resulted in error: operation cancelled: actual cost limit exceeded`);
+      assert.ok(ms < 200, `${p}: ${ms.toFixed(0)} ms`);
+    }
+    // Where the text is short enough for the pattern, it is matched. (An untyped object's
+    // strings are all bounded by its largest part before the run: keep it small.)
+    assert.equal(run({ validations: [{ expression: `!${expression}` }] }, { spec: { s: `${'a'.repeat(2_000)}!`, p: '^(a+)+$' } }).decisions[0].action, 'admit');
+    assert.equal(run({ validations: [{ expression: 'object.spec.s.find(object.spec.p) == "aaab"' }] }, { spec: { s: `${'a'.repeat(2_000)}b`, p: 'a{3}b' } }).decisions[0].action, 'admit');
+  });
+
+  it('replace over a large string runs in linear time, and one that would build an enormous string is cancelled', { timeout: 20_000 }, () => {
+    let started = performance.now();
+    const linear = run({ validations: [{ expression: 'object.spec.s.replace("a", "bb").size() == 2000000' }] }, { spec: { s: 'a'.repeat(1_000_000) } });
+    assert.equal(linear.decisions[0].action, 'admit', linear.decisions[0].message);
+    assert.ok(performance.now() - started < 500);
+    started = performance.now();
+    const huge = run({ validations: [{ expression: 'object.spec.s.replace("a", object.spec.s).size() > 0' }] }, { spec: { s: 'a'.repeat(100_000) } });
+    assert.match(huge.decisions[0].message, /resulted in error: operation cancelled: actual cost limit exceeded$/);
+    assert.ok(performance.now() - started < 500);
+  });
+
+  it('a pattern RE2 refuses: when written, if a literal; when evaluated, if read from the object', () => {
+    const compiled = compilePolicy({ validations: [{ expression: 'object.spec.s.matches("(?=a)")' }] });
+    assert.deepEqual(
+      compiled.errors.map((e) => `${e.field}: ${e.detail}`),
+      ['spec.validations[0].expression: Invalid value: "object.spec.s.matches(\\"(?=a)\\")": program instantiation failed: error parsing regexp: invalid or unsupported Perl syntax: `(?=`'],
+    );
+    const r = run({ validations: [{ expression: 'object.spec.s.matches(object.spec.p)' }] }, { spec: { s: 'ab', p: '(a)\\1' } });
+    assert.equal(r.decisions[0].message, "expression 'object.spec.s.matches(object.spec.p)' resulted in error: error parsing regexp: invalid escape sequence: `\\1`");
+  });
+
   it('measures untyped values by their largest part', () => {
     assert.deepEqual(measuredDyn(null), { kind: 'null' });
     assert.deepEqual(measuredDyn({ a: [1, 2, 3], b: 'xy' }), { kind: 'dyn', max: 3 });

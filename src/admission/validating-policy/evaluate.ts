@@ -6,6 +6,7 @@ import type { CompiledPolicy } from '../../apis/admissionregistration/policies.j
 import { policyScope } from '../../apis/admissionregistration/policies.js';
 import { costInScope, evalError, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, type CheckedProgram } from '../../schema/cel/compile.js';
 import { measuredType, NULL, toCel, type CelT } from '../../schema/cel/types.js';
+import { REQUEST_DEADLINE_MS } from '../../schema/cel/meter.js';
 import { isCelError } from '../../schema/cel/runtime.js';
 
 /** The JSON values the expressions see. */
@@ -49,6 +50,8 @@ class CostExceeded extends Error {}
 /** Evaluates programs against the request's variables, charging a shared runtime budget. */
 class Runner {
   private budget = RUNTIME_COST_BUDGET;
+  /** The budget also runs out with time: each run is held to a deadline, and all of them to this one. */
+  private readonly deadline = performance.now() + REQUEST_DEADLINE_MS;
   private readonly vars: Record<string, CelInput>;
   private readonly measured: Map<string, CelT>;
 
@@ -72,9 +75,12 @@ class Runner {
   run(p: CheckedProgram): CelResult | { costError: string } {
     const cost = p.cost <= PER_CALL_LIMIT ? p.cost : costInScope(p.expr, this.measured, p.cost);
     if (cost > PER_CALL_LIMIT) return { costError: 'operation cancelled: actual cost limit exceeded' };
-    if (cost > this.budget) throw new CostExceeded(OUT_OF_BUDGET);
+    if (cost > this.budget || performance.now() > this.deadline) throw new CostExceeded(OUT_OF_BUDGET);
     this.budget -= cost;
-    return p.run(this.vars);
+    const { result, spent } = p.runMetered(this.vars);
+    // The library calls' actual work, where it passed the bound charged above.
+    this.budget -= Math.max(0, spent - cost);
+    return result;
   }
 }
 

@@ -156,7 +156,7 @@ export function check(expr: Expr, scope: Scope): Checked {
         case 'doubleValue':
           return { type: DOUBLE, cost: 0 };
         case 'stringValue':
-          return { type: { kind: 'string', max: c.value.length }, cost: 0 };
+          return { type: { kind: 'string', max: c.value.length, min: c.value.length }, cost: 0 };
         case 'bytesValue':
           return { type: { kind: 'bytes', max: c.value.length }, cost: 0 };
         case 'nullValue':

@@ -1,8 +1,10 @@
 // Compiling one rule: parse, check against the node's type, estimate its cost, plan it.
 import type { CelEnv, CelInput, CelResult, parse } from '@bufbuild/cel';
 import type { ValidationRule } from '../../apimachinery/jsonschema.js';
+import { compileGoPattern } from '../crd/regex.js';
 import { check, CheckError, type Expr, MAX_EXPRESSION_CODE_POINTS, MAX_NESTING, nestingDepth } from './check.js';
 import { evaluatorFunctions } from './library.js';
+import { COST_LIMIT_EXCEEDED, metered } from './meter.js';
 import { celLib, isCelError } from './runtime.js';
 import type { CelT } from './types.js';
 
@@ -12,7 +14,8 @@ export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
 export const RUNTIME_COST_BUDGET = 10_000_000;
 
-export type Program = (self: CelInput, oldSelf: CelInput | undefined) => CelResult;
+/** A rule's evaluation: its result and what its library calls charged (see CheckedProgram). */
+export type Program = (self: CelInput, oldSelf: CelInput | undefined) => { result: CelResult; spent: number };
 
 export interface CompiledExpression {
   program: Program;
@@ -64,8 +67,115 @@ function usesIdent(expr: Expr, name: string): boolean {
   }
 }
 
+/** The regex functions whose pattern, when a literal, is compiled with the program. */
+const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
+
+/**
+ * The first literal pattern of a regex call that Go refuses, with its error: cel-go compiles
+ * literal patterns when it plans the program, so Kubernetes refuses such a rule when it is
+ * written, not when it runs.
+ */
+function invalidLiteralPattern(expr: Expr): string | undefined {
+  const k = expr.exprKind;
+  switch (k.case) {
+    case 'selectExpr':
+      return k.value.operand ? invalidLiteralPattern(k.value.operand) : undefined;
+    case 'callExpr': {
+      const call = k.value;
+      if (REGEX_FUNCTIONS.has(call.function)) {
+        const pattern = call.target ? call.args[0] : call.args[1];
+        const c = pattern?.exprKind;
+        if (c?.case === 'constExpr' && c.value.constantKind.case === 'stringValue') {
+          const compiled = compileGoPattern(c.value.constantKind.value);
+          if (!compiled.ok) return compiled.error;
+        }
+      }
+      for (const e of [call.target, ...call.args]) {
+        const found = e ? invalidLiteralPattern(e) : undefined;
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    case 'listExpr':
+      for (const e of k.value.elements) {
+        const found = invalidLiteralPattern(e);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    case 'structExpr':
+      for (const e of k.value.entries) {
+        const found = (e.keyKind.case === 'mapKey' ? invalidLiteralPattern(e.keyKind.value) : undefined) ?? (e.value ? invalidLiteralPattern(e.value) : undefined);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    case 'comprehensionExpr': {
+      const c = k.value;
+      for (const e of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) {
+        const found = e ? invalidLiteralPattern(e) : undefined;
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The function every comprehension's loop condition is wrapped in (not a name rules can write). */
+export const LOOP_TICK = '@orch_tick';
+
+/**
+ * Wraps the loop condition of every comprehension in LOOP_TICK, in place: the evaluator reads
+ * a comprehension's range whole before it loops, so the loop itself must give the meter a
+ * place to look at its deadline and to stop the loop (an error condition ends it).
+ */
+function instrumentLoops(expr: Expr): void {
+  const k = expr.exprKind;
+  switch (k.case) {
+    case 'selectExpr':
+      if (k.value.operand) instrumentLoops(k.value.operand);
+      return;
+    case 'callExpr':
+      if (k.value.target) instrumentLoops(k.value.target);
+      for (const a of k.value.args) instrumentLoops(a);
+      return;
+    case 'listExpr':
+      for (const e of k.value.elements) instrumentLoops(e);
+      return;
+    case 'structExpr':
+      for (const e of k.value.entries) {
+        if (e.keyKind.case === 'mapKey') instrumentLoops(e.keyKind.value);
+        if (e.value) instrumentLoops(e.value);
+      }
+      return;
+    case 'comprehensionExpr': {
+      const c = k.value;
+      for (const e of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) if (e) instrumentLoops(e);
+      const cond = c.loopCondition;
+      if (cond) {
+        const wrapped = { ...cond, exprKind: { case: 'callExpr', value: { function: LOOP_TICK, args: [cond] } } };
+        c.loopCondition = wrapped as unknown as Expr;
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/**
+ * Runs a planned program under the per-call limit of its library calls' actual work; a run
+ * past it is cancelled with cel-go's error, whatever the expression made of the call's error.
+ */
+function meteredRun(run: (vars: Record<string, CelInput>) => CelResult, vars: Record<string, CelInput>): { result: CelResult; spent: number } {
+  const out = metered(PER_CALL_LIMIT, () => run(vars));
+  return { result: out.exceeded ? celLib().celError(new Error(COST_LIMIT_EXCEEDED)) : out.result, spent: out.spent };
+}
+
 /** An expression checked against named variables: its result type, static cost and plan. */
 export interface CheckedProgram {
+  /** The result; `spent` is what its library calls charged (at most PER_CALL_LIMIT, else the result is the cancellation). */
+  runMetered(vars: Record<string, CelInput>): { result: CelResult; spent: number };
   run(vars: Record<string, CelInput>): CelResult;
   expr: Expr;
   type: CelT;
@@ -107,9 +217,26 @@ export function compileInScope(src: string, scope: ReadonlyMap<string, CelT>, pr
     if (e instanceof RangeError) return { ok: false, detail: `${prefix}: ${issue(src, 0, `expression recursion limit exceeded: ${MAX_NESTING}`)}` };
     throw e;
   }
+  const badPattern = invalidLiteralPattern(parsed.expr);
+  if (badPattern !== undefined) {
+    const instantiation = prefix.startsWith('messageExpression') ? 'messageExpression instantiation failed' : 'program instantiation failed';
+    return { ok: false, detail: `${instantiation}: ${badPattern}` };
+  }
   env ??= celLib().celEnv({ funcs: evaluatorFunctions() });
-  const run = celLib().plan(env, parsed);
-  return { ok: true, value: { run: (vars) => run(vars), expr: parsed.expr, type: checked.type, cost: checked.cost } };
+  // The checked expression is kept as parsed (costs are recomputed on it); the plan's copy is instrumented.
+  const planned = celLib().parse(src);
+  instrumentLoops(planned.expr);
+  const run = celLib().plan(env, planned);
+  return {
+    ok: true,
+    value: {
+      runMetered: (vars) => meteredRun(run, vars),
+      run: (vars) => meteredRun(run, vars).result,
+      expr: parsed.expr,
+      type: checked.type,
+      cost: checked.cost,
+    },
+  };
 }
 
 /** The cost bound of a checked expression with other variable types (sizes measured on actual values). */
@@ -137,9 +264,9 @@ export function compileExpression(src: string, self: CelT, want: 'bool' | 'strin
   if (t !== want && t !== 'dyn') {
     return { ok: false, detail: want === 'bool' ? 'cel expression must evaluate to a bool' : 'messageExpression must evaluate to a string' };
   }
-  const { run, expr, cost } = out.value;
+  const { runMetered, expr, cost } = out.value;
   const usesOldSelf = usesIdent(expr, 'oldSelf');
-  const program: Program = (self, oldSelf) => run(oldSelf === undefined ? { self } : { self, oldSelf });
+  const program: Program = (self, oldSelf) => runMetered(oldSelf === undefined ? { self } : { self, oldSelf });
   return { ok: true, value: { program, expr, cost, usesOldSelf } };
 }
 

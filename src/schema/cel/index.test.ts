@@ -228,10 +228,8 @@ test('hostile rules are refused or bounded', () => {
   const bomb: JSONSchemaProps = { type: 'object', properties: { s: { type: 'string', maxLength: 100_000 } } };
   assert.deepEqual(run("!self.s.matches('^(a+)+$')", { s: `${'a'.repeat(50_000)}!` }, undefined, bomb), []);
   assert.deepEqual(run("!self.s.matches('(a|aa)*c')", { s: 'a'.repeat(50_000) }, undefined, bomb), []);
-  // Searching a long text that matches only at its end stops at the call cost limit.
-  const found = run("self.s.find('a{3}b') == ''", { s: `${'a'.repeat(99_000)}aaab` }, undefined, bomb);
-  assert.equal(found.length, 1);
-  assert.match(found[0], /call cost exceeds limit for rule/);
+  // A long text that matches only at its end is searched in linear time.
+  assert.deepEqual(run("self.s.find('a{3}b') == 'aaab'", { s: `${'a'.repeat(99_000)}aaab` }, undefined, bomb), []);
   assert.ok(Date.now() - started < 10_000, 'hostile rules took too long');
   // Expanding lists quadratically is refused by the estimate.
   const list: JSONSchemaProps = { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 1000 } };

@@ -16,6 +16,7 @@ import {
   STATIC_ESTIMATED_CRD_COST_LIMIT,
   type CompiledExpression,
 } from './compile.js';
+import { REQUEST_DEADLINE_MS } from './meter.js';
 import { isCelError } from './runtime.js';
 import { escapeName, measuredType, schemaType, toCel, MAX_REQUEST_SIZE_BYTES, type CelT } from './types.js';
 
@@ -211,7 +212,7 @@ export function compileValidations(schema: JSONSchemaProps, path: string): Compi
     validator: {
       empty: false,
       validate: (obj, old) => {
-        const run: RunState = { budget: RUNTIME_COST_BUDGET, errors: [], stopped: false };
+        const run: RunState = { budget: RUNTIME_COST_BUDGET, deadline: performance.now() + REQUEST_DEADLINE_MS, errors: [], stopped: false };
         validateNode(root, '', obj, old, run);
         return run.errors;
       },
@@ -221,6 +222,8 @@ export function compileValidations(schema: JSONSchemaProps, path: string): Compi
 
 interface RunState {
   budget: number;
+  /** When the request's rules have run as long as its budget allows (see REQUEST_DEADLINE_MS). */
+  deadline: number;
   errors: FieldError[];
   stopped: boolean;
 }
@@ -250,7 +253,7 @@ function runtimeCost(expr: CompiledExpression, node: Node, value: unknown, old: 
 
 function evaluateRules(node: Node, path: string, value: unknown, old: unknown, run: RunState): void {
   if (node.rules.length === 0) return;
-  if (run.budget <= 0) {
+  if (run.budget <= 0 || performance.now() > run.deadline) {
     run.errors.push(invalidField(path, node.typeString, OUT_OF_BUDGET));
     run.stopped = true;
     return;
@@ -268,13 +271,15 @@ function evaluateRules(node: Node, path: string, value: unknown, old: unknown, r
       run.stopped = true;
       return;
     }
-    if (cost > run.budget) {
+    if (cost > run.budget || performance.now() > run.deadline) {
       run.errors.push(invalidField(path, node.typeString, OUT_OF_BUDGET));
       run.stopped = true;
       return;
     }
     run.budget -= cost;
-    const result = p.program(self, oldSelf);
+    const { result, spent } = p.program(self, oldSelf);
+    // The actual work of the library calls, where it passed the bound charged above.
+    run.budget -= Math.max(0, spent - cost);
     const err = evalError(result);
     if (err !== undefined) {
       if (err.startsWith('operation cancelled: actual cost limit exceeded')) {
@@ -307,7 +312,13 @@ function evaluateRules(node: Node, path: string, value: unknown, old: unknown, r
       return;
     }
     run.budget -= mcost;
-    const msg = rule.messageProgram.program(self, oldSelf);
+    const { result: msg, spent: mspent } = rule.messageProgram.program(self, oldSelf);
+    run.budget -= Math.max(0, mspent - mcost);
+    if (evalError(msg)?.startsWith('operation cancelled: actual cost limit exceeded')) {
+      run.errors.push(invalidField(path, node.typeString, `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(rule.messageExpression)}`));
+      run.stopped = true;
+      return;
+    }
     // An error, a non-string, an empty, too long or multi-line message falls back to the rule's message.
     const text = !isCelError(msg) && typeof msg === 'string' ? msg.trim() : '';
     const usable = text !== '' && Buffer.byteLength(text) <= MAX_MESSAGE_BYTES && !/\n/.test(text);

@@ -3,8 +3,10 @@
 // and URL libraries. (`quantity` and the authorizer come later or do not apply to CRDs.)
 // Each function has the evaluator's implementation and the checker's overloads with costs.
 import type { CelFunc, CelInput, CelList, CelMap, CelValue } from '@bufbuild/cel';
-import type { RE2JS } from '@bufbuild/re2';
-import { celExtLib, celLib, re2Lib } from './runtime.js';
+import { compileGoPattern, matchWork, MatchTooExpensive, type GoRegexp } from '../crd/regex.js';
+import { charge, COST_LIMIT_EXCEEDED, tick } from './meter.js';
+import { celExtLib, celLib } from './runtime.js';
+import { Substring } from './search.js';
 import { BOOL, BYTES, DOUBLE, DYN, INT, STRING, TYPE, UINT, listOf, mapOf, maxSize, type CelT } from './types.js';
 
 /** One signature the checker accepts: `target.name(args)` or `name(args)`. */
@@ -18,15 +20,49 @@ export interface Overload {
   strictSame?: boolean;
 }
 
-const trav = (n: number): number => Math.ceil(0.1 * n);
+/** cel-go's cost factors: a string is traversed at 0.1 per character, a pattern at 0.25. */
+const STRING_TRAVERSAL = 0.1;
+const REGEX_LENGTH = 0.25;
+const trav = (n: number): number => Math.ceil(STRING_TRAVERSAL * n);
 const URL_T: CelT = { kind: 'url' };
 const LIST_DYN = listOf(DYN);
 const size = (t: CelT | undefined): number => (t ? maxSize(t) : 1);
-const stringOp = (t: CelT | undefined, a: CelT[]): number => 1 + trav(size(t)) + (a[0] && (a[0].kind === 'string') ? trav(size(a[0])) : 0);
-/** Kubernetes' regex cost: the text's traversal times the pattern's. */
-const regexCost = (t: CelT | undefined, a: CelT[]): number => 1 + trav(size(t)) * (1 + trav(size(a[0])));
-const searchCost = regexCost;
+/** A traversal of the target (Kubernetes' lowerAscii, upperAscii, substring, trim). */
+const traversal = (t: CelT | undefined): number => trav(size(t));
+/** A traversal and the construction of a result of about the same size (replace, split). */
+const traversalAndResult = (t: CelT | undefined): number => Math.ceil(2 * STRING_TRAVERSAL * size(t));
+/** The text's traversal (one more character, so an empty text still costs) times the pattern's length. */
+const regexCost = (text: CelT | undefined, pattern: CelT | undefined): number => Math.ceil(STRING_TRAVERSAL * (size(text) + 1)) * Math.ceil(REGEX_LENGTH * size(pattern));
+const searchCost = (t: CelT | undefined, a: CelT[]): number => regexCost(t, a[0]);
 const sameString = (t: CelT | undefined): CelT => ({ kind: 'string', max: size(t) });
+
+/** Kubernetes' bound on what `replace` returns: the most replacements times the longest replacement, plus what is kept. */
+function replaceResult(t: CelT | undefined, a: CelT[]): CelT {
+  const n = size(t);
+  // Only a literal has a known shortest length; any other string may be empty.
+  const fromMin = a[0]?.kind === 'string' ? (a[0].min ?? 0) : 0;
+  const to = size(a[1]);
+  let count: number;
+  let kept: number;
+  if (fromMin === 0) {
+    count = n + 1;
+    kept = n;
+  } else if (to <= fromMin) {
+    count = 0;
+    kept = n;
+  } else {
+    count = Math.ceil(n / fromMin);
+    kept = 0;
+  }
+  return { kind: 'string', max: Math.min(Number.MAX_SAFE_INTEGER, count * to + kept) };
+}
+
+/** Kubernetes' bound on what `join` returns: every element at its longest, and the separators. */
+function joinResult(t: CelT | undefined, a: CelT[]): CelT {
+  const n = size(t);
+  const sep = a[0] ? size(a[0]) : 0;
+  return { kind: 'string', max: Math.min(Number.MAX_SAFE_INTEGER, n * size(elemOf(t)) + sep * Math.max(0, n - 1)) };
+}
 
 const m = (target: CelT, args: CelT[], result: CelT | Overload['result'], cost?: Overload['cost']): Overload => ({
   target,
@@ -49,10 +85,11 @@ export const LIBRARY: Record<string, Overload[]> = {
     f([STRING], INT), f([BYTES], INT), f([LIST_DYN], INT), f([mapOf(DYN, DYN)], INT),
     m(STRING, [], INT), m(BYTES, [], INT), m(LIST_DYN, [], INT), m(mapOf(DYN, DYN), [], INT),
   ],
-  contains: [m(STRING, [STRING], BOOL, stringOp)],
-  startsWith: [m(STRING, [STRING], BOOL, stringOp)],
-  endsWith: [m(STRING, [STRING], BOOL, stringOp)],
-  matches: [m(STRING, [STRING], BOOL, regexCost), f([STRING, STRING], BOOL, (_t, a) => regexCost(a[0], [a[1]]))],
+  // cel-go's: a search costs the text's traversal times the substring's; a prefix, the prefix's.
+  contains: [m(STRING, [STRING], BOOL, (t, a) => traversal(t) * traversal(a[0]))],
+  startsWith: [m(STRING, [STRING], BOOL, (_t, a) => traversal(a[0]))],
+  endsWith: [m(STRING, [STRING], BOOL, (_t, a) => traversal(a[0]))],
+  matches: [m(STRING, [STRING], BOOL, searchCost), f([STRING, STRING], BOOL, (_t, a) => regexCost(a[0], a[1]))],
   int: [f([INT], INT), f([UINT], INT), f([DOUBLE], INT), f([STRING], INT), f([TS], INT)],
   uint: [f([INT], UINT), f([UINT], UINT), f([DOUBLE], UINT), f([STRING], UINT)],
   double: [f([INT], DOUBLE), f([UINT], DOUBLE), f([DOUBLE], DOUBLE), f([STRING], DOUBLE)],
@@ -70,21 +107,18 @@ export const LIBRARY: Record<string, Overload[]> = {
     ]),
   ),
   // string extensions
-  charAt: [m(STRING, [INT], STRING, stringOp)],
-  indexOf: [m(STRING, [STRING], INT, stringOp), m(STRING, [STRING, INT], INT, stringOp), m(LIST_DYN, [DYN], INT, (t) => 1 + size(t))],
-  lastIndexOf: [m(STRING, [STRING], INT, stringOp), m(STRING, [STRING, INT], INT, stringOp), m(LIST_DYN, [DYN], INT, (t) => 1 + size(t))],
-  lowerAscii: [m(STRING, [], sameString, stringOp)],
-  upperAscii: [m(STRING, [], sameString, stringOp)],
-  replace: [
-    m(STRING, [STRING, STRING], (t, a) => ({ kind: 'string', max: size(t) * Math.max(1, size(a[1])) }), stringOp),
-    m(STRING, [STRING, STRING, INT], (t, a) => ({ kind: 'string', max: size(t) * Math.max(1, size(a[1])) }), stringOp),
-  ],
-  split: [m(STRING, [STRING], (t) => listOf(sameString(t), size(t) + 1), stringOp), m(STRING, [STRING, INT], (t) => listOf(sameString(t), size(t) + 1), stringOp)],
-  substring: [m(STRING, [INT], sameString, stringOp), m(STRING, [INT, INT], sameString, stringOp)],
-  trim: [m(STRING, [], sameString, stringOp)],
+  charAt: [m(STRING, [INT], STRING)],
+  indexOf: [m(STRING, [STRING], INT, traversal), m(STRING, [STRING, INT], INT, traversal), m(LIST_DYN, [DYN], INT, (t) => 1 + size(t))],
+  lastIndexOf: [m(STRING, [STRING], INT, traversal), m(STRING, [STRING, INT], INT, traversal), m(LIST_DYN, [DYN], INT, (t) => 1 + size(t))],
+  lowerAscii: [m(STRING, [], sameString, traversal)],
+  upperAscii: [m(STRING, [], sameString, traversal)],
+  replace: [m(STRING, [STRING, STRING], replaceResult, traversalAndResult), m(STRING, [STRING, STRING, INT], replaceResult, traversalAndResult)],
+  split: [m(STRING, [STRING], (t) => listOf(sameString(t), size(t) + 1), traversalAndResult), m(STRING, [STRING, INT], (t) => listOf(sameString(t), size(t) + 1), traversalAndResult)],
+  substring: [m(STRING, [INT], sameString, traversal), m(STRING, [INT, INT], sameString, traversal)],
+  trim: [m(STRING, [], sameString, traversal)],
   join: [
-    m(listOf(STRING), [], (t) => ({ kind: 'string', max: size(t) * size(elemOf(t)) }), (t) => 1 + trav(size(t) * size(elemOf(t)))),
-    m(listOf(STRING), [STRING], (t, a) => ({ kind: 'string', max: size(t) * (size(elemOf(t)) + size(a[0])) }), (t) => 1 + trav(size(t) * size(elemOf(t)))),
+    m(listOf(STRING), [], joinResult, (t, a) => trav(size(joinResult(t, a)))),
+    m(listOf(STRING), [STRING], joinResult, (t, a) => trav(size(joinResult(t, a)))),
   ],
   // Kubernetes lists library
   isSorted: [m(LIST_DYN, [], BOOL, (t) => 1 + size(t))],
@@ -174,76 +208,201 @@ function listFuncs(): CelFunc[] {
   ];
 }
 
-const regexCache = new Map<string, { anchored: RE2JS; whole: RE2JS }>();
-function compileRegex(pattern: string): { anchored: RE2JS; whole: RE2JS } {
-  let r = regexCache.get(pattern);
-  if (!r) {
-    const { RE2JS: re } = re2Lib();
-    r = { anchored: re.compile(`^(?:${pattern})`), whole: re.compile(`(?:${pattern})`) };
-    if (regexCache.size > 1000) regexCache.clear();
-    regexCache.set(pattern, r);
-  }
-  return r;
+/** The pattern compiled, or the evaluation error Go's regexp gives for it. */
+function goRegexp(pattern: string): GoRegexp {
+  const c = compileGoPattern(pattern);
+  if (!c.ok) throw new Error(c.error);
+  return c.regexp;
 }
 
 /**
- * The leftmost match at or after `from`, longest at that start (the engine answers only
- * whether a text matches, so the match is found by trying starts and ends; RE2 never
- * backtracks, so every try is linear).
+ * Charges a search of `text` before running it: its worst-case work, one unit per step (at
+ * re2js' slowest, about 100 ns: the per-call limit then holds one evaluation near 100 ms).
  */
-function findFrom(s: string, pattern: string, from: number, work: { chars: number }): [number, number] | undefined {
-  const re = compileRegex(pattern);
-  const spend = (n: number): void => {
-    work.chars += n + 1;
-    // Trying every start is quadratic on long texts that match late; stop as the per-call cost limit does.
-    if (work.chars > SEARCH_WORK_LIMIT) throw new Error('operation cancelled: actual cost limit exceeded');
-  };
-  spend(s.length - from);
-  if (!re.whole.test(s.slice(from))) return undefined;
-  for (let i = from; i <= s.length; i++) {
-    const rest = s.slice(i);
-    spend(rest.length);
-    if (!re.anchored.test(rest)) continue;
-    for (let j = s.length; j >= i; j--) {
-      spend(j - i);
-      if (re.whole.testExact(s.slice(i, j))) return [i, j];
-    }
-  }
-  return undefined;
+function chargeSearch(text: string, re: GoRegexp): void {
+  charge(matchWork(text.length, re.programSize));
 }
 
-/** Characters the regex search may scan in one call. */
-export const SEARCH_WORK_LIMIT = 2_000_000;
+function search<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof MatchTooExpensive) throw new Error(COST_LIMIT_EXCEEDED);
+    throw e;
+  }
+}
+
+function matches(text: string, pattern: string): boolean {
+  const re = goRegexp(pattern);
+  chargeSearch(text, re);
+  return search(() => re.test(text));
+}
+
+function findAll(text: string, pattern: string, max: number): string[] {
+  const re = goRegexp(pattern);
+  return search(() => re.findAll(text, max, charge));
+}
 
 function regexFuncs(): CelFunc[] {
-  const { celMethod, CelScalar, listType } = celLib();
+  const { celFunc, celMethod, CelScalar, listType } = celLib();
   return [
-  celMethod('find', CelScalar.STRING, [CelScalar.STRING], CelScalar.STRING, function (this: string, pattern: string) {
-    const r = findFrom(this, pattern, 0, { chars: 0 });
-    return r ? this.slice(r[0], r[1]) : '';
-  }),
-  ...[false, true].map((limited) =>
-    celMethod('findAll', CelScalar.STRING, limited ? [CelScalar.STRING, CelScalar.INT] : [CelScalar.STRING], listType(CelScalar.STRING), function (this: string, pattern: string, limit?: bigint) {
-      const out: string[] = [];
-      const max = limited && limit !== undefined && limit >= 0n ? Number(limit) : Infinity;
-      let from = 0;
-      let prevEnd = -1;
-      const work = { chars: 0 };
-      while (out.length < max && from <= this.length) {
-        const r = findFrom(this, pattern, from, work);
-        if (!r) break;
-        // An empty match right after the previous match is skipped, as Go's FindAll does.
-        if (r[0] === r[1] && r[0] === prevEnd) {
-          from = r[0] + 1;
-          continue;
-        }
-        out.push(this.slice(r[0], r[1]));
-        prevEnd = r[1];
-        from = r[1] > r[0] ? r[1] : r[1] + 1;
-      }
-      return out;
+    // The standard library's matches, on this engine and bounded like the others.
+    celMethod('matches', CelScalar.STRING, [CelScalar.STRING], CelScalar.BOOL, function (this: string, pattern: string) {
+      return matches(this, pattern);
     }),
-  ),
+    celFunc('matches', [CelScalar.STRING, CelScalar.STRING], CelScalar.BOOL, (text: string, pattern: string) => matches(text, pattern)),
+    celMethod('find', CelScalar.STRING, [CelScalar.STRING], CelScalar.STRING, function (this: string, pattern: string) {
+      return findAll(this, pattern, 1)[0] ?? '';
+    }),
+    ...[false, true].map((limited) =>
+      celMethod('findAll', CelScalar.STRING, limited ? [CelScalar.STRING, CelScalar.INT] : [CelScalar.STRING], listType(CelScalar.STRING), function (this: string, pattern: string, limit?: bigint) {
+        const max = limited && limit !== undefined ? (limit < 0n ? -1 : Number(limit > BigInt(this.length + 1) ? BigInt(this.length + 1) : limit)) : -1;
+        return findAll(this, pattern, max);
+      }),
+    ),
+  ];
+}
+
+// --- strings: the extensions whose work or result can outgrow their input, or whose library
+// versions differ from Go's (`replace` with a negative count, `split` with a limit) ---
+
+/** The UTF-16 length of the code point at `i` (1 or 2). */
+function widthAt(s: string, i: number): number {
+  const cp = s.codePointAt(i);
+  return cp !== undefined && cp > 0xffff ? 2 : 1;
+}
+
+/** How many times Go's strings.Replace would replace `from` in `s`, at most `n` (all when negative). */
+function replaceCount(s: string, from: string, n: number): number {
+  let count = 0;
+  if (from === '') {
+    // Before every code point and at the end.
+    for (let i = 0; i < s.length && (n < 0 || count < n); i += widthAt(s, i)) count++;
+    return n < 0 || count < n ? count + 1 : count;
+  }
+  const search = new Substring(from);
+  for (let i = search.indexOf(s); i >= 0 && (n < 0 || count < n); i = search.indexOf(s, i + from.length)) count++;
+  return count;
+}
+
+/** Go's strings.Replace; the result's size is charged before it is built. */
+function replace(s: string, from: string, to: string, n: number): string {
+  charge(Math.ceil(2 * STRING_TRAVERSAL * s.length));
+  if (n === 0 || from === to) return s;
+  const count = replaceCount(s, from, n);
+  if (count === 0) return s;
+  const length = s.length + count * (to.length - from.length);
+  // Kubernetes charges the input's traversal; a result longer than the input costs its own.
+  if (length > s.length) charge(Math.ceil(STRING_TRAVERSAL * (length - s.length)));
+  const parts: string[] = [];
+  const search = new Substring(from);
+  let start = 0;
+  for (let k = 0; k < count; k++) {
+    let j: number;
+    if (from === '') j = k === 0 ? start : start + widthAt(s, start);
+    else j = search.indexOf(s, start);
+    parts.push(s.slice(start, j), to);
+    start = j + from.length;
+  }
+  parts.push(s.slice(start));
+  return parts.join('');
+}
+
+/** Go's strings.SplitN: at most `n` parts (all when negative), the last holding the rest. */
+function splitN(s: string, sep: string, n: number): string[] {
+  charge(Math.ceil(2 * STRING_TRAVERSAL * s.length));
+  if (n === 0) return [];
+  const out: string[] = [];
+  if (sep === '') {
+    let i = 0;
+    while (i < s.length && (n < 0 || out.length < n - 1)) {
+      const w = widthAt(s, i);
+      out.push(s.slice(i, i + w));
+      i += w;
+    }
+    if (i < s.length) out.push(s.slice(i));
+    return out;
+  }
+  const search = new Substring(sep);
+  let start = 0;
+  for (let j = search.indexOf(s); j >= 0 && (n < 0 || out.length < n - 1); j = search.indexOf(s, start)) {
+    out.push(s.slice(start, j));
+    start = j + sep.length;
+  }
+  out.push(s.slice(start));
+  return out;
+}
+
+function join(list: CelList, sep: string): string {
+  const parts: string[] = [];
+  let length = 0;
+  for (const item of list) {
+    if (typeof item !== 'string') throw new Error('invalid argument to function join: list contains non-string value');
+    parts.push(item);
+    length += item.length;
+  }
+  length += sep.length * Math.max(0, parts.length - 1);
+  charge(Math.ceil(2 * STRING_TRAVERSAL * length));
+  return parts.join(sep);
+}
+
+function asciiCase(s: string, upper: boolean): string {
+  charge(Math.ceil(STRING_TRAVERSAL * s.length));
+  return upper ? s.replace(/[a-z]+/g, (m) => m.toUpperCase()) : s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+function outOfBounds(i: number, length: number): Error {
+  return new Error(`index ${i} out of bounds [0, ${length})`);
+}
+
+function stringFuncs(): CelFunc[] {
+  const { celMethod, CelScalar, listType } = celLib();
+  const { STRING, INT, BOOL } = CelScalar;
+  return [
+    // Searches in linear time (the engine's own can take text times pattern).
+    celMethod('contains', STRING, [STRING], BOOL, function (this: string, sub: string) {
+      return new Substring(sub).includes(this);
+    }),
+    celMethod('indexOf', STRING, [STRING], INT, function (this: string, sub: string) {
+      return BigInt(new Substring(sub).indexOf(this));
+    }),
+    celMethod('indexOf', STRING, [STRING, INT], INT, function (this: string, sub: string, start: bigint) {
+      const i = Number(start);
+      if (i < 0 || i >= this.length) throw outOfBounds(i, this.length);
+      return BigInt(new Substring(sub).indexOf(this, i));
+    }),
+    celMethod('lastIndexOf', STRING, [STRING], INT, function (this: string, sub: string) {
+      return BigInt(new Substring(sub).lastIndexOf(this));
+    }),
+    celMethod('lastIndexOf', STRING, [STRING, INT], INT, function (this: string, sub: string, start: bigint) {
+      const i = Number(start);
+      if (i < 0 || i >= this.length) throw outOfBounds(i, this.length);
+      return BigInt(new Substring(sub).lastIndexOf(this, i));
+    }),
+    celMethod('replace', STRING, [STRING, STRING], STRING, function (this: string, from: string, to: string) {
+      return replace(this, from, to, -1);
+    }),
+    celMethod('replace', STRING, [STRING, STRING, INT], STRING, function (this: string, from: string, to: string, n: bigint) {
+      return replace(this, from, to, n < 0n ? -1 : Number(n > BigInt(this.length + 1) ? BigInt(this.length + 1) : n));
+    }),
+    celMethod('split', STRING, [STRING], listType(STRING), function (this: string, sep: string) {
+      return celLib().celList(splitN(this, sep, -1));
+    }),
+    celMethod('split', STRING, [STRING, INT], listType(STRING), function (this: string, sep: string, n: bigint) {
+      return celLib().celList(splitN(this, sep, n < 0n ? -1 : Number(n > BigInt(this.length + 1) ? BigInt(this.length + 1) : n)));
+    }),
+    celMethod('join', listType(STRING), [], STRING, function (this: CelList) {
+      return join(this, '');
+    }),
+    celMethod('join', listType(STRING), [STRING], STRING, function (this: CelList, sep: string) {
+      return join(this, sep);
+    }),
+    celMethod('lowerAscii', STRING, [], STRING, function (this: string) {
+      return asciiCase(this, false);
+    }),
+    celMethod('upperAscii', STRING, [], STRING, function (this: string) {
+      return asciiCase(this, true);
+    }),
   ];
 }
 
@@ -324,9 +483,21 @@ function urlFuncs(): CelFunc[] {
   ];
 }
 
+/** The loop condition's wrapper (see compile.ts): the condition, after a look at the meter. */
+function loopFuncs(): CelFunc[] {
+  const { celFunc, CelScalar } = celLib();
+  return [
+    celFunc('@orch_tick', [CelScalar.DYN], CelScalar.DYN, (cond: CelValue) => {
+      tick();
+      return cond as CelInput;
+    }),
+  ];
+}
+
 let funcs: CelFunc[] | undefined;
 
 /** The functions added to the evaluator's standard ones (made with the library, on first use). */
 export function evaluatorFunctions(): CelFunc[] {
-  return (funcs ??= [...celExtLib().strings.filter((fn) => fn.name !== 'format' && fn.name !== 'strings.quote'), ...listFuncs(), ...regexFuncs(), ...urlFuncs()]);
+  // Later functions replace earlier ones of the same signature: these come after the library's.
+  return (funcs ??= [...celExtLib().strings.filter((fn) => fn.name !== 'format' && fn.name !== 'strings.quote'), ...stringFuncs(), ...listFuncs(), ...regexFuncs(), ...urlFuncs(), ...loopFuncs()]);
 }

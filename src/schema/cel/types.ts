@@ -1,6 +1,7 @@
 // CEL types of schema nodes, as the type checker, the cost estimate and the evaluator see
 // them, and the conversion of JSON values to the evaluator's values.
 import type { CelInput } from '@bufbuild/cel';
+import { tick } from './meter.js';
 import { celLib } from './runtime.js';
 import type { JSONSchemaProps } from '../../apimachinery/jsonschema.js';
 import { getOwn } from '../../apimachinery/own.js';
@@ -12,11 +13,10 @@ export type ScalarKind = 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes'
 
 /**
  * A CEL type. `max` is the largest size a value can have (characters of a string, elements
- * of a list or map); `minSize` the smallest JSON text a value takes, which bounds how many
- * elements fit in one request.
+ * of a list or map); `min` the smallest, when known (a literal's).
  */
 export type CelT =
-  | { kind: ScalarKind; max?: number }
+  | { kind: ScalarKind; max?: number; min?: number }
   | { kind: 'list'; elem: CelT; max: number }
   | { kind: 'map'; key: CelT; value: CelT; max: number }
   | { kind: 'object'; fields: Map<string, CelT>; max?: number };
@@ -169,6 +169,126 @@ function dynNumber(n: number): CelInput {
   return Number.isInteger(n) && Number.isSafeInteger(n) ? BigInt(n) : n;
 }
 
+/**
+ * A JSON object as the evaluator's map, its values converted when first read: a rule reads a
+ * few fields of an object that may hold a hundred thousand (Kubernetes' adaptors are lazy
+ * too), and converting everything up front would cost more than the rule.
+ */
+class LazyObject implements ReadonlyMap<string, CelInput> {
+  private readonly converted = new Map<string, CelInput>();
+  /** CEL key to JSON key, for the keys a rule can see; built on first need. */
+  private visible?: Map<string, string>;
+
+  constructor(
+    private readonly obj: Record<string, unknown>,
+    private readonly t: CelT,
+  ) {}
+
+  private typeOf(key: string): CelT | undefined {
+    if (this.t.kind === 'object') return this.t.fields.get(key);
+    return this.t.kind === 'map' ? this.t.value : DYN;
+  }
+
+  /** The JSON key a CEL key reads, if the rule can see it. */
+  private source(key: string): string | undefined {
+    if (this.t.kind !== 'object') return Object.hasOwn(this.obj, key) ? key : undefined;
+    return this.keyMap().get(key);
+  }
+
+  private keyMap(): Map<string, string> {
+    if (!this.visible) {
+      this.visible = new Map();
+      for (const k of Object.keys(this.obj)) {
+        const escaped = this.t.kind === 'object' ? escapeName(k) : k;
+        if (escaped !== undefined && this.typeOf(escaped) && this.obj[k] !== undefined) this.visible.set(escaped, k);
+      }
+    }
+    return this.visible;
+  }
+
+  get size(): number {
+    return this.keyMap().size;
+  }
+
+  get(key: string): CelInput | undefined {
+    if (typeof key !== 'string') return undefined;
+    tick();
+    const hit = this.converted.get(key);
+    if (hit !== undefined) return hit;
+    const from = this.source(key);
+    const t = this.typeOf(key);
+    if (from === undefined || !t) return undefined;
+    const raw = this.obj[from];
+    if (raw === undefined) return undefined;
+    const v = toCel(raw, t);
+    this.converted.set(key, v);
+    return v;
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  *keys(): MapIterator<string> {
+    for (const k of this.keyMap().keys()) {
+      tick();
+      yield k;
+    }
+  }
+
+  *values(): MapIterator<CelInput> {
+    for (const k of this.keyMap().keys()) yield this.get(k) as CelInput;
+  }
+
+  *entries(): MapIterator<[string, CelInput]> {
+    for (const k of this.keyMap().keys()) yield [k, this.get(k) as CelInput];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, CelInput]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: CelInput, key: string, map: ReadonlyMap<string, CelInput>) => void): void {
+    for (const [k, v] of this.entries()) fn(v, k, this);
+  }
+}
+
+/** A JSON array as the evaluator's list, its elements converted when first read. */
+function lazyList(arr: unknown[], elem: CelT): CelInput[] {
+  const converted: (CelInput | undefined)[] = [];
+  const at = (i: number): CelInput => {
+    tick();
+    return (converted[i] ??= toCel(arr[i], elem));
+  };
+  return new Proxy(arr as CelInput[], {
+    get(target, prop, receiver) {
+      if (typeof prop === 'string') {
+        const c = prop.charCodeAt(0);
+        if (c >= 48 && c <= 57) {
+          const i = Number(prop);
+          if (Number.isInteger(i) && i < target.length) return at(i);
+        }
+        if (prop === 'values' || prop === 'entries') {
+          // The evaluator iterates with values(); entries for completeness.
+          return prop === 'values'
+            ? function* () {
+                for (let i = 0; i < target.length; i++) yield at(i);
+              }
+            : function* () {
+                for (let i = 0; i < target.length; i++) yield [i, at(i)];
+              };
+        }
+      }
+      if (prop === Symbol.iterator) {
+        return function* () {
+          for (let i = 0; i < target.length; i++) yield at(i);
+        };
+      }
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+}
+
 /** A JSON value as the evaluator's value, typed by `t` (property names escaped for objects). */
 export function toCel(value: unknown, t: CelT): CelInput {
   if (value === null || value === undefined) return null;
@@ -183,34 +303,18 @@ export function toCel(value: unknown, t: CelT): CelInput {
     case 'bytes':
       return typeof value === 'string' ? new Uint8Array(Buffer.from(value, 'base64')) : toCel(value, DYN);
     case 'list':
-      return Array.isArray(value) ? celList(value.map((v) => toCel(v, t.elem))) : toCel(value, DYN);
-    case 'map': {
+      return Array.isArray(value) ? celList(lazyList(value, t.elem)) : toCel(value, DYN);
+    case 'map':
+    case 'object':
       if (typeof value !== 'object' || Array.isArray(value)) return toCel(value, DYN);
-      const m = new Map<string, CelInput>();
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) m.set(k, toCel(v, t.value));
-      return celMap(m);
-    }
-    case 'object': {
-      if (typeof value !== 'object' || Array.isArray(value)) return toCel(value, DYN);
-      const m = new Map<string, CelInput>();
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-        const escaped = escapeName(k);
-        const ft = escaped === undefined ? undefined : t.fields.get(escaped);
-        if (escaped !== undefined && ft) m.set(escaped, toCel(v, ft));
-      }
-      return celMap(m);
-    }
+      return celMap(new LazyObject(value as Record<string, unknown>, t));
     default:
       break;
   }
   if (typeof value === 'number') return dynNumber(value);
   if (typeof value === 'string' || typeof value === 'boolean') return value;
-  if (Array.isArray(value)) return celList(value.map((v) => toCel(v, DYN)));
-  if (typeof value === 'object') {
-    const m = new Map<string, CelInput>();
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) m.set(k, toCel(v, DYN));
-    return celMap(m);
-  }
+  if (Array.isArray(value)) return celList(lazyList(value, DYN));
+  if (typeof value === 'object') return celMap(new LazyObject(value as Record<string, unknown>, DYN));
   return null;
 }
 
@@ -224,11 +328,19 @@ export function measuredType(t: CelT, value: unknown): CelT {
   if (typeof value === 'string') return { kind: t.kind === 'bytes' ? 'bytes' : 'string', max: value.length };
   if (Array.isArray(value)) {
     const elemDecl = t.kind === 'list' ? t.elem : DYN;
+    const fast = measuredScalars(elemDecl, value);
+    if (fast) return listOf(fast, value.length);
     let elem: CelT | undefined;
     for (const v of value) elem = widen(elem, measuredType(elemDecl, v));
     return listOf(elem ?? (elemDecl.kind === 'dyn' ? NULL : elemDecl), value.length);
   }
   if (typeof value === 'object') {
+    if (t.kind === 'map') {
+      const obj = value as Record<string, unknown>;
+      const keys = Object.keys(obj);
+      const fast = measuredScalars(t.value, keys.map((k) => obj[k]));
+      if (fast) return mapOf({ kind: 'string', max: keys.reduce((m, k) => Math.max(m, k.length), 0) }, fast, keys.length);
+    }
     const entries = Object.entries(value as Record<string, unknown>);
     if (t.kind === 'object') {
       const fields = new Map<string, CelT>();
@@ -251,6 +363,30 @@ export function measuredType(t: CelT, value: unknown): CelT {
     return mapOf({ kind: 'string', max: keyMax }, v ?? (valueDecl.kind === 'dyn' ? NULL : valueDecl), entries.length);
   }
   return t.kind === 'dyn' ? (typeof value === 'number' ? DOUBLE : typeof value === 'boolean' ? BOOL : DYN) : t;
+}
+
+/**
+ * The measured type of many values declared as one scalar type, without a type per value
+ * (lists and maps of a hundred thousand strings are measured on every write); undefined
+ * when the declared type is not a scalar or a value is not of it.
+ */
+function measuredScalars(decl: CelT, values: unknown[]): CelT | undefined {
+  if (decl.kind === 'string' || decl.kind === 'bytes') {
+    let max = 0;
+    let any = false;
+    for (const v of values) {
+      if (typeof v === 'string') {
+        any = true;
+        if (v.length > max) max = v.length;
+      } else if (v !== null && v !== undefined) return undefined;
+    }
+    return any ? { kind: decl.kind, max } : decl;
+  }
+  if (decl.kind === 'int' || decl.kind === 'uint' || decl.kind === 'double' || decl.kind === 'bool') {
+    for (const v of values) if (v !== null && v !== undefined && typeof v !== 'number' && typeof v !== 'boolean') return undefined;
+    return decl;
+  }
+  return undefined;
 }
 
 /** The smallest type covering both (sizes maximised; different shapes give dyn). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compileGoPattern } from './regex.js';
+import { compileGoPattern, matchWork, MatchTooExpensive, MATCH_WORK_LIMIT } from './regex.js';
 
 function matches(pattern: string, s: string): boolean {
   const c = compileGoPattern(pattern);
@@ -76,10 +76,43 @@ describe('compileGoPattern', () => {
     assert.ok(Date.now() - start < 5000);
   });
 
+  it('finds every match as Go\'s FindAllString does', () => {
+    const all = (pattern: string, s: string, max = -1): string[] => {
+      const c = compileGoPattern(pattern);
+      if (!c.ok) throw new Error(c.error);
+      return c.regexp.findAll(s, max, () => undefined);
+    };
+    assert.deepEqual(all('a*', 'baaac'), ['', 'aaa', '']);
+    assert.deepEqual(all('[0-9]+', '123 abc 456'), ['123', '456']);
+    assert.deepEqual(all('[0-9]+', '123 abc 456', 1), ['123']);
+    assert.deepEqual(all('a|ab', 'ab'), ['a']);
+    assert.deepEqual(all('\\b', '  ab'), ['', '']);
+    assert.deepEqual(all('x*', '😀😀'), ['', '', '']);
+    assert.deepEqual(all('^a', 'aaa'), ['a']);
+  });
+
+  it('refuses a match whose worst case exceeds the work bound, before running it', () => {
+    const c = compileGoPattern('[a-z]{999}[0-9]');
+    assert.ok(c.ok);
+    const started = performance.now();
+    assert.throws(() => c.test('a'.repeat(100_000)), MatchTooExpensive);
+    assert.ok(performance.now() - started < 50);
+    assert.equal(c.test('a'.repeat(900)), false);
+    assert.ok(matchWork(900, c.regexp.programSize) <= MATCH_WORK_LIMIT);
+    // findAll asks before every search.
+    const spent: number[] = [];
+    const d = compileGoPattern('a');
+    assert.ok(d.ok);
+    assert.deepEqual(d.regexp.findAll('aa', -1, (w) => spent.push(w)), ['a', 'a']);
+    assert.deepEqual(spent, [matchWork(2, d.regexp.programSize), matchWork(1, d.regexp.programSize), matchWork(0, d.regexp.programSize)]);
+  });
+
   it('refuses nesting beyond 1000 and programs that are too large', () => {
     const deep = `${'('.repeat(1001)}a${')'.repeat(1001)}`;
     assert.deepEqual(compileGoPattern(deep), { ok: false, error: `error parsing regexp: expression nests too deeply: \`${deep}\`` });
-    const big = '((a{1000}){1000}){1000}';
+    // Go bounds nested repeats by their product, and programs by their size.
+    assert.deepEqual(compileGoPattern('((a{1000}){1000}){1000}'), { ok: false, error: 'error parsing regexp: invalid repeat count: `{1000}`' });
+    const big = 'x{1000}'.repeat(4000);
     assert.deepEqual(compileGoPattern(big), { ok: false, error: `error parsing regexp: expression too large: \`${big}\`` });
   });
 

@@ -1,9 +1,50 @@
-// `pattern` is Go RE2 syntax, matched in linear time as RE2 matches it: a pattern is parsed
-// with Go's rules (and refused in its parser's words), compiled to a Thompson automaton and
-// run as a set of states over the value's code points. A JavaScript RegExp would backtrack:
-// a hostile pattern such as `^(a+)+$` would then stall every write of the custom resource.
+// Regular expressions with Go's RE2 syntax and semantics, for schema `pattern`s and CEL's
+// regex functions. A pattern is first parsed with Go's rules (refused in its parser's words,
+// Go 1.20 as Kubernetes 1.27 was built with: no `(?<name>`, no lookaround, no backreference),
+// then compiled by re2js, a JavaScript port of RE2 that never backtracks. Its worst case is
+// still the text's length times the program's size (a `[a-z]{999}` is a thousand states), so
+// every match first checks that product against a bound: a JavaScript RegExp, or an
+// unbounded automaton, would let one hostile pattern or value stall every request.
+import { createRequire } from 'node:module';
+import type * as Re2jsModule from 're2js';
 
-export type CompiledPattern = { ok: true; test: (s: string) => boolean } | { ok: false; error: string };
+/** A compiled Go regular expression. Positions are UTF-16 offsets into the text. */
+export interface GoRegexp {
+  /** Instructions of the program: the most work one character of text can take. */
+  readonly programSize: number;
+  /** Whether the pattern matches anywhere in `s`. */
+  test(s: string): boolean;
+  /**
+   * Go's FindAllString: leftmost-first matches, at most `max` (all when negative); an empty
+   * match right after the previous match is skipped. `spend(work)` is called before each
+   * search with its worst-case work and may throw to stop.
+   */
+  findAll(s: string, max: number, spend: (work: number) => void): string[];
+}
+
+export type CompiledPattern = { ok: true; regexp: GoRegexp; test: (s: string) => boolean } | { ok: false; error: string };
+
+/**
+ * The worst-case work of one search of `length` code units with a program of `size`
+ * instructions: every instruction may be live at every position.
+ */
+export function matchWork(length: number, size: number): number {
+  return (length + 1) * size;
+}
+
+/**
+ * The most work one match may take. re2js spends up to about 100 ns per unit on its slowest
+ * paths (an automaton whose states keep changing, on short texts), so this keeps one match
+ * around 100 ms at worst; on ordinary patterns it takes a few milliseconds.
+ */
+export const MATCH_WORK_LIMIT = 1_000_000;
+
+/** The error of a match over MATCH_WORK_LIMIT. */
+export class MatchTooExpensive extends Error {
+  constructor(readonly work: number) {
+    super(`matching would take up to ${work} steps, more than ${MATCH_WORK_LIMIT}`);
+  }
+}
 
 type Pred = (cp: number) => boolean;
 type AssertKind = 'bol' | 'eol' | 'bot' | 'eot' | 'wb' | 'nwb';
@@ -23,8 +64,6 @@ interface Flags {
 
 const MAX_REPEAT = 1000;
 const MAX_NESTING = 1000;
-/** States of one compiled pattern; Go refuses programs of this order as too large. */
-const MAX_STATES = 1_000_000;
 const CACHE_LIMIT = 512;
 const cache = new Map<string, CompiledPattern>();
 
@@ -395,198 +434,78 @@ class Parser {
   }
 }
 
+
 // ---------------------------------------------------------------------------------------
-// Thompson automaton
+// Matching
 
-const CHAR = 0;
-const SPLIT = 1;
-const ASSERT = 2;
-const MATCH = 3;
-const JUMP = 4;
+// Loaded on the first pattern compiled (validation is synchronous, hence require): most
+// servers never compile one, and the engine is a large module.
+const load = createRequire(import.meta.url);
+let re2js: typeof Re2jsModule | undefined;
 
-class TooLarge extends Error {}
-
-class Program {
-  kind: number[] = [];
-  out: number[] = [];
-  out2: number[] = [];
-  pred: (Pred | undefined)[] = [];
-  assert: (AssertKind | undefined)[] = [];
-
-  add(kind: number, pred?: Pred, assert?: AssertKind): number {
-    if (this.kind.length >= MAX_STATES) throw new TooLarge();
-    this.kind.push(kind);
-    this.out.push(-1);
-    this.out2.push(-1);
-    this.pred.push(pred);
-    this.assert.push(assert);
-    return this.kind.length - 1;
-  }
+function engine(): typeof Re2jsModule {
+  return (re2js ??= load('re2js') as typeof Re2jsModule);
 }
 
-/** Compiles `node` so that it continues at `next`; returns its entry state. */
-function compile(prog: Program, node: Node, next: number): number {
-  switch (node.t) {
-    case 'empty':
-      return next;
-    case 'char': {
-      const s = prog.add(CHAR, node.pred);
-      prog.out[s] = next;
-      return s;
-    }
-    case 'assert': {
-      const s = prog.add(ASSERT, undefined, node.kind);
-      prog.out[s] = next;
-      return s;
-    }
-    case 'cat': {
-      let entry = next;
-      for (let k = node.list.length - 1; k >= 0; k--) entry = compile(prog, node.list[k], entry);
-      return entry;
-    }
-    case 'alt': {
-      let entry = compile(prog, node.list[node.list.length - 1], next);
-      for (let k = node.list.length - 2; k >= 0; k--) {
-        const s = prog.add(SPLIT);
-        prog.out[s] = compile(prog, node.list[k], next);
-        prog.out2[s] = entry;
-        entry = s;
-      }
-      return entry;
-    }
-    case 'rep': {
-      let entry = next;
-      if (node.max < 0) {
-        // x* : a loop back through a split.
-        const loop = prog.add(SPLIT);
-        const jump = prog.add(JUMP);
-        prog.out[jump] = loop;
-        prog.out[loop] = compile(prog, node.node, jump);
-        prog.out2[loop] = next;
-        entry = loop;
-      } else {
-        for (let k = node.max - node.min; k > 0; k--) {
-          const s = prog.add(SPLIT);
-          prog.out[s] = compile(prog, node.node, entry);
-          prog.out2[s] = next;
-          entry = s;
+function wrap(re: Re2jsModule.RE2JS): GoRegexp {
+  const size = re.programSize();
+  return {
+    programSize: size,
+    test(s) {
+      const work = matchWork(s.length, size);
+      if (work > MATCH_WORK_LIMIT) throw new MatchTooExpensive(work);
+      return re.test(s);
+    },
+    findAll(s, max, spend) {
+      const out: string[] = [];
+      const m = re.matcher(s);
+      let pos = 0;
+      let prevEnd = -1;
+      while ((max < 0 || out.length < max) && pos <= s.length) {
+        // A search from `pos` may run to the end of the text, whatever it finds.
+        spend(matchWork(s.length - pos, size));
+        if (!m.find(pos)) break;
+        const start = m.start();
+        const end = m.end();
+        let accept = true;
+        if (end === pos) {
+          // An empty match here: skipped right after a match; the next search starts one
+          // code point on.
+          if (start === prevEnd) accept = false;
+          const cp = s.codePointAt(pos);
+          pos += cp !== undefined && cp > 0xffff ? 2 : 1;
+        } else {
+          pos = end;
         }
+        prevEnd = end;
+        if (accept) out.push(s.slice(start, end));
       }
-      for (let k = 0; k < node.min; k++) entry = compile(prog, node.node, entry);
-      return entry;
-    }
-  }
-}
-
-function assertHolds(kind: AssertKind, prev: number, next: number): boolean {
-  switch (kind) {
-    case 'bot': return prev < 0;
-    case 'eot': return next < 0;
-    case 'bol': return prev < 0 || prev === 10;
-    case 'eol': return next < 0 || next === 10;
-    case 'wb': return isWordChar(prev) !== isWordChar(next);
-    case 'nwb': return isWordChar(prev) === isWordChar(next);
-  }
-}
-
-/** Scratch space of one program, reused by every run (runs are synchronous). */
-interface Scratch {
-  mark: Uint32Array;
-  gen: number;
-  clist: Int32Array;
-  nlist: Int32Array;
-  stack: Int32Array;
-}
-
-/** Whether the automaton matches anywhere in `s`: a set of states stepped over each code point. */
-function run(prog: Program, start: number, scratch: Scratch, s: string): boolean {
-  const { mark, stack } = scratch;
-  let { clist, nlist } = scratch;
-  let ccount = 0;
-  const cps: number[] = [];
-  for (const ch of s) cps.push(ch.codePointAt(0) ?? 0);
-  if (scratch.gen > 0xfffffff0 - 2 * (cps.length + 2)) {
-    mark.fill(0);
-    scratch.gen = 0;
-  }
-
-  // Adds `state`'s closure at position `pos` to `list`; true when it reaches the match state.
-  // A state is marked when pushed, so each is visited once per generation.
-  const addClosure = (state: number, pos: number, list: Int32Array, count: { n: number }): boolean => {
-    const gen = scratch.gen;
-    let sp = 0;
-    const push = (st: number): void => {
-      if (st >= 0 && mark[st] !== gen) {
-        mark[st] = gen;
-        stack[sp++] = st;
-      }
-    };
-    push(state);
-    const prev = pos > 0 ? cps[pos - 1] : -1;
-    const next = pos < cps.length ? cps[pos] : -1;
-    while (sp > 0) {
-      const st = stack[--sp];
-      switch (prog.kind[st]) {
-        case MATCH:
-          return true;
-        case CHAR:
-          list[count.n++] = st;
-          break;
-        case JUMP:
-          push(prog.out[st]);
-          break;
-        case SPLIT:
-          push(prog.out2[st]);
-          push(prog.out[st]);
-          break;
-        case ASSERT:
-          if (assertHolds(prog.assert[st] as AssertKind, prev, next)) push(prog.out[st]);
-          break;
-      }
-    }
-    return false;
+      return out;
+    },
   };
+}
 
-  for (let pos = 0; pos <= cps.length; pos++) {
-    // Unanchored: a new thread may start at every position.
-    const gen = ++scratch.gen;
-    for (let k = 0; k < ccount; k++) mark[clist[k]] = gen;
-    const count = { n: ccount };
-    if (addClosure(start, pos, clist, count)) return true;
-    ccount = count.n;
-    if (pos === cps.length) break;
-    const c = cps[pos];
-    scratch.gen++;
-    const ncount = { n: 0 };
-    for (let k = 0; k < ccount; k++) {
-      const st = clist[k];
-      if ((prog.pred[st] as Pred)(c) && addClosure(prog.out[st], pos + 1, nlist, ncount)) return true;
-    }
-    [clist, nlist] = [nlist, clist];
-    ccount = ncount.n;
-  }
-  return false;
+/** re2js words errors as Go does, except that Go quotes the whole pattern of a too large one. */
+function goMessage(message: string, pattern: string): string {
+  return message === 'error parsing regexp: expression too large' ? `${message}: \`${pattern}\`` : message;
 }
 
 /**
  * The pattern compiled with Go's semantics, or the text of Go's parse error
  * (`error parsing regexp: missing closing ): \`(a\``). Results are cached per pattern.
+ * The `test` of a compiled pattern throws MatchTooExpensive rather than run too long.
  */
 export function compileGoPattern(pattern: string): CompiledPattern {
   const hit = cache.get(pattern);
   if (hit) return hit;
   let result: CompiledPattern;
   try {
-    const ast = new Parser(pattern).parse();
-    const prog = new Program();
-    const match = prog.add(MATCH);
-    const start = compile(prog, ast, match);
-    const n = prog.kind.length;
-    const scratch: Scratch = { mark: new Uint32Array(n), gen: 0, clist: new Int32Array(n), nlist: new Int32Array(n), stack: new Int32Array(n) };
-    result = { ok: true, test: (s) => run(prog, start, scratch, s) };
+    new Parser(pattern).parse();
+    const regexp = wrap(engine().RE2JS.compile(pattern));
+    result = { ok: true, regexp, test: (s) => regexp.test(s) };
   } catch (e) {
-    if (e instanceof TooLarge) result = { ok: false, error: new GoRegexpError('expression too large', pattern).message };
-    else if (e instanceof GoRegexpError) result = { ok: false, error: e.message };
+    if (e instanceof GoRegexpError) result = { ok: false, error: e.message };
+    else if (e instanceof engine().RE2JSException) result = { ok: false, error: goMessage(e.message, pattern) };
     else throw e;
   }
   if (cache.size >= CACHE_LIMIT) cache.clear();

@@ -230,6 +230,40 @@ describe('validateCustomResourceValue', () => {
     assert.deepEqual(texts(cr({ e: 'v49999' }), spec({ e: { type: 'string', enum: values } })), []);
   });
 
+  it('hostile patterns on long values answer in bounded time', { timeout: 20_000 }, () => {
+    // Each of these took seconds to minutes on a backtracking engine or on an automaton
+    // stepping every state per character; a value within the request size limit.
+    const long = 'a'.repeat(1_000_000);
+    const cases: [string, string][] = [
+      ['^(a+)+$', `${long}!`],
+      ['a{1000}b', long],
+      ['[a-z]{999}[0-9]', long],
+      ['(?:a|b)*a(?:a|b){40}$', `${'ab'.repeat(500_000)}c`],
+    ];
+    for (const [pattern, value] of cases) {
+      const started = performance.now();
+      const got = texts(cr({ s: value }), spec({ s: { type: 'string', pattern } }));
+      const ms = performance.now() - started;
+      assert.equal(got.length, 1, pattern);
+      assert.ok(got[0].includes(`should match '${pattern}'`), got[0].slice(-200));
+      assert.ok(ms < 1000, `${pattern}: ${ms.toFixed(0)} ms`);
+    }
+    // A long value the pattern's program can run over in bounded time is matched.
+    assert.deepEqual(texts(cr({ s: 'a'.repeat(100_000) }), spec({ s: { type: 'string', pattern: '^a+$' } })), []);
+    const tooLong = texts(cr({ s: long }), spec({ s: { type: 'string', pattern: '^(a+)+$' } }));
+    assert.match(tooLong[0], /should match '\^\(a\+\)\+\$', but is too long to be matched against it in bounded time$/);
+  });
+
+  it('formats answer in bounded time on long values', () => {
+    for (const format of ['isbn', 'isbn10', 'isbn13', 'email', 'uri', 'hostname', 'byte', 'creditcard']) {
+      const started = performance.now();
+      const got = texts(cr({ s: ' a'.repeat(1_000_000) }), spec({ s: { type: 'string', format } }));
+      const ms = performance.now() - started;
+      assert.equal(got.length, 1, format);
+      assert.ok(ms < 300, `${format}: ${ms.toFixed(0)} ms`);
+    }
+  });
+
   it('refuses a pattern Go cannot compile', () => {
     const got = texts(cr({ s: 'a' }), spec({ s: { type: 'string', pattern: '(?=a)' } }));
     assert.deepEqual(got, ["spec.s: Invalid value: \"a\": spec.s in body should match '(?=a), but pattern is invalid: error parsing regexp: invalid or unsupported Perl syntax: `(?=`'"]);

@@ -24,7 +24,7 @@ import {
   isGoInt,
   key,
 } from './go-format.js';
-import { compileGoPattern } from './regex.js';
+import { compileGoPattern, MatchTooExpensive } from './regex.js';
 
 type Code =
   | 'type'
@@ -63,6 +63,20 @@ interface Result {
 }
 
 const IN = 'body';
+
+/**
+ * Whether the pattern matches, or undefined when the value is too long for the pattern's
+ * program to be run on it in bounded time (Go would run it, however long: the server's
+ * event loop cannot).
+ */
+function boundedTest(test: (s: string) => boolean, data: string): boolean | undefined {
+  try {
+    return test(data);
+  } catch (e) {
+    if (e instanceof MatchTooExpensive) return undefined;
+    throw e;
+  }
+}
 
 function typeNameOf(v: unknown): string {
   if (typeof v === 'boolean') return 'boolean';
@@ -240,7 +254,11 @@ class Validator {
     if (typeof s.pattern === 'string' && s.pattern !== '') {
       const compiled = compileGoPattern(s.pattern);
       if (!compiled.ok) res.errors.push(fail('pattern', path, `should match '${s.pattern}, but pattern is invalid: ${compiled.error}'`, data));
-      else if (!compiled.test(data)) res.errors.push(fail('pattern', path, `should match '${s.pattern}'`, data));
+      else {
+        const matched = boundedTest(compiled.test, data);
+        if (matched === undefined) res.errors.push(fail('pattern', path, `should match '${s.pattern}', but is too long to be matched against it in bounded time`, data));
+        else if (!matched) res.errors.push(fail('pattern', path, `should match '${s.pattern}'`, data));
+      }
     }
   }
 
