@@ -96,9 +96,15 @@ describe('connect subresources', () => {
 
   const node = async (name: string, address: string, port: number): Promise<void> => {
     await ok('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name } });
-    const n = await ok('GET', `/api/v1/nodes/${name}`);
-    n.status = { addresses: [{ type: 'InternalIP', address }], daemonEndpoints: { kubeletEndpoint: { Port: port } } };
-    await ok('PUT', `/api/v1/nodes/${name}/status`, n);
+    // The node lifecycle controller may write the new node meanwhile: retry on a conflict, as a kubelet does.
+    for (;;) {
+      const n = await ok('GET', `/api/v1/nodes/${name}`);
+      n.status = { addresses: [{ type: 'InternalIP', address }], daemonEndpoints: { kubeletEndpoint: { Port: port } } };
+      const r = await s.request('PUT', `/api/v1/nodes/${name}/status`, s.admin, n);
+      if (r.status === 409) continue;
+      assert.equal(r.status, 200, r.text);
+      break;
+    }
   };
 
   const pod = async (name: string, nodeName: string | undefined, podIP?: string, containers = ['main']): Promise<void> => {
