@@ -351,9 +351,10 @@ describe('connect subresources', () => {
   });
 
   it('services proxy resolves named ports through Endpoints, and kubectl get --raw reaches it', { skip: EXTERNAL_IP ? false : 'no non-loopback address' }, async () => {
-    await ok('POST', '/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: webPort }] } });
+    // No selector: the Endpoints below are the user's, which the endpoint controller leaves alone.
+    await ok('POST', '/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ name: 'http', port: 80, targetPort: webPort }] } });
     await ok('POST', '/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'empty' }, spec: { ports: [{ name: 'http', port: 80 }] } });
-    // Written by hand (the test runs no endpoints controller); an address that is no pod's IP is skipped.
+    // Written by hand; an address that is no pod's IP is skipped.
     const eps = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 's' }, subsets: [{ addresses: [{ ip: EXTERNAL_IP, targetRef: { kind: 'Pod', namespace: 'default', name: 'web' } }], ports: [{ name: 'http', port: webPort }] }] };
     const existing = await s.request('GET', '/api/v1/namespaces/default/endpoints/s', s.admin);
     if (existing.status === 200) await ok('PUT', '/api/v1/namespaces/default/endpoints/s', { ...eps, metadata: { name: 's', resourceVersion: (existing.json.metadata as { resourceVersion: string }).resourceVersion } });
