@@ -45,19 +45,30 @@ export function servicesSelecting(services: readonly KubeObject[], pod: KubeObje
   });
 }
 
+/**
+ * Queues a Service when it changes and when a pod it selects (before or after the change)
+ * does: what both the Endpoints and the EndpointSlice controllers sync on. Returns the
+ * function that queues the Services selecting given pods.
+ */
+export function followServicesAndPods(loop: KeyedLoop, services: Informer, pods: Informer): (...changed: KubeObject[]) => void {
+  const enqueue = (o: KubeObject): void => loop.add(keyOf(o));
+  loop.onStop(services.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: enqueue }));
+  const onPod = (...changed: KubeObject[]): void => {
+    const keys = new Set<string>();
+    for (const p of changed) for (const s of servicesSelecting(services.list(), p)) keys.add(keyOf(s));
+    for (const k of keys) loop.add(k);
+  };
+  loop.onStop(pods.addEventHandler({ onAdd: (p) => onPod(p), onUpdate: (o, n) => onPod(o, n), onDelete: (p) => onPod(p) }));
+  return onPod;
+}
+
 export class EndpointController extends KeyedLoop {
   private readonly triggers = new TriggerTimeTracker();
 
   constructor(private readonly opts: EndpointControllerOptions) {
     super(opts.clock, 'endpoint');
     const enqueue = (o: KubeObject): void => this.add(keyOf(o));
-    this.onStop(opts.services.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: enqueue }));
-    const onPod = (...pods: KubeObject[]): void => {
-      const keys = new Set<string>();
-      for (const p of pods) for (const s of servicesSelecting(opts.services.list(), p)) keys.add(keyOf(s));
-      for (const k of keys) this.add(k);
-    };
-    this.onStop(opts.pods.addEventHandler({ onAdd: (p) => onPod(p), onUpdate: (o, n) => onPod(o, n), onDelete: (p) => onPod(p) }));
+    followServicesAndPods(this, opts.services, opts.pods);
     // An Endpoints deleted under a Service that should have one is written again.
     this.onStop(opts.endpoints.addEventHandler({ onDelete: enqueue }));
   }

@@ -3,11 +3,11 @@
 import { isApiError } from '../../apimachinery/errors.js';
 import type { Clock } from '../../apimachinery/clock.js';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { keyOf, splitKey, type Informer } from '../../client/informer.js';
+import { splitKey, type Informer } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import { longDomainKey } from '../../naming/index.js';
 import { nodeLabelKey } from '../../apis/core/helpers/node.js';
-import { servicesSelecting } from '../endpoint/controller.js';
+import { followServicesAndPods } from '../endpoint/controller.js';
 import { NODES, PODS, selectedPods, serviceSelector, SERVICES, specOf, TriggerTimeTracker } from '../endpoint/util.js';
 import { KeyedLoop } from '../keyed-loop.js';
 import type { ControllerDescriptor } from '../types.js';
@@ -78,14 +78,7 @@ export class EndpointSliceController extends KeyedLoop {
 
   constructor(private readonly opts: EndpointSliceControllerOptions) {
     super(opts.clock, 'endpoint_slice');
-    const enqueue = (o: KubeObject): void => this.add(keyOf(o));
-    this.onStop(opts.services.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: enqueue }));
-    const onPod = (...pods: KubeObject[]): void => {
-      const keys = new Set<string>();
-      for (const p of pods) for (const s of servicesSelecting(opts.services.list(), p)) keys.add(keyOf(s));
-      for (const k of keys) this.add(k);
-    };
-    this.onStop(opts.pods.addEventHandler({ onAdd: (p) => onPod(p), onUpdate: (o, n) => onPod(o, n), onDelete: (p) => onPod(p) }));
+    const onPod = followServicesAndPods(this, opts.services, opts.pods);
     // A node's zone is in its pods' endpoints.
     const onNode = (o: KubeObject | undefined, n: KubeObject): void => {
       const zone = nodeLabelKey('zone');
