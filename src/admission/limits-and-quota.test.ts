@@ -80,10 +80,18 @@ test('aggregate errors read as Kubernetes prints them', () => {
   assert.equal(aggregate(['a', 'b', 'a']), '[a, b]');
 });
 
-test('ResourceQuota: object counts are enforced with the exact message and the status follows', async () => {
+/** Creates a quota and gives it the status the quota controller would compute (nothing used yet). */
+async function computedQuota(f: Awaited<ReturnType<typeof fixture>>, name: string, spec: J, used: Record<string, string> = {}): Promise<KubeObject> {
+  const created = await f.plain.create(R.quotas, 'team', { metadata: { name }, spec });
+  const hard = spec.hard as Record<string, string>;
+  const zeros = Object.fromEntries(Object.keys(hard).map((k) => [k, used[k] ?? '0']));
+  return f.plain.update(R.quotas, 'team', { ...created, status: { hard, used: zeros } }, 'status');
+}
+
+test('ResourceQuota: object counts are charged against status.used with the exact message', async () => {
   const f = await fixture();
   try {
-    await f.plain.create(R.quotas, 'team', { metadata: { name: 'counts' }, spec: { hard: { configmaps: '2', [`count/deployments.apps`]: '0' } } });
+    await computedQuota(f, 'counts', { hard: { configmaps: '2', [`count/deployments.apps`]: '0' } });
     await f.client.create(R.configmaps, 'team', { metadata: { name: 'a' } });
     await f.client.create(R.configmaps, 'team', { metadata: { name: 'b' } });
     await assert.rejects(
@@ -92,9 +100,9 @@ test('ResourceQuota: object counts are enforced with the exact message and the s
     );
     const quota = await f.plain.get(R.quotas, 'team', 'counts');
     assert.deepEqual(quota.status, { hard: { configmaps: '2', 'count/deployments.apps': '0' }, used: { configmaps: '2', 'count/deployments.apps': '0' } });
-    // Deleting frees the room at once: usage is counted afresh.
+    // A deletion frees nothing by itself: the quota controller replenishes status.used.
     await f.client.delete(R.configmaps, 'team', 'a');
-    await f.client.create(R.configmaps, 'team', { metadata: { name: 'c' } });
+    await assert.rejects(f.client.create(R.configmaps, 'team', { metadata: { name: 'c' } }), forbidden('configmaps "c" is forbidden: exceeded quota: counts, requested: configmaps=1, used: configmaps=2, limited: configmaps=2'));
     const deployment = { metadata: { name: 'd' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } };
     await assert.rejects(
       f.client.create({ group: 'apps', version: 'v1', resource: 'deployments' }, 'team', deployment),
@@ -105,10 +113,44 @@ test('ResourceQuota: object counts are enforced with the exact message and the s
   }
 });
 
+test('ResourceQuota: the usage recorded in the status is what a write is checked against', async () => {
+  const f = await fixture();
+  try {
+    // The status says two are used though none exist: the plugin believes the status.
+    await computedQuota(f, 'counts', { hard: { configmaps: '2' } }, { configmaps: '2' });
+    await assert.rejects(
+      f.client.create(R.configmaps, 'team', { metadata: { name: 'a' } }),
+      forbidden('configmaps "a" is forbidden: exceeded quota: counts, requested: configmaps=1, used: configmaps=2, limited: configmaps=2'),
+    );
+    const q = await f.plain.get(R.quotas, 'team', 'counts');
+    await f.plain.update(R.quotas, 'team', { ...q, status: { hard: { configmaps: '2' }, used: { configmaps: '1' } } }, 'status');
+    await f.client.create(R.configmaps, 'team', { metadata: { name: 'a' } });
+    assert.deepEqual(((await f.plain.get(R.quotas, 'team', 'counts')).status as J).used, { configmaps: '2' });
+  } finally {
+    await f.close();
+  }
+});
+
+test('ResourceQuota: a quota not yet computed limits nothing; one whose status lacks a usage refuses', async () => {
+  const f = await fixture();
+  try {
+    const created = await f.plain.create(R.quotas, 'team', { metadata: { name: 'fresh' }, spec: { hard: { configmaps: '0', secrets: '5' } } });
+    // No status yet (the controller has not run): nothing is limited or charged, as in kube.
+    await f.client.create(R.configmaps, 'team', { metadata: { name: 'a' } });
+    assert.equal(((await f.plain.get(R.quotas, 'team', 'fresh')).status as J | undefined)?.used, undefined);
+    // status.hard names configmaps but status.used has no figure for them: "status unknown".
+    await f.plain.update(R.quotas, 'team', { ...created, status: { hard: { configmaps: '0', secrets: '5' }, used: { secrets: '0' } } }, 'status');
+    await assert.rejects(f.client.create(R.configmaps, 'team', { metadata: { name: 'b' } }), forbidden('configmaps "b" is forbidden: status unknown for quota: fresh, resources: configmaps'));
+    await f.client.create({ group: '', version: 'v1', resource: 'secrets' }, 'team', { metadata: { name: 's' } });
+  } finally {
+    await f.close();
+  }
+});
+
 test('ResourceQuota: compute resources must be stated and are summed over the pods', async () => {
   const f = await fixture();
   try {
-    await f.plain.create(R.quotas, 'team', { metadata: { name: 'compute' }, spec: { hard: { pods: '5', 'requests.cpu': '1', 'limits.memory': '1Gi' } } });
+    await computedQuota(f, 'compute', { hard: { pods: '5', 'requests.cpu': '1', 'limits.memory': '1Gi' } });
     await assert.rejects(f.client.create(R.pods, 'team', pod('bare')), forbidden('pods "bare" is forbidden: failed quota: compute: must specify limits.memory,requests.cpu'));
     const sized = (name: string, cpu: string): KubeObject => withResources(name, { requests: { cpu }, limits: { memory: '256Mi' } });
     await f.client.create(R.pods, 'team', sized('a', '600m'));

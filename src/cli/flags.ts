@@ -41,6 +41,8 @@ export const controllerFlagDefinitions: FlagDefinition[] = [
   { name: 'max-endpoints-per-slice', type: 'int', default: 100, usage: 'The maximum number of endpoints that will be added to an EndpointSlice. More endpoints per slice will result in less endpoint slices, but larger resources. Defaults to 100.' },
   { name: 'mirroring-concurrent-service-endpoint-syncs', type: 'int', default: 5, usage: 'The number of service endpoint syncing operations that will be done concurrently by the endpointslice-mirroring-controller. Larger number = faster endpoint slice updating, but more CPU (and network) load. Defaults to 5.' },
   { name: 'mirroring-max-endpoints-per-subset', type: 'int', default: 1000, usage: 'The maximum number of endpoints that will be added to an EndpointSlice by the endpointslice-mirroring-controller. More endpoints per slice will result in less endpoint slices, but larger resources. Defaults to 100.' },
+  { name: 'concurrent-resource-quota-syncs', type: 'int', default: 5, usage: 'The number of resource quotas that are allowed to sync concurrently. Larger number = more responsive quota management, but more CPU (and network) load' },
+  { name: 'resource-quota-sync-period', type: 'duration', default: 300_000, usage: 'The period for syncing quota usage status in the system' },
   { name: 'node-monitor-grace-period', type: 'duration', default: 40_000, usage: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N times more than kubelet\'s nodeStatusUpdateFrequency.' },
   { name: 'node-monitor-period', type: 'duration', default: 5_000, usage: 'The period for syncing NodeStatus in NodeController.' },
   {
@@ -182,6 +184,8 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
     ...unlessDefault(flags, 'max-endpoints-per-slice', 100, 'maxEndpointsPerSlice', 1000),
     ...unlessDefault(flags, 'mirroring-concurrent-service-endpoint-syncs', 5, 'mirroringConcurrentServiceEndpointSyncs'),
     ...unlessDefault(flags, 'mirroring-max-endpoints-per-subset', 1000, 'mirroringMaxEndpointsPerSubset', 1000),
+    ...unlessDefault(flags, 'concurrent-resource-quota-syncs', 5, 'concurrentResourceQuotaSyncs'),
+    ...unlessDefault(flags, 'resource-quota-sync-period', 300_000, 'resourceQuotaSyncPeriodMs'),
   };
   const controllers = flags.has('controllers') ? flags.list('controllers') : ['*'];
   const unknown = validateControllers(controllers, [...KNOWN_CONTROLLERS, ...DISABLED_BY_DEFAULT_CONTROLLERS]);

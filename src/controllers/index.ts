@@ -29,6 +29,7 @@ import { replicationControllerDescriptor } from './replicationcontroller/index.j
 import { endpointControllerDescriptor } from './endpoint/index.js';
 import { endpointSliceControllerDescriptor } from './endpointslice/index.js';
 import { endpointSliceMirroringControllerDescriptor } from './endpointslicemirroring/index.js';
+import { resourceQuotaControllerDescriptor } from './resourcequota/index.js';
 
 export {
   NamespaceController,
@@ -117,6 +118,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     endpointControllerDescriptor,
     endpointSliceControllerDescriptor,
     endpointSliceMirroringControllerDescriptor,
+    resourceQuotaControllerDescriptor,
     csrApprovingController(),
     csrSigningController(),
     csrCleanerController(),

@@ -59,6 +59,10 @@ export interface ControllerOptions {
   mirroringConcurrentServiceEndpointSyncs?: number;
   /** `--mirroring-max-endpoints-per-subset` (1000): addresses of one Endpoints subset mirrored. */
   mirroringMaxEndpointsPerSubset?: number;
+  /** `--concurrent-resource-quota-syncs` (5). */
+  concurrentResourceQuotaSyncs?: number;
+  /** `--resource-quota-sync-period` (5 min): how often every quota's usage is recomputed in full. */
+  resourceQuotaSyncPeriodMs?: number;
 }
 
 export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {

@@ -1,0 +1,195 @@
+// kube-controller-manager's resource quota controller: each ResourceQuota's `status.hard`
+// (its spec's) and `status.used`, the usage of every resource it limits summed over the
+// namespace's objects its scopes select. A quota is recomputed when its spec changes, when
+// an object it measures is added, deleted or changes its usage (a pod that finishes frees
+// its compute: replenishment), and on a full resync every `--resource-quota-sync-period`.
+// Objects are read from informers: the kinds with their own quota names at once, other kinds
+// (`count/<resource>.<group>`) from the first quota that names them, found through discovery.
+import type { KubeObject } from '../../apimachinery/types.js';
+import { isPlainObject } from '../../apimachinery/types.js';
+import type { ApiClient } from '../../client/types.js';
+import type { Informer } from '../../client/informer.js';
+import type { SharedInformerFactory } from '../../client/informer-factory.js';
+import { amountsOf, formatAmount } from '../../apis/core/helpers/resources.js';
+import { quotaUsage, resourceOfQuotaName, sumQuotaUsage, type QuotaResource } from '../../apis/core/helpers/quota.js';
+import { setOwn } from '../../apimachinery/own.js';
+import { KeyedLoop } from '../keyed-loop.js';
+import type { ControllerContext, DiscoveredResource } from '../types.js';
+
+export const RESOURCEQUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };
+/** The kinds with quota names of their own, watched from the start as kube's replenishment does. */
+const CORE_MEASURED = ['pods', 'services', 'configmaps', 'secrets', 'persistentvolumeclaims', 'replicationcontrollers', 'resourcequotas'];
+
+/** How long a `count/` name that discovery does not know is left unmeasured before asking again. */
+const REDISCOVERY_MS = 30_000;
+
+export interface ResourceQuotaControllerOptions {
+  client: ApiClient;
+  informers: SharedInformerFactory;
+  clock: ControllerContext['clock'];
+  discover: () => Promise<DiscoveredResource[]>;
+  /** `--resource-quota-sync-period`. */
+  resyncPeriodMs: number;
+  onError: (err: unknown) => void;
+}
+
+const grKey = (r: QuotaResource): string => `${r.resource}.${r.group}`;
+const nsOf = (o: KubeObject): string => o.metadata?.namespace ?? '';
+const mapAt = (o: KubeObject, field: 'spec' | 'status', key: string): Record<string, unknown> => {
+  const top = o[field];
+  const v = isPlainObject(top) ? top[key] : undefined;
+  return isPlainObject(v) ? v : {};
+};
+
+function sameMap(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && String(a[k]) === String(b[k]));
+}
+
+/** Equal usage maps (by amount, whatever their notation). */
+function sameUsage(a: Map<string, { nano: bigint }>, b: Map<string, { nano: bigint }>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, x] of a) if (b.get(k)?.nano !== x.nano) return false;
+  return true;
+}
+
+interface Monitor {
+  resource: QuotaResource;
+  informer: Informer;
+}
+
+export class ResourceQuotaController extends KeyedLoop {
+  private readonly quotas: Informer;
+  private readonly monitors = new Map<string, Monitor>();
+  /** `count/` resources discovery did not know, with when it was last asked. */
+  private readonly unknown = new Map<string, number>();
+  private cancelResync: () => void = () => {};
+
+  constructor(private readonly opts: ResourceQuotaControllerOptions) {
+    super(opts.clock, 'resourcequota_primary');
+    this.quotas = opts.informers.informerFor(RESOURCEQUOTAS);
+    this.onStop(
+      this.quotas.addEventHandler({
+        onAdd: (q) => this.enqueue(q),
+        onUpdate: (o, n) => {
+          // Its own status writes come back here: only a spec that the status does not reflect yet counts.
+          if (!sameMap(mapAt(o, 'spec', 'hard'), mapAt(n, 'spec', 'hard')) || !sameMap(mapAt(n, 'spec', 'hard'), mapAt(n, 'status', 'hard'))) this.enqueue(n);
+          else if (JSON.stringify(o.spec) !== JSON.stringify(n.spec)) this.enqueue(n);
+        },
+      }),
+    );
+    for (const resource of CORE_MEASURED) this.monitor({ group: '', resource }, 'v1');
+  }
+
+  start(workers: number): void {
+    this.run((key) => this.sync(key), workers, this.opts.onError);
+    this.scheduleResync();
+  }
+
+  override async stop(): Promise<void> {
+    this.cancelResync();
+    await super.stop();
+  }
+
+  private scheduleResync(): void {
+    this.cancelResync = this.opts.clock.schedule(this.opts.resyncPeriodMs, () => {
+      for (const key of this.quotas.listKeys()) this.add(key);
+      this.scheduleResync();
+    });
+  }
+
+  private enqueue(quota: KubeObject): void {
+    this.add(`${nsOf(quota)}/${quota.metadata?.name ?? ''}`);
+  }
+
+  /** Queues the namespace's quotas that limit something objects of `r` are measured on. */
+  private replenish(r: QuotaResource, namespace: string): void {
+    for (const quota of this.quotas.list()) {
+      if (nsOf(quota) !== namespace) continue;
+      const names = Object.keys(mapAt(quota, 'spec', 'hard'));
+      if (names.some((n) => {
+        const of = resourceOfQuotaName(n);
+        return of !== undefined && of.group === r.group && of.resource === r.resource;
+      })) this.enqueue(quota);
+    }
+  }
+
+  private monitor(resource: QuotaResource, version: string): Monitor {
+    const existing = this.monitors.get(grKey(resource));
+    if (existing) return existing;
+    const countOnly = resource.group !== '' || !CORE_MEASURED.includes(resource.resource);
+    const informer = this.opts.informers.informerFor({ ...resource, version }, countOnly ? { metadataOnly: true } : {});
+    const m = { resource, informer };
+    this.monitors.set(grKey(resource), m);
+    const now = (): Date => this.opts.clock.now();
+    this.onStop(
+      informer.addEventHandler({
+        onAdd: (o) => this.replenish(resource, nsOf(o)),
+        onUpdate: (o, n) => {
+          if (!countOnly && !sameUsage(quotaUsage(resource, o, now()), quotaUsage(resource, n, now()))) this.replenish(resource, nsOf(n));
+        },
+        onDelete: (o) => this.replenish(resource, nsOf(o)),
+      }),
+    );
+    return m;
+  }
+
+  /** The monitor of a resource a quota names, found through discovery; undefined when not served. */
+  private async monitorOf(r: QuotaResource): Promise<Monitor | undefined> {
+    const known = this.monitors.get(grKey(r));
+    if (known) return known;
+    const asked = this.unknown.get(grKey(r));
+    const now = this.opts.clock.now().getTime();
+    if (asked !== undefined && now - asked < REDISCOVERY_MS) return undefined;
+    const served = (await this.opts.discover()).find(
+      (d) => d.group === r.group && d.resource === r.resource && d.namespaced && d.verbs.includes('list') && d.verbs.includes('watch'),
+    );
+    if (!served) {
+      this.unknown.set(grKey(r), now);
+      return undefined;
+    }
+    this.unknown.delete(grKey(r));
+    return this.monitor(r, served.version);
+  }
+
+  async sync(key: string): Promise<void> {
+    if (!(await this.synced(this.quotas))) return;
+    const quota = this.quotas.getByKey(key);
+    if (!quota) return;
+    const namespace = nsOf(quota);
+    const hard = mapAt(quota, 'spec', 'hard');
+    const byResource = new Map<string, { resource: QuotaResource; names: string[] }>();
+    for (const name of Object.keys(hard)) {
+      const r = resourceOfQuotaName(name);
+      if (!r) continue;
+      const entry = byResource.get(grKey(r)) ?? { resource: r, names: [] };
+      entry.names.push(name);
+      byResource.set(grKey(r), entry);
+    }
+    // Usage kept where nothing measures it (kube keeps a previous figure), then recomputed.
+    const used: Record<string, unknown> = {};
+    const previous = mapAt(quota, 'status', 'used');
+    for (const name of Object.keys(hard)) if (Object.hasOwn(previous, name)) setOwn(used, name, previous[name]);
+    const now = this.opts.clock.now();
+    for (const { resource, names } of byResource.values()) {
+      const m = await this.monitorOf(resource);
+      if (!m) continue;
+      if (!(await this.synced(m.informer))) return;
+      // Every stored object counts (being deleted too, as kube's listers show them); a pod's
+      // compute stops counting once it is terminal or past its grace period.
+      const objects = m.informer.listKeys().flatMap((k) => {
+        const o = k.startsWith(`${namespace}/`) ? m.informer.peek(namespace, k.slice(namespace.length + 1)) : undefined;
+        return o ? [o as KubeObject] : [];
+      });
+      for (const [name, a] of sumQuotaUsage(quota, resource, names, objects, now)) setOwn(used, name, formatAmount(a));
+    }
+    const status = { hard: { ...hard }, used };
+    const current = isPlainObject(quota.status) ? quota.status : {};
+    const unchanged =
+      sameMap(mapAt(quota, 'status', 'hard'), status.hard) &&
+      sameMap(Object.fromEntries(Object.keys(mapAt(quota, 'status', 'used')).map((k) => [k, ''])), Object.fromEntries(Object.keys(used).map((k) => [k, '']))) &&
+      sameUsage(amountsOf(current.used), amountsOf(used));
+    if (unchanged) return;
+    await this.opts.client.update(RESOURCEQUOTAS, namespace, { ...quota, status }, 'status');
+  }
+}
