@@ -13,6 +13,7 @@ import type { SharedInformerFactory } from '../../client/informer-factory.js';
 import { amountsOf, formatAmount } from '../../apis/core/helpers/resources.js';
 import { quotaUsage, resourceOfQuotaName, sumQuotaUsage, type QuotaResource } from '../../apis/core/helpers/quota.js';
 import { setOwn } from '../../apimachinery/own.js';
+import { isApiError } from '../../apimachinery/errors.js';
 import { KeyedLoop } from '../keyed-loop.js';
 import type { ControllerContext, DiscoveredResource } from '../types.js';
 
@@ -190,6 +191,13 @@ export class ResourceQuotaController extends KeyedLoop {
       sameMap(Object.fromEntries(Object.keys(mapAt(quota, 'status', 'used')).map((k) => [k, ''])), Object.fromEntries(Object.keys(used).map((k) => [k, '']))) &&
       sameUsage(amountsOf(current.used), amountsOf(used));
     if (unchanged) return;
-    await this.opts.client.update(RESOURCEQUOTAS, namespace, { ...quota, status }, 'status');
+    try {
+      await this.opts.client.update(RESOURCEQUOTAS, namespace, { ...quota, status }, 'status');
+    } catch (err) {
+      // A conflict is an admitted write charging the quota meanwhile: computed again from the
+      // newer version once the cache has it, and not an error.
+      if (!(isApiError(err) && err.code === 409)) throw err;
+      this.queue.addRateLimited(key);
+    }
   }
 }
