@@ -13,6 +13,7 @@ import { serverFlagDefinitions } from '../cli/flags.js';
 import { startServer, type RunningServer } from '../cli/server.js';
 import { protobufFlagDefinitions } from '../codec/protobuf/index.js';
 import { admissionFlagDefinitions } from './flags.js';
+import { eventually } from '../testing/wait.js';
 
 const flagDefinitions = [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions, ...protobufFlagDefinitions];
 
@@ -67,6 +68,11 @@ describe('built-in admission over HTTPS', () => {
   it('a quota is enforced and its status updated; dry run is checked but not counted', async () => {
     const quota = await client.request('POST', '/api/v1/namespaces/web/resourcequotas', { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { secrets: '1' } } });
     assert.equal(quota.statusCode, 201, quota.body.toString());
+    // The quota limits once the resource quota controller has computed its status.
+    await eventually(async () => {
+      const got = JSON.parse((await client.request('GET', '/api/v1/namespaces/web/resourcequotas/q')).body.toString()) as { status?: { used?: { secrets?: string } } };
+      return got.status?.used?.secrets === '0';
+    }, 'the quota status computed');
     const secret = (name: string): unknown => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name } });
     assert.equal((await client.request('POST', '/api/v1/namespaces/web/secrets?dryRun=All', secret('dry'))).statusCode, 201);
     assert.equal((await client.request('POST', '/api/v1/namespaces/web/secrets', secret('s1'))).statusCode, 201);

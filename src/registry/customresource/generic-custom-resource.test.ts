@@ -175,6 +175,11 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
         await createNamespace(s, 'quota');
         const quota = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'quota' }, spec: { hard: { 'count/widgets.example.com': '1' } } };
         expectStatus(await s.request('POST', '/api/v1/namespaces/quota/resourcequotas', s.admin, quota), 201, 'quota');
+        // It limits once the resource quota controller has computed its status.
+        await eventually(async () => {
+          const got = await s.request('GET', '/api/v1/namespaces/quota/resourcequotas/q', s.admin);
+          return (got.json.status as { used?: Record<string, string> } | undefined)?.used?.['count/widgets.example.com'] === '0' ? true : undefined;
+        }, 'the quota status computed');
       });
 
       it('counts count/widgets.example.com and refuses the widget over it with the Kubernetes message', async () => {
@@ -188,8 +193,12 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
         assert.equal((await s.request('GET', `${widgets('quota')}/q2`, s.admin)).status, 404);
         const quota = await s.request('GET', '/api/v1/namespaces/quota/resourcequotas/q', s.admin);
         assert.deepEqual((quota.json.status as { used: unknown }).used, { 'count/widgets.example.com': '1' });
-        // A deletion frees the count at once.
+        // A deletion frees the count once the controller has replenished the quota.
         expectStatus(await s.request('DELETE', `${widgets('quota')}/q1`, s.admin), 200, 'delete q1');
+        await eventually(async () => {
+          const got = await s.request('GET', '/api/v1/namespaces/quota/resourcequotas/q', s.admin);
+          return (got.json.status as { used?: Record<string, string> }).used?.['count/widgets.example.com'] === '0' ? true : undefined;
+        }, 'the quota replenished');
         expectStatus(await s.request('POST', widgets('quota'), s.admin, widget('q2', 'quota')), 201, 'q2 after delete');
       });
     });
