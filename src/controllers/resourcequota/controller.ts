@@ -105,13 +105,16 @@ export class ResourceQuotaController extends KeyedLoop {
 
   /** Queues the namespace's quotas that limit something objects of `r` are measured on. */
   private replenish(r: QuotaResource, namespace: string): void {
-    for (const quota of this.quotas.list()) {
-      if (nsOf(quota) !== namespace) continue;
-      const names = Object.keys(mapAt(quota, 'spec', 'hard'));
-      if (names.some((n) => {
+    const prefix = `${namespace}/`;
+    for (const key of this.quotas.listKeys()) {
+      if (!key.startsWith(prefix)) continue;
+      const quota = this.quotas.peek(namespace, key.slice(prefix.length));
+      if (!quota) continue;
+      const limits = Object.keys(mapAt(quota as KubeObject, 'spec', 'hard')).some((n) => {
         const of = resourceOfQuotaName(n);
         return of !== undefined && of.group === r.group && of.resource === r.resource;
-      })) this.enqueue(quota);
+      });
+      if (limits) this.add(key);
     }
   }
 
