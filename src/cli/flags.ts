@@ -185,7 +185,7 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
     ...unlessDefault(flags, 'mirroring-concurrent-service-endpoint-syncs', 5, 'mirroringConcurrentServiceEndpointSyncs'),
     ...unlessDefault(flags, 'mirroring-max-endpoints-per-subset', 1000, 'mirroringMaxEndpointsPerSubset', 1000),
     ...unlessDefault(flags, 'concurrent-resource-quota-syncs', 5, 'concurrentResourceQuotaSyncs'),
-    ...unlessDefault(flags, 'resource-quota-sync-period', 300_000, 'resourceQuotaSyncPeriodMs'),
+    ...(positive(flags, 'resource-quota-sync-period', 300_000) === 300_000 ? {} : { resourceQuotaSyncPeriodMs: positive(flags, 'resource-quota-sync-period', 300_000) }),
   };
   const controllers = flags.has('controllers') ? flags.list('controllers') : ['*'];
   const unknown = validateControllers(controllers, [...KNOWN_CONTROLLERS, ...DISABLED_BY_DEFAULT_CONTROLLERS]);
