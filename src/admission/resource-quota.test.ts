@@ -93,3 +93,25 @@ test('after three retries the conflict is the answer', async () => {
     await f.close();
   }
 });
+
+test('updates are charged for services and claims only, as kube evaluates them', async () => {
+  const f = await fixture();
+  try {
+    // A status with no usage for configmaps refuses their creates, but not an update.
+    await f.plain.create(R.configmaps, 'team', { metadata: { name: 'old' } });
+    const created = await f.plain.create(R.quotas, 'team', { metadata: { name: 'q' }, spec: { hard: { configmaps: '5', 'services.nodeports': '1' } } });
+    await f.plain.update(R.quotas, 'team', { ...created, status: { hard: { configmaps: '5', 'services.nodeports': '1' }, used: { 'services.nodeports': '0' } } }, 'status');
+    const cm = await f.plain.get(R.configmaps, 'team', 'old');
+    await f.client.update(R.configmaps, 'team', { ...cm, data: { a: 'b' } });
+    await assert.rejects(f.client.create(R.configmaps, 'team', { metadata: { name: 'new' } }), /status unknown for quota: q, resources: configmaps/);
+    // A ClusterIP service turned NodePort with two ports asks for two node ports.
+    const services = { group: '', version: 'v1', resource: 'services' };
+    const svc = await f.client.create(services, 'team', { metadata: { name: 's' }, spec: { ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81 }] } });
+    await assert.rejects(
+      f.client.update(services, 'team', { ...svc, spec: { ...(svc.spec as J), type: 'NodePort' } }),
+      /exceeded quota: q, requested: services.nodeports=2, used: services.nodeports=0, limited: services.nodeports=1/,
+    );
+  } finally {
+    await f.close();
+  }
+});

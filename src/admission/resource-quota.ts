@@ -22,6 +22,12 @@ const QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };
 
 /** Quotas remembered as written by this plugin; the oldest is forgotten first. */
 const WRITTEN_ENTRIES = 100;
+/**
+ * The resources whose updates can change their usage (a service's type, a claim's size), as
+ * kube's evaluators handle them; other kinds are charged on create only (pods too: their
+ * resources change in place only behind a gate that is off).
+ */
+const UPDATES_CHARGED = new Set(['/services', '/persistentvolumeclaims']);
 /** Status updates tried again after a conflict, as kube's evaluator does. */
 const CONFLICT_RETRIES = 3;
 
@@ -84,6 +90,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     if (!obj || !attrs.namespace || attrs.subresource !== '') return;
     if (attrs.oldObject?.metadata?.deletionTimestamp) return;
     const resource = { group: attrs.resource.group, resource: attrs.resource.resource };
+    if (attrs.operation === 'UPDATE' && !UPDATES_CHARGED.has(`${resource.group}/${resource.resource}`)) return;
     let quotas = await this.quotasOf(attrs.namespace);
     for (let retries = CONFLICT_RETRIES; quotas.length > 0; retries--) {
       const charged = this.charge(attrs, resource, obj, quotas);
