@@ -23,6 +23,8 @@ const CORE_MEASURED = ['pods', 'services', 'configmaps', 'secrets', 'persistentv
 
 /** How long a `count/` name that discovery does not know is left unmeasured before asking again. */
 const REDISCOVERY_MS = 30_000;
+/** How soon a quota waiting for a new informer's first list is looked at again (real time, as the list). */
+const UNSYNCED_RETRY_MS = 100;
 
 export interface ResourceQuotaControllerOptions {
   client: ApiClient;
@@ -178,7 +180,12 @@ export class ResourceQuotaController extends KeyedLoop {
     for (const { resource, names } of byResource.values()) {
       const m = await this.monitorOf(resource);
       if (!m) continue;
-      if (!(await this.synced(m.informer))) return;
+      if (!m.informer.hasSynced()) {
+        // A kind first watched for this quota: computed once its informer has listed, without
+        // holding a worker meanwhile (an empty list tells no handler, hence the poll).
+        this.queue.addAfter(key, UNSYNCED_RETRY_MS);
+        return;
+      }
       // Every stored object counts (being deleted too, as kube's listers show them); a pod's
       // compute stops counting once it is terminal or past its grace period.
       const objects = m.informer.listKeys().flatMap((k) => {
