@@ -75,9 +75,9 @@ export class ResourceQuotaController extends KeyedLoop {
       this.quotas.addEventHandler({
         onAdd: (q) => this.enqueue(q),
         onUpdate: (o, n) => {
-          // Its own status writes come back here: only a spec that the status does not reflect yet counts.
-          if (!sameMap(mapAt(o, 'spec', 'hard'), mapAt(n, 'spec', 'hard')) || !sameMap(mapAt(n, 'spec', 'hard'), mapAt(n, 'status', 'hard'))) this.enqueue(n);
-          else if (JSON.stringify(o.spec) !== JSON.stringify(n.spec)) this.enqueue(n);
+          // Its own status writes (and admission's charges) come back here: only a new spec, or
+          // one the status does not reflect yet, needs a sync; the resync corrects the rest.
+          if (JSON.stringify(o.spec) !== JSON.stringify(n.spec) || !sameMap(mapAt(n, 'spec', 'hard'), mapAt(n, 'status', 'hard'))) this.enqueue(n);
         },
       }),
     );
