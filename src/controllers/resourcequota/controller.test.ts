@@ -32,6 +32,7 @@ interface Harness {
   errors: unknown[];
   controller: ResourceQuotaController;
   informers: SharedInformerFactory;
+  table: MemoryTable['table'];
   /** The quota's status.used once it equals `want`. */
   usedBecomes(name: string, want: Record<string, string>): Promise<void>;
   close(): Promise<void>;
@@ -43,7 +44,7 @@ afterEach(async () => {
   setFlavor('orch');
 });
 
-async function start(): Promise<Harness> {
+async function start(opts: { discover?: () => ReturnType<typeof discoverFromTable>; onResourcesChanged?: (l: () => void) => () => void } = {}): Promise<Harness> {
   const clock = new FakeClock(Date.UTC(2024, 0, 1));
   const mt: MemoryTable = memoryTable(builtinResourceDefinitions({ runtimeConfig: '' }), { now: () => clock.now() });
   const client = new LoopbackClient(mt.table, { username: 'admin', groups: ['system:masters'] });
@@ -55,7 +56,8 @@ async function start(): Promise<Harness> {
     client,
     informers,
     clock,
-    discover: async () => discoverFromTable(mt.table),
+    discover: async () => (opts.discover ? opts.discover() : discoverFromTable(mt.table)),
+    ...(opts.onResourcesChanged ? { onResourcesChanged: opts.onResourcesChanged } : {}),
     resyncPeriodMs: RESYNC_MS,
     onError: (err) => errors.push(err),
   });
@@ -67,6 +69,7 @@ async function start(): Promise<Harness> {
     errors,
     controller,
     informers,
+    table: mt.table,
     async usedBecomes(name, want) {
       let last: unknown;
       try {
@@ -211,5 +214,23 @@ describe('resource quota controller', () => {
     assert.deepEqual(((await h.client.get(R.quotas, 'team', 'q')).status as { used: unknown }).used, { configmaps: '4' });
     h.clock.step(RESYNC_MS);
     await h.usedBecomes('q', { configmaps: '1' });
+  });
+
+  it('measures a counted kind once it is served, told by the resource change', async () => {
+    let served = false;
+    let changed = (): void => {};
+    const h = await start({
+      discover: () => discoverFromTable(h.table).filter((d) => served || d.group !== 'apps'),
+      onResourcesChanged: (l) => {
+        changed = l;
+        return () => {};
+      },
+    });
+    await h.client.create(R.quotas, 'team', { metadata: { name: 'q' }, spec: { hard: { configmaps: '5', 'count/deployments.apps': '2' } } });
+    // Not served: nothing measures it, so it has no usage yet.
+    await h.usedBecomes('q', { configmaps: '0' });
+    served = true;
+    changed();
+    await h.usedBecomes('q', { configmaps: '0', 'count/deployments.apps': '0' });
   });
 });

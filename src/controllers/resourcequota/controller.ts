@@ -31,6 +31,8 @@ export interface ResourceQuotaControllerOptions {
   informers: SharedInformerFactory;
   clock: ControllerContext['clock'];
   discover: () => Promise<DiscoveredResource[]>;
+  /** Tells when the served resources change (a kind a quota counts may have come). */
+  onResourcesChanged?: (listener: () => void) => () => void;
   /** `--resource-quota-sync-period`. */
   resyncPeriodMs: number;
   onError: (err: unknown) => void;
@@ -82,6 +84,12 @@ export class ResourceQuotaController extends KeyedLoop {
       }),
     );
     for (const resource of CORE_MEASURED) this.monitor({ group: '', resource }, 'v1');
+    const unsubscribe = opts.onResourcesChanged?.(() => {
+      if (this.unknown.size === 0) return;
+      this.unknown.clear();
+      for (const key of this.quotas.listKeys()) this.add(key);
+    });
+    if (unsubscribe) this.onStop(unsubscribe);
   }
 
   start(workers: number): void {

@@ -13,6 +13,7 @@ export const resourceQuotaControllerDescriptor: ControllerDescriptor = {
       informers: ctx.informers,
       clock: ctx.clock,
       discover: () => ctx.discover(),
+      onResourcesChanged: (listener) => ctx.onResourcesChanged(listener),
       resyncPeriodMs: ctx.options.resourceQuotaSyncPeriodMs ?? 300_000,
       onError: ctx.onError,
     });
