@@ -233,4 +233,21 @@ describe('resource quota controller', () => {
     changed();
     await h.usedBecomes('q', { configmaps: '0', 'count/deployments.apps': '0' });
   });
+
+  it('a terminating pod stops counting at the end of its grace period, on the clock', async () => {
+    const h = await start();
+    await h.client.create(R.quotas, 'team', { metadata: { name: 'q' }, spec: { hard: { pods: '5', 'count/pods': '5' } } });
+    // Bound to a node that never confirms: the deletion waits, the pod stays stored.
+    await h.client.create(R.pods, 'team', pod('stuck', {}, { nodeName: 'gone' }));
+    await h.usedBecomes('q', { pods: '1', 'count/pods': '1' });
+    await h.client.delete(R.pods, 'team', 'stuck', { gracePeriodSeconds: 30 });
+    const stored = await h.client.get(R.pods, 'team', 'stuck');
+    assert.equal(stored.metadata?.deletionGracePeriodSeconds, 30);
+    await settleControllers(h.client, [h.informers.informerFor(R.quotas), h.informers.informerFor(R.pods)], () => h.controller.idle());
+    h.clock.step(30_000);
+    assert.deepEqual(((await h.client.get(R.quotas, 'team', 'q')).status as { used: unknown }).used, { pods: '1', 'count/pods': '1' });
+    // The deletion timestamp is the end of the grace period; the pod counts for one more.
+    h.clock.step(30_001);
+    await h.usedBecomes('q', { pods: '0', 'count/pods': '1' });
+  });
 });

@@ -11,7 +11,7 @@ import type { ApiClient } from '../../client/types.js';
 import type { Informer } from '../../client/informer.js';
 import type { SharedInformerFactory } from '../../client/informer-factory.js';
 import { amountsOf, formatAmount } from '../../apis/core/helpers/resources.js';
-import { quotaUsage, resourceOfQuotaName, sumQuotaUsage, type QuotaResource } from '../../apis/core/helpers/quota.js';
+import { podCountsForQuota, quotaUsage, resourceOfQuotaName, sumQuotaUsage, type QuotaResource } from '../../apis/core/helpers/quota.js';
 import { setOwn } from '../../apimachinery/own.js';
 import { isApiError } from '../../apimachinery/errors.js';
 import { KeyedLoop } from '../keyed-loop.js';
@@ -38,6 +38,8 @@ export interface ResourceQuotaControllerOptions {
   onError: (err: unknown) => void;
 }
 
+const PODS_RESOURCE: QuotaResource = { group: '', resource: 'pods' };
+const isPods = (r: QuotaResource): boolean => r.group === '' && r.resource === 'pods';
 const grKey = (r: QuotaResource): string => `${r.resource}.${r.group}`;
 const nsOf = (o: KubeObject): string => o.metadata?.namespace ?? '';
 const mapAt = (o: KubeObject, field: 'spec' | 'status', key: string): Record<string, unknown> => {
@@ -69,6 +71,8 @@ export class ResourceQuotaController extends KeyedLoop {
   /** `count/` resources discovery did not know, with when it was last asked. */
   private readonly unknown = new Map<string, number>();
   private cancelResync: () => void = () => {};
+  /** Wake-ups at the end of terminating pods' grace periods, by pod key. */
+  private readonly graceTimers = new Map<string, () => void>();
 
   constructor(private readonly opts: ResourceQuotaControllerOptions) {
     super(opts.clock, 'resourcequota_primary');
@@ -99,6 +103,8 @@ export class ResourceQuotaController extends KeyedLoop {
 
   override async stop(): Promise<void> {
     this.cancelResync();
+    for (const cancel of this.graceTimers.values()) cancel();
+    this.graceTimers.clear();
     await super.stop();
   }
 
@@ -138,14 +144,48 @@ export class ResourceQuotaController extends KeyedLoop {
     const now = (): Date => this.opts.clock.now();
     this.onStop(
       informer.addEventHandler({
-        onAdd: (o) => this.replenish(resource, nsOf(o)),
+        onAdd: (o) => {
+          this.replenish(resource, nsOf(o));
+          if (isPods(resource)) this.followGracePeriod(o);
+        },
         onUpdate: (o, n) => {
           if (!countOnly && !sameUsage(quotaUsage(resource, o, now()), quotaUsage(resource, n, now()))) this.replenish(resource, nsOf(n));
+          if (isPods(resource)) this.followGracePeriod(n);
         },
-        onDelete: (o) => this.replenish(resource, nsOf(o)),
+        onDelete: (o) => {
+          this.replenish(resource, nsOf(o));
+          if (isPods(resource)) this.forgetGracePeriod(o);
+        },
       }),
     );
     return m;
+  }
+
+  /**
+   * A pod being deleted stops counting for compute at the end of its grace period, which no
+   * event marks (its node may never confirm): its quotas are recomputed then.
+   */
+  private followGracePeriod(pod: KubeObject): void {
+    const key = `${nsOf(pod)}/${pod.metadata?.name ?? ''}`;
+    const deletion = Date.parse(pod.metadata?.deletionTimestamp ?? '');
+    const grace = pod.metadata?.deletionGracePeriodSeconds;
+    if (Number.isNaN(deletion) || typeof grace !== 'number' || this.graceTimers.has(key)) return;
+    const now = this.opts.clock.now();
+    if (!podCountsForQuota(pod, now)) return;
+    const namespace = nsOf(pod);
+    this.graceTimers.set(
+      key,
+      this.opts.clock.schedule(deletion + grace * 1000 - now.getTime() + 1, () => {
+        this.graceTimers.delete(key);
+        this.replenish(PODS_RESOURCE, namespace);
+      }),
+    );
+  }
+
+  private forgetGracePeriod(pod: KubeObject): void {
+    const key = `${nsOf(pod)}/${pod.metadata?.name ?? ''}`;
+    this.graceTimers.get(key)?.();
+    this.graceTimers.delete(key);
   }
 
   /** The monitor of a resource a quota names, found through discovery; undefined when not served. */
