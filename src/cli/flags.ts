@@ -42,6 +42,7 @@ export const controllerFlagDefinitions: FlagDefinition[] = [
   { name: 'mirroring-concurrent-service-endpoint-syncs', type: 'int', default: 5, usage: 'The number of service endpoint syncing operations that will be done concurrently by the endpointslice-mirroring-controller. Larger number = faster endpoint slice updating, but more CPU (and network) load. Defaults to 5.' },
   { name: 'mirroring-max-endpoints-per-subset', type: 'int', default: 1000, usage: 'The maximum number of endpoints that will be added to an EndpointSlice by the endpointslice-mirroring-controller. More endpoints per slice will result in less endpoint slices, but larger resources. Defaults to 100.' },
   { name: 'node-monitor-grace-period', type: 'duration', default: 40_000, usage: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N times more than kubelet\'s nodeStatusUpdateFrequency.' },
+  { name: 'pvclaimbinder-sync-period', type: 'duration', default: 15_000, usage: 'The period for syncing persistent volumes and persistent volume claims' },
   { name: 'node-monitor-period', type: 'duration', default: 5_000, usage: 'The period for syncing NodeStatus in NodeController.' },
   {
     name: 'terminated-pod-gc-threshold',
@@ -174,6 +175,7 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
     concurrentRCSyncs: positive(flags, 'concurrent-rc-syncs', 5),
     nodeMonitorGracePeriodMs: positive(flags, 'node-monitor-grace-period', 40_000),
     nodeMonitorPeriodMs: positive(flags, 'node-monitor-period', 5_000),
+    pvClaimBinderSyncPeriodMs: positive(flags, 'pvclaimbinder-sync-period', 15_000),
     terminatedPodGCThreshold: int32(flags, 'terminated-pod-gc-threshold', 12500),
     clusterSigningDurationSeconds: Math.floor(positive(flags, 'cluster-signing-duration', 365 * 24 * 3_600_000) / 1000),
     ...(certFile && keyFile ? { clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile } : {}),
