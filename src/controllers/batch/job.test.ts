@@ -325,3 +325,22 @@ test('ownership: an orphan the selector matches is adopted, a pod it stops match
     await h.close();
   }
 });
+
+test('matchPodFailurePolicy: malformed policies match nothing and never throw', () => {
+  const pod: KubeObject = {
+    metadata: { name: 'p', namespace: 'ns' },
+    status: { phase: 'Failed', conditions: [null, { type: 'X', status: 'True' }], containerStatuses: [null, { name: 'c', state: { terminated: { exitCode: 3 } } }] },
+  };
+  const hostile: unknown[] = [
+    'FailJob',
+    { rules: 'x' },
+    { rules: [null, 7, 'x'] },
+    { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: { __proto__: { includes: () => true } } } }] },
+    { rules: [{ action: 'FailJob', onExitCodes: 'x' }] },
+    { rules: [{ action: 'FailJob', onPodConditions: { type: 'X', status: 'True' } }] },
+    { rules: [{ action: 'FailJob', onPodConditions: [null] }] },
+    { rules: [{ action: 'Explode', onExitCodes: { operator: 'In', values: [3] } }] },
+    JSON.parse('{"rules":[{"action":"FailJob","__proto__":{"onExitCodes":{"operator":"In","values":[3]}}}]}'),
+  ];
+  for (const policy of hostile) assert.deepEqual(matchPodFailurePolicy(policy as never, pod), { countFailed: true }, JSON.stringify(policy));
+});

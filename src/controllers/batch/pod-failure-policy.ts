@@ -49,7 +49,7 @@ function matchingContainer(pod: KubeObject, req: NonNullable<PodFailurePolicyRul
       const code = c?.state?.terminated?.exitCode;
       if (typeof code !== 'number' || code === 0) continue;
       if (req.containerName && req.containerName !== c.name) continue;
-      if (exitCodeMatches(code, req.operator, req.values ?? [])) return { name: String(c.name ?? ''), exitCode: code };
+      if (exitCodeMatches(code, req.operator, Array.isArray(req.values) ? req.values : [])) return { name: String(c.name ?? ''), exitCode: code };
     }
   }
   return undefined;
@@ -58,26 +58,29 @@ function matchingContainer(pod: KubeObject, req: NonNullable<PodFailurePolicyRul
 function matchingCondition(pod: KubeObject, patterns: readonly { type?: string; status?: string }[]): string | undefined {
   const conditions = (pod.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions;
   for (const c of Array.isArray(conditions) ? conditions : []) {
-    if (patterns.some((p) => p.type === c.type && p.status === c.status)) return c.type;
+    if (c === null || typeof c !== 'object' || typeof c.type !== 'string') continue;
+    if (patterns.some((p) => p !== null && typeof p === 'object' && p.type === c.type && p.status === c.status)) return c.type;
   }
   return undefined;
 }
 
 export function matchPodFailurePolicy(policy: PodFailurePolicy | undefined | null, pod: KubeObject): PolicyMatch {
-  if (!policy) return { countFailed: true };
+  if (!policy || typeof policy !== 'object') return { countFailed: true };
   const ns = pod.metadata?.namespace ?? '';
   const name = pod.metadata?.name ?? '';
   const rules = Array.isArray(policy.rules) ? policy.rules : [];
   for (let index = 0; index < rules.length; index++) {
     const rule = rules[index];
+    // The API validates policies; a malformed one matches nothing rather than stalling the Job.
+    if (rule === null || typeof rule !== 'object') continue;
     const action = rule.action;
     if (action !== 'FailJob' && action !== 'Ignore' && action !== 'Count') continue;
     let failJobMessage: string | undefined;
-    if (rule.onExitCodes) {
+    if (rule.onExitCodes && typeof rule.onExitCodes === 'object') {
       const c = matchingContainer(pod, rule.onExitCodes);
       if (!c) continue;
       failJobMessage = `Container ${c.name} for pod ${ns}/${name} failed with exit code ${c.exitCode} matching ${action} rule at index ${index}`;
-    } else if (rule.onPodConditions) {
+    } else if (Array.isArray(rule.onPodConditions)) {
       const type = matchingCondition(pod, rule.onPodConditions);
       if (type === undefined) continue;
       failJobMessage = `Pod ${ns}/${name} has condition ${type} matching ${action} rule at index ${index}`;

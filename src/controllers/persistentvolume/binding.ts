@@ -108,13 +108,17 @@ export function isVolumeBoundToClaim(pv: KubeObject, pvc: KubeObject): boolean {
 
 /** Every mode the claim asks for is a mode of the volume. */
 export function accessModesSatisfied(pvc: KubeObject, pv: KubeObject): boolean {
-  const offered = new Set(volumeSpec(pv).accessModes ?? []);
-  return (claimSpec(pvc).accessModes ?? []).every((m) => offered.has(m));
+  const offered = new Set(modesOf(volumeSpec(pv).accessModes));
+  return modesOf(claimSpec(pvc).accessModes).every((m) => offered.has(m));
+}
+
+function modesOf(list: unknown): string[] {
+  return Array.isArray(list) ? list.filter((m): m is string => typeof m === 'string') : [];
 }
 
 function volumeAdmitsNode(pv: KubeObject, node: KubeObject | undefined): boolean {
   const terms = volumeSpec(pv).nodeAffinity?.required?.nodeSelectorTerms;
-  if (!node || !terms) return true;
+  if (!node || !Array.isArray(terms)) return true;
   return nodeSelectorTermsMatch(terms, node);
 }
 
@@ -179,7 +183,7 @@ export function findBestMatch(pvc: KubeObject, volumes: readonly KubeObject[], o
     if (storageClassOf(pv) !== klass) continue;
     if (!nodeFits) continue;
     if (!accessModesSatisfied(pvc, pv)) continue;
-    const modes = new Set(vs.accessModes ?? []).size;
+    const modes = new Set(modesOf(vs.accessModes)).size;
     if (!best || modes < best.modes || (modes === best.modes && size < best.size)) best = { pv, modes, size };
   }
   return best?.pv;
