@@ -33,6 +33,14 @@ export function betaStorageClassAnnotation(): string {
   return longDomainKey('storage-class', 'volume.beta');
 }
 
+/**
+ * `volume.kubernetes.io/storage-provisioner` and its beta spelling: the provisioner a claim
+ * waits for, which external provisioners read to pick up their claims.
+ */
+export function storageProvisionerAnnotations(): [string, string] {
+  return [longDomainKey('storage-provisioner', 'volume'), longDomainKey('storage-provisioner', 'volume.beta')];
+}
+
 /** `kubernetes.io/no-provisioner`: a class of volumes made only by hand. */
 export function noProvisioner(): string {
   return longDomainKey('no-provisioner');

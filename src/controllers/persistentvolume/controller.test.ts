@@ -20,6 +20,7 @@ import {
   PVS,
   selectedNodeAnnotation,
   storageClassesResource,
+  storageProvisionerAnnotations,
 } from './index.js';
 
 const NS: GroupVersionResource = { group: '', version: 'v1', resource: 'namespaces' };
@@ -205,6 +206,13 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
       await client.create(sc, '', { apiVersion: `${sc.group}/v1`, kind: 'StorageClass', metadata: { name: 'ext' }, provisioner: 'example.com/csi' });
       await client.create(PVCS, 'team', pvc('ext-claim', '1Gi', { storageClassName: 'ext' }));
       await eventually(() => (reasons('ext-claim').includes('ExternalProvisioning') ? true : undefined), 'ExternalProvisioning');
+      const waiting = await eventually(async () => {
+        const c = await client.get(PVCS, 'team', 'ext-claim');
+        return c.metadata?.annotations?.[storageProvisionerAnnotations()[0]] ? c : undefined;
+      }, 'the provisioner named on the claim');
+      assert.equal(waiting.metadata?.annotations?.[flavor === 'kubernetes' ? 'volume.kubernetes.io/storage-provisioner' : 'volume.orch.io/storage-provisioner'], 'example.com/csi');
+      assert.equal(waiting.metadata?.annotations?.[storageProvisionerAnnotations()[1]], 'example.com/csi');
+      assert.equal(((await client.get(PVCS, 'team', 'ext-claim')).status as { phase?: string }).phase, 'Pending');
       await client.create(PVCS, 'team', pvc('no-class', '1Gi', { storageClassName: 'missing' }));
       await eventually(() => (reasons('no-class').includes('ProvisioningFailed') ? true : undefined), 'ProvisioningFailed');
       assert.ok(notes('no-class').includes(`storageclass.${sc.group} "missing" not found`));

@@ -24,6 +24,7 @@ import {
   reclaimAction,
   selectedNodeAnnotation,
   storageClassOf,
+  storageProvisionerAnnotations,
   volumeMismatch,
   volumeSpec,
   type ClaimRef,
@@ -181,7 +182,8 @@ export class PersistentVolumeBinder extends KeyedLoop {
     else await this.syncBoundClaim(pvc);
   }
 
-  private async syncUnboundClaim(pvc: KubeObject): Promise<void> {
+  private async syncUnboundClaim(claim: KubeObject): Promise<void> {
+    let pvc = claim;
     const wanted = claimSpec(pvc).volumeName;
     if (wanted) {
       await this.syncPreboundClaim(pvc, wanted);
@@ -205,24 +207,32 @@ export class PersistentVolumeBinder extends KeyedLoop {
     if (delayBinding && !selectedNode) {
       this.event(pvc, 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding');
     } else if (klass) {
-      this.provisioningEvent(pvc, klass, sc);
+      const provisioner = this.provisioningEvent(pvc, klass, sc);
+      if (provisioner) {
+        const named = await this.nameProvisioner(pvc, provisioner);
+        if (!named) return;
+        pvc = named;
+      }
     } else {
       this.event(pvc, 'Normal', 'FailedBinding', 'no persistent volumes available for this claim and no storage class is set');
     }
     await this.claimStatus(pvc, 'Pending');
   }
 
-  /** No volume fits a claim of a class: its provisioner is to make one, if there is one. */
-  private provisioningEvent(pvc: KubeObject, klass: string, sc: KubeObject | undefined): void {
+  /**
+   * No volume fits a claim of a class: its provisioner is to make one, if there is one.
+   * Returns the external provisioner to wait for.
+   */
+  private provisioningEvent(pvc: KubeObject, klass: string, sc: KubeObject | undefined): string | undefined {
     if (!sc) {
       this.event(pvc, 'Warning', 'ProvisioningFailed', `storageclass.${fromKubernetesGroup('storage.k8s.io')} "${klass}" not found`);
-      return;
+      return undefined;
     }
     const provisioner = String((sc as { provisioner?: unknown }).provisioner ?? '');
     // Provisioners under the project's own domain are built in: none of them is built here.
     if (provisioner.startsWith(`${longDomain()}/`)) {
       this.event(pvc, 'Warning', 'ProvisioningFailed', `no volume plugin matched name: ${provisioner}`);
-      return;
+      return undefined;
     }
     this.event(
       pvc,
@@ -230,6 +240,17 @@ export class PersistentVolumeBinder extends KeyedLoop {
       'ExternalProvisioning',
       `Waiting for a volume to be created either by the external provisioner '${provisioner}' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.`,
     );
+    return provisioner;
+  }
+
+  /** Names the external provisioner on the claim (both spellings), for it to find the claim. */
+  private async nameProvisioner(pvc: KubeObject, provisioner: string): Promise<KubeObject | undefined> {
+    const keys = storageProvisionerAnnotations();
+    const annotations = pvc.metadata?.annotations ?? {};
+    if (keys.every((k) => annotations[k] === provisioner)) return pvc;
+    const next = structuredClone(pvc);
+    next.metadata = { ...next.metadata, annotations: { ...annotations, ...Object.fromEntries(keys.map((k) => [k, provisioner])) } };
+    return this.writeClaim(next);
   }
 
   /** The claim names its volume (`spec.volumeName`): bind to it if it is free and fits. */
