@@ -6,6 +6,7 @@ import { JOBS, PODS } from './common.js';
 import { reasons, startBatch, statusOf, type BatchHarness } from './harness.test.js';
 import { completionIndexAnnotation, formatIndexes, jobControllerDescriptor, parseIndexes, trackingFinalizer } from './job.js';
 import { matchPodFailurePolicy } from './pod-failure-policy.js';
+import { setFlavor } from '../../naming/index.js';
 
 interface JobStatus {
   active?: number;
@@ -343,4 +344,40 @@ test('matchPodFailurePolicy: malformed policies match nothing and never throw', 
     JSON.parse('{"rules":[{"action":"FailJob","__proto__":{"onExitCodes":{"operator":"In","values":[3]}}}]}'),
   ];
   for (const policy of hostile) assert.deepEqual(matchPodFailurePolicy(policy as never, pod), { countFailed: true }, JSON.stringify(policy));
+});
+
+test('adopted pods that already succeeded are counted; more successes than completions say so', async () => {
+  const h = await startBatch(jobControllerDescriptor);
+  try {
+    const created = await h.client.create(JOBS, 'default', job('crowded', { suspend: true }));
+    const labels = (created.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    for (const name of ['done-1', 'done-2']) {
+      await h.client.create(PODS, 'default', { metadata: { name, labels: { ...labels } }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } });
+      await h.client.patch(PODS, 'default', name, { status: { phase: 'Succeeded' } }, 'status');
+    }
+    await h.client.patch(JOBS, 'default', 'crowded', { spec: { suspend: false } });
+    const done = await eventually(async () => {
+      const s = await jobStatus(h, 'crowded');
+      return s.conditions?.some((c) => c.type === 'Complete') ? s : undefined;
+    }, 'Complete');
+    assert.equal(done.succeeded, 2);
+    assert.equal((await podsOf(h, 'crowded')).length, 2, 'no pod created');
+    const warning = h.recorder.events.find((e) => e.reason === 'TooManySucceededPods');
+    assert.equal(warning?.type, 'Warning');
+    assert.equal(warning?.note, 'Too many succeeded pods running after completion count reached');
+    for (const p of await podsOf(h, 'crowded')) assert.equal(p.metadata?.finalizers, undefined, 'counted and released');
+  } finally {
+    await h.close();
+  }
+});
+
+test('the tracking finalizer and completion index keys follow the naming flavor', () => {
+  try {
+    setFlavor('kubernetes');
+    assert.equal(trackingFinalizer(), 'batch.kubernetes.io/job-tracking');
+    assert.equal(completionIndexAnnotation(), 'batch.kubernetes.io/job-completion-index');
+  } finally {
+    setFlavor('orch');
+  }
+  assert.equal(trackingFinalizer(), 'batch.orch.io/job-tracking');
 });

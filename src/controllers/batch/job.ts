@@ -604,6 +604,9 @@ export class JobController extends KeyedLoop {
     } else if (!stillTracked && complete) {
       counted.conditions = setCondition(counted.conditions ?? [], newCondition('Complete', now));
       counted.completionTime = rfc3339(now);
+      if (completions !== undefined && succeededTotal > completions) {
+        this.event(job, 'Warning', 'TooManySucceededPods', 'Too many succeeded pods running after completion count reached');
+      }
       this.event(job, 'Normal', 'Completed', 'Job completed');
     }
     await this.writeStatus(job, counted);
