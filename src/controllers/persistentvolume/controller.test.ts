@@ -108,6 +108,7 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
       close = mt.close;
       client = new LoopbackClient(mt.table, { username: 'admin', groups: ['system:masters'] });
       ctx = testControllerContext(client, { clock });
+      ctx.options.pvClaimBinderSyncPeriodMs = 5_000;
       running = await persistentVolumeBinderDescriptor.start(ctx);
       ctx.informers.start();
       await ctx.informers.waitForSync();
@@ -147,6 +148,11 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
       await eventually(() => (reasons('late').includes('FailedBinding') ? true : undefined), 'FailedBinding');
       assert.ok(notes('late').includes('no persistent volumes available for this claim and no storage class is set'));
       assert.equal(await phase(PVCS, 'team', 'late'), 'Pending');
+      // Every claim is looked at again each sync period (here 5 s): the claim says so again.
+      await settle();
+      const before = reasons('late').filter((r) => r === 'FailedBinding').length;
+      clock.step(5_000);
+      await eventually(() => (reasons('late').filter((r) => r === 'FailedBinding').length > before ? true : undefined), 'FailedBinding again after the period');
       await client.create(PVS, '', pv('pv-50', '50Gi'));
       await eventually(async () => ((await phase(PVCS, 'team', 'late')) === 'Bound' ? true : undefined), 'bound to the new volume');
     });
