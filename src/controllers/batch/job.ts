@@ -325,12 +325,13 @@ export class JobController extends KeyedLoop {
     const out: KubeObject[] = [];
     let fresh: boolean | undefined;
     const seen = new Set<string>();
+    const selector = selectorOf(job);
     for (const pod of this.opts.pods.list()) {
       if (pod.metadata?.namespace !== namespace) continue;
       const puid = pod.metadata?.uid ?? '';
       seen.add(puid);
       const owner = pod.metadata?.ownerReferences?.find((r) => r.controller === true);
-      const matches = selects(job, pod);
+      const matches = selector?.matches(pod.metadata?.labels ?? {}) ?? false;
       if (owner?.uid === uid) {
         expected.adopted.delete(puid);
         // Given up already; the cache has not caught up.
