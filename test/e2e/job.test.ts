@@ -1,7 +1,8 @@
 // Black-box through kubectl (kubernetes flavor): a Job runs to Complete on a simulated node
 // (`kubectl wait --for=condition=complete`); a podFailurePolicy FailJob rule fails a Job at
 // the first matching exit code (the test writes the pod's status, as a kubelet would, with no
-// nodes and no scheduler); a CronJob's Jobs complete on a simulated node and only the newest
+// nodes and no scheduler), and a Job deleted with --cascade=orphan leaves its pod without the
+// tracking finalizer; a CronJob's Jobs complete on a simulated node and only the newest
 // successful one is kept (`successfulJobsHistoryLimit: 1`).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -100,6 +101,20 @@ describe('job controller with kubectl (kubernetes flavor)', { skip }, () => {
       assert.equal(cond.stdout, `PodFailurePolicy|Container main for pod default/${podName} failed with exit code 42 matching FailJob rule at index 0|1`);
       const pods = await kubectl.run(['get', 'pods', '-l', 'job-name=strict', '-o', 'name']);
       assert.equal(pods.stdout.trim().split('\n').length, 1, 'no second pod: backoffLimit 6 did not apply');
+
+      // A Job deleted with --cascade=orphan leaves its running pod without the tracking finalizer.
+      const kept = await kubectl.run(['create', 'job', 'kept', '--image=busybox', '--', 'sleep', '1000']);
+      assert.equal(kept.code, 0, kept.stderr);
+      const keptPod = await eventually(async () => {
+        const r = await kubectl.run(['get', 'pods', '-l', 'job-name=kept', '-o', 'jsonpath={.items[*].metadata.name}={.items[*].metadata.finalizers}']);
+        return r.stdout.includes('job-tracking') ? r.stdout.split('=')[0] : undefined;
+      }, 'the pod with its tracking finalizer');
+      const orphaned = await kubectl.run(['delete', 'job', 'kept', '--cascade=orphan', '--wait=true', '--timeout=30s']);
+      assert.equal(orphaned.code, 0, orphaned.stderr);
+      await eventually(async () => {
+        const r = await kubectl.run(['get', 'pod', keptPod, '-o', 'jsonpath={.metadata.ownerReferences}|{.metadata.finalizers}']);
+        return r.code === 0 && r.stdout === '|' ? true : undefined;
+      }, 'the orphaned pod released');
     } finally {
       kubectl.dispose();
       await server.stop();
