@@ -21,6 +21,7 @@ import {
   selectedNodeAnnotation,
   storageClassesResource,
   storageProvisionerAnnotations,
+  volumeMismatch,
 } from './index.js';
 
 const NS: GroupVersionResource = { group: '', version: 'v1', resource: 'namespaces' };
@@ -78,6 +79,30 @@ describe('findBestMatch', () => {
     const nodeIn = (zone: string): KubeObject => ({ metadata: { name: `n-${zone}`, labels: { zone } } });
     assert.equal(findBestMatch(claim, [zoned], { delayBinding: true, node: nodeIn('a') })?.metadata?.name, 'zoned');
     assert.equal(findBestMatch(claim, [zoned], { delayBinding: true, node: nodeIn('b') }), undefined);
+  });
+});
+
+describe('findBestMatch on malformed objects', () => {
+  it('never throws, and a malformed side matches nothing', () => {
+    const available = (o: KubeObject): KubeObject => ({ ...o, status: { phase: 'Available' } });
+    const claim = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'c', namespace: 'team', uid: 'u' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...spec } });
+    const good = available(pv('good', '4Gi'));
+    const hostile: KubeObject[] = [
+      available(pv('modes-string', '5Gi', { accessModes: 'ReadWriteOnce' })),
+      available(pv('modes-number', '5Gi', { accessModes: 5 })),
+      available(pv('size-garbage', 'lots')),
+      available(pv('size-object', '5Gi', { capacity: { storage: { __proto__: null } } })),
+      available(pv('affinity-string', '5Gi', { nodeAffinity: { required: { nodeSelectorTerms: 'x' } } })),
+      available(pv('claimref-string', '5Gi', { claimRef: 'x' })),
+      { metadata: { name: 'no-spec' }, status: { phase: 'Available' } },
+      available(JSON.parse('{"metadata":{"name":"proto","labels":{"__proto__":{"tier":"gold"}}},"spec":{"capacity":{"storage":"5Gi"},"accessModes":["ReadWriteOnce"]}}') as KubeObject),
+    ];
+    assert.equal(findBestMatch(claim({}), [...hostile, good], { delayBinding: false })?.metadata?.name, 'good');
+    assert.equal(findBestMatch(claim({ selector: { matchExpressions: [{ key: 'tier', operator: 'Explode' }] } }), [good], { delayBinding: false }), undefined);
+    assert.equal(findBestMatch(claim({ selector: { matchLabels: { tier: 'gold' } } }), hostile, { delayBinding: false }), undefined, 'no label from __proto__');
+    assert.equal(findBestMatch(claim({ resources: { requests: { storage: '1 Gi' } } }), [good], { delayBinding: false }), undefined);
+    assert.equal(findBestMatch(claim({ accessModes: 'ReadWriteOnce' }), [good], { delayBinding: false })?.metadata?.name, 'good', 'no modes asked, any volume');
+    assert.equal(volumeMismatch(claim({}), { metadata: { name: 'x' } }), 'requested PV is too small');
   });
 });
 
