@@ -34,6 +34,7 @@ metadata:
 spec:
   capacity: {storage: 20Gi}
   accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Delete
   hostPath: {path: /data/large}
 `;
 
@@ -111,13 +112,27 @@ describe(`persistentvolume-binder with kubectl (${flavor} flavor)`, { skip }, ()
     assert.equal((await kubectl.run(['get', 'pvc', 'huge', '-o', 'jsonpath={.status.phase}'])).stdout, 'Pending');
   });
 
-  test('deleting the claim releases a Retain volume', async () => {
+  test('deleting the claim releases a Retain volume and deletes a Delete volume', async () => {
     const del = await kubectl.run(['delete', 'pvc', 'data', '--wait=true', '--timeout=30s']);
     assert.equal(del.code, 0, del.stderr);
     await eventually(async () => {
       const r = await kubectl.run(['get', 'pv', 'pv-fit', '-o', 'jsonpath={.status.phase} {.spec.claimRef.namespace}/{.spec.claimRef.name}']);
       return r.stdout === 'Released default/data' ? true : undefined;
     }, 'pv-fit Released');
+
+    // A Delete volume goes with its claim (the pv-protection finalizer comes off once it is not Bound).
+    const temp = await kubectl.run(['apply', ...validate, '-f', '-'], { input: CLAIM.replace('name: data', 'name: temp').replace('3Gi', '10Gi') });
+    assert.equal(temp.code, 0, temp.stderr);
+    await eventually(async () => {
+      const r = await kubectl.run(['get', 'pvc', 'temp', '-o', 'jsonpath={.status.phase} {.spec.volumeName}']);
+      return r.stdout === 'Bound pv-large' ? true : undefined;
+    }, 'temp Bound to pv-large');
+    const gone = await kubectl.run(['delete', 'pvc', 'temp', '--wait=true', '--timeout=30s']);
+    assert.equal(gone.code, 0, gone.stderr);
+    await eventually(async () => {
+      const r = await kubectl.run(['get', 'pv', 'pv-large']);
+      return /NotFound/.test(r.stderr) ? true : undefined;
+    }, 'pv-large deleted');
   });
 });
 }
