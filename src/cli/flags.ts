@@ -44,6 +44,7 @@ export const controllerFlagDefinitions: FlagDefinition[] = [
   { name: 'concurrent-resource-quota-syncs', type: 'int', default: 5, usage: 'The number of resource quotas that are allowed to sync concurrently. Larger number = more responsive quota management, but more CPU (and network) load' },
   { name: 'resource-quota-sync-period', type: 'duration', default: 300_000, usage: 'The period for syncing quota usage status in the system' },
   { name: 'node-monitor-grace-period', type: 'duration', default: 40_000, usage: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N times more than kubelet\'s nodeStatusUpdateFrequency.' },
+  { name: 'pvclaimbinder-sync-period', type: 'duration', default: 15_000, usage: 'The period for syncing persistent volumes and persistent volume claims' },
   { name: 'node-monitor-period', type: 'duration', default: 5_000, usage: 'The period for syncing NodeStatus in NodeController.' },
   {
     name: 'terminated-pod-gc-threshold',
@@ -179,6 +180,7 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
     terminatedPodGCThreshold: int32(flags, 'terminated-pod-gc-threshold', 12500),
     clusterSigningDurationSeconds: Math.floor(positive(flags, 'cluster-signing-duration', 365 * 24 * 3_600_000) / 1000),
     ...(certFile && keyFile ? { clusterSigningCertFile: certFile, clusterSigningKeyFile: keyFile } : {}),
+    ...unlessDefault(flags, 'pvclaimbinder-sync-period', 15_000, 'pvClaimBinderSyncPeriodMs'),
     ...unlessDefault(flags, 'concurrent-endpoint-syncs', 5, 'concurrentEndpointSyncs'),
     ...unlessDefault(flags, 'concurrent-service-endpoint-syncs', 5, 'concurrentServiceEndpointSyncs'),
     ...unlessDefault(flags, 'max-endpoints-per-slice', 100, 'maxEndpointsPerSlice', 1000),

@@ -22,6 +22,7 @@ import { disruptionControllerDescriptor } from './disruption/index.js';
 import { nodeLifecycleControllerDescriptor } from './nodelifecycle/controller.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
 import { volumeProtectionControllers } from './volume/index.js';
+import { persistentVolumeBinderDescriptor } from './persistentvolume/index.js';
 import { podGCControllerDescriptor } from './podgc/index.js';
 import { replicaSetControllerDescriptor } from './replicaset/index.js';
 import { deploymentControllerDescriptor } from './deployment/index.js';
@@ -111,6 +112,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     disruptionControllerDescriptor,
     nodeLifecycleControllerDescriptor,
     ...volumeProtectionControllers,
+    persistentVolumeBinderDescriptor,
     podGCControllerDescriptor,
     deploymentControllerDescriptor,
     replicaSetControllerDescriptor,

@@ -57,6 +57,8 @@ export interface ControllerOptions {
   maxEndpointsPerSlice?: number;
   /** `--mirroring-concurrent-service-endpoint-syncs` (5). */
   mirroringConcurrentServiceEndpointSyncs?: number;
+  /** `--pvclaimbinder-sync-period` (15 s): how often the volume binder looks at every claim and volume again. */
+  pvClaimBinderSyncPeriodMs?: number;
   /** `--mirroring-max-endpoints-per-subset` (1000): addresses of one Endpoints subset mirrored. */
   mirroringMaxEndpointsPerSubset?: number;
   /** `--concurrent-resource-quota-syncs` (5). */

@@ -5,6 +5,8 @@ import { eventually } from '../../testing/wait.js';
 import { JOBS, PODS } from './common.js';
 import { reasons, startBatch, statusOf, type BatchHarness } from './harness.test.js';
 import { completionIndexAnnotation, formatIndexes, jobControllerDescriptor, parseIndexes, trackingFinalizer } from './job.js';
+import { matchPodFailurePolicy } from './pod-failure-policy.js';
+import { setFlavor } from '../../naming/index.js';
 
 interface JobStatus {
   active?: number;
@@ -191,4 +193,191 @@ test('Indexed: one pod per index with the completion index annotation, env and h
   } finally {
     await h.close();
   }
+});
+
+// ---- podFailurePolicy, ownership ----
+
+function failedPodStatus(exitCode: number, conditions: { type: string; status: string }[] = []): Record<string, unknown> {
+  return {
+    phase: 'Failed',
+    conditions,
+    containerStatuses: [{ name: 'c', image: 'busybox', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode, reason: 'Error' } } }],
+  };
+}
+
+test('matchPodFailurePolicy: rules in order, exit codes (never 0) and conditions, Kubernetes messages', () => {
+  const pod = (status: Record<string, unknown>): KubeObject => ({ metadata: { name: 'p', namespace: 'ns' }, status });
+  const policy = {
+    rules: [
+      { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
+      { action: 'FailJob', onExitCodes: { containerName: 'main', operator: 'In', values: [42] } },
+      { action: 'Count', onExitCodes: { operator: 'NotIn', values: [1] } },
+    ],
+  };
+  const exited = (name: string, exitCode: number): Record<string, unknown> => ({ phase: 'Failed', containerStatuses: [{ name, state: { terminated: { exitCode } } }] });
+  assert.deepEqual(matchPodFailurePolicy(policy, pod(exited('main', 42))), {
+    action: 'FailJob',
+    countFailed: true,
+    failJobMessage: 'Container main for pod ns/p failed with exit code 42 matching FailJob rule at index 1',
+  });
+  assert.deepEqual(matchPodFailurePolicy(policy, pod(exited('side', 42))), { action: 'Count', countFailed: true });
+  assert.deepEqual(matchPodFailurePolicy(policy, pod(exited('side', 1))), { countFailed: true });
+  assert.deepEqual(matchPodFailurePolicy(policy, pod({ ...exited('main', 42), conditions: [{ type: 'DisruptionTarget', status: 'True' }] })), { action: 'Ignore', countFailed: false });
+  // Exit code 0 is no failure, even for NotIn.
+  assert.deepEqual(matchPodFailurePolicy({ rules: [{ action: 'FailJob', onExitCodes: { operator: 'NotIn', values: [1] } }] }, pod(exited('x', 0))), { countFailed: true });
+  // Init containers count too; conditions give their own message.
+  const init = { phase: 'Failed', initContainerStatuses: [{ name: 'init', state: { terminated: { exitCode: 3 } } }] };
+  assert.equal(matchPodFailurePolicy({ rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [3] } }] }, pod(init)).failJobMessage, 'Container init for pod ns/p failed with exit code 3 matching FailJob rule at index 0');
+  const cond = pod({ phase: 'Failed', conditions: [{ type: 'DisruptionTarget', status: 'True' }] });
+  assert.equal(matchPodFailurePolicy({ rules: [{ action: 'FailJob', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }] }, cond).failJobMessage, 'Pod ns/p has condition DisruptionTarget matching FailJob rule at index 0');
+  assert.deepEqual(matchPodFailurePolicy(undefined, cond), { countFailed: true });
+});
+
+test('podFailurePolicy FailJob: the Job fails at once with FailureTarget then Failed, reason PodFailurePolicy', async () => {
+  const h = await startBatch(jobControllerDescriptor);
+  try {
+    const rules = [{ action: 'FailJob', onExitCodes: { containerName: 'c', operator: 'In', values: [42] } }];
+    await h.client.create(JOBS, 'default', job('strict', { parallelism: 2, completions: 4, backoffLimit: 6, podFailurePolicy: { rules } }));
+    const pods = await eventually(async () => ((await podsOf(h, 'strict')).length === 2 ? podsOf(h, 'strict') : undefined), 'two pods');
+    await h.client.patch(PODS, 'default', pods[0].metadata?.name ?? '', { status: failedPodStatus(42) }, 'status');
+    const s = await eventually(async () => {
+      const st = await jobStatus(h, 'strict');
+      return st.conditions?.some((c) => c.type === 'Failed') ? st : undefined;
+    }, 'Failed');
+    const message = `Container c for pod default/${pods[0].metadata?.name ?? ''} failed with exit code 42 matching FailJob rule at index 0`;
+    assert.deepEqual(
+      s.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
+      [
+        ['FailureTarget', 'True', 'PodFailurePolicy', message],
+        ['Failed', 'True', 'PodFailurePolicy', message],
+      ],
+    );
+    assert.equal(s.failed, 1);
+    assert.ok(h.recorder.events.some((e) => e.reason === 'PodFailurePolicy' && e.type === 'Warning' && e.note === message));
+    // The other pod was deleted.
+    await h.settle();
+    const left = await podsOf(h, 'strict');
+    assert.ok(left.every((p) => p.metadata?.uid === pods[0].metadata?.uid || p.metadata?.deletionTimestamp !== undefined), 'the active pod is deleted');
+  } finally {
+    await h.close();
+  }
+});
+
+test('podFailurePolicy Ignore: a disrupted pod does not count towards backoffLimit and is replaced', async () => {
+  const h = await startBatch(jobControllerDescriptor);
+  try {
+    const rules = [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }];
+    await h.client.create(JOBS, 'default', job('tolerant', { backoffLimit: 0, podFailurePolicy: { rules } }));
+    const [p1] = await eventually(async () => ((await podsOf(h, 'tolerant')).length === 1 ? podsOf(h, 'tolerant') : undefined), 'a pod');
+    await h.client.patch(PODS, 'default', p1.metadata?.name ?? '', { status: failedPodStatus(137, [{ type: 'DisruptionTarget', status: 'True' }]) }, 'status');
+    const pods = await eventually(async () => ((await podsOf(h, 'tolerant')).length === 2 ? podsOf(h, 'tolerant') : undefined), 'a replacement');
+    await h.settle();
+    const s = await jobStatus(h, 'tolerant');
+    assert.equal(s.failed ?? 0, 0);
+    assert.equal(s.conditions?.some((c) => c.type === 'Failed') ?? false, false, 'backoffLimit 0 not reached');
+    assert.equal((await h.client.get(PODS, 'default', p1.metadata?.name ?? '')).metadata?.finalizers, undefined, 'the ignored pod is released');
+    // A failure no rule matches counts: backoffLimit 0 fails the Job.
+    const p2 = pods.find((p) => p.metadata?.uid !== p1.metadata?.uid)!;
+    await h.client.patch(PODS, 'default', p2.metadata?.name ?? '', { status: failedPodStatus(1) }, 'status');
+    const failed = await eventually(async () => {
+      const st = await jobStatus(h, 'tolerant');
+      return st.conditions?.some((c) => c.type === 'Failed') ? st : undefined;
+    }, 'Failed');
+    assert.equal(failed.conditions?.find((c) => c.type === 'Failed')?.reason, 'BackoffLimitExceeded');
+    assert.equal(failed.failed, 1);
+  } finally {
+    await h.close();
+  }
+});
+
+test('ownership: an orphan the selector matches is adopted, a pod it stops matching is released, an orphan nobody wants loses the finalizer', async () => {
+  const h = await startBatch(jobControllerDescriptor);
+  try {
+    const created = await h.client.create(JOBS, 'default', job('owner', { suspend: true }));
+    const matchLabels = (created.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
+    const labels = (created.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    await h.client.create(PODS, 'default', { metadata: { name: 'stray', labels: { ...labels } }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } });
+    await h.client.patch(JOBS, 'default', 'owner', { spec: { suspend: false } });
+    const adopted = await eventually(async () => {
+      const p = await h.client.get(PODS, 'default', 'stray');
+      return p.metadata?.ownerReferences?.length ? p : undefined;
+    }, 'adopted');
+    assert.deepEqual(adopted.metadata?.ownerReferences, [{ apiVersion: 'batch/v1', kind: 'Job', name: 'owner', uid: created.metadata?.uid, controller: true, blockOwnerDeletion: true }]);
+    assert.deepEqual(adopted.metadata?.finalizers, [trackingFinalizer()]);
+    await h.settle();
+    assert.equal((await podsOf(h, 'owner')).length, 1, 'no pod created beside the adopted one');
+    assert.equal((await jobStatus(h, 'owner')).active, 1);
+
+    // Its labels no longer match: released (owner reference and finalizer off), and replaced.
+    const key = Object.keys(matchLabels)[0];
+    await h.client.patch(PODS, 'default', 'stray', { metadata: { labels: { [key]: 'someone-else' } } });
+    const released = await eventually(async () => {
+      const p = await h.client.get(PODS, 'default', 'stray');
+      return p.metadata?.ownerReferences === undefined ? p : undefined;
+    }, 'released');
+    assert.equal(released.metadata?.finalizers, undefined);
+    await eventually(async () => ((await podsOf(h, 'owner')).length === 1 && (await jobStatus(h, 'owner')).active === 1 ? true : undefined), 'a replacement');
+
+    // An orphan holding the finalizer that no Job selects: the finalizer comes off.
+    await h.client.create(PODS, 'default', { metadata: { name: 'leftover', labels: { app: 'x' }, finalizers: [trackingFinalizer()] }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } });
+    await eventually(async () => ((await h.client.get(PODS, 'default', 'leftover')).metadata?.finalizers === undefined ? true : undefined), 'leftover released');
+    assert.deepEqual(h.errors.filter((e) => !String(e).includes('Conflict') && !String(e).includes('modified')), []);
+  } finally {
+    await h.close();
+  }
+});
+
+test('matchPodFailurePolicy: malformed policies match nothing and never throw', () => {
+  const pod: KubeObject = {
+    metadata: { name: 'p', namespace: 'ns' },
+    status: { phase: 'Failed', conditions: [null, { type: 'X', status: 'True' }], containerStatuses: [null, { name: 'c', state: { terminated: { exitCode: 3 } } }] },
+  };
+  const hostile: unknown[] = [
+    'FailJob',
+    { rules: 'x' },
+    { rules: [null, 7, 'x'] },
+    { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: { __proto__: { includes: () => true } } } }] },
+    { rules: [{ action: 'FailJob', onExitCodes: 'x' }] },
+    { rules: [{ action: 'FailJob', onPodConditions: { type: 'X', status: 'True' } }] },
+    { rules: [{ action: 'FailJob', onPodConditions: [null] }] },
+    { rules: [{ action: 'Explode', onExitCodes: { operator: 'In', values: [3] } }] },
+    JSON.parse('{"rules":[{"action":"FailJob","__proto__":{"onExitCodes":{"operator":"In","values":[3]}}}]}'),
+  ];
+  for (const policy of hostile) assert.deepEqual(matchPodFailurePolicy(policy as never, pod), { countFailed: true }, JSON.stringify(policy));
+});
+
+test('adopted pods that already succeeded are counted; more successes than completions say so', async () => {
+  const h = await startBatch(jobControllerDescriptor);
+  try {
+    const created = await h.client.create(JOBS, 'default', job('crowded', { suspend: true }));
+    const labels = (created.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    for (const name of ['done-1', 'done-2']) {
+      await h.client.create(PODS, 'default', { metadata: { name, labels: { ...labels } }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } });
+      await h.client.patch(PODS, 'default', name, { status: { phase: 'Succeeded' } }, 'status');
+    }
+    await h.client.patch(JOBS, 'default', 'crowded', { spec: { suspend: false } });
+    const done = await eventually(async () => {
+      const s = await jobStatus(h, 'crowded');
+      return s.conditions?.some((c) => c.type === 'Complete') ? s : undefined;
+    }, 'Complete');
+    assert.equal(done.succeeded, 2);
+    assert.equal((await podsOf(h, 'crowded')).length, 2, 'no pod created');
+    const warning = h.recorder.events.find((e) => e.reason === 'TooManySucceededPods');
+    assert.equal(warning?.type, 'Warning');
+    assert.equal(warning?.note, 'Too many succeeded pods running after completion count reached');
+    for (const p of await podsOf(h, 'crowded')) assert.equal(p.metadata?.finalizers, undefined, 'counted and released');
+  } finally {
+    await h.close();
+  }
+});
+
+test('the tracking finalizer and completion index keys follow the naming flavor', () => {
+  try {
+    setFlavor('kubernetes');
+    assert.equal(trackingFinalizer(), 'batch.kubernetes.io/job-tracking');
+    assert.equal(completionIndexAnnotation(), 'batch.kubernetes.io/job-completion-index');
+  } finally {
+    setFlavor('orch');
+  }
+  assert.equal(trackingFinalizer(), 'batch.orch.io/job-tracking');
 });

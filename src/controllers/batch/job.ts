@@ -2,18 +2,23 @@
 // `parallelism`/`completions`/`completionMode` ask, counts finished pods through the
 // tracking finalizer (uid into `status.uncountedTerminatedPods`, finalizer removed, then
 // counted), and finishes the Job as Complete, or as Failed past `backoffLimit` or
-// `activeDeadlineSeconds`. `suspend` removes the active pods. There is no kubelet here: pods
-// move only when someone writes their status, and the controller follows.
+// `activeDeadlineSeconds`, or as a `podFailurePolicy` FailJob rule says (FailureTarget first,
+// then Failed). `suspend` removes the active pods. Pods are claimed as Kubernetes' controllers
+// claim them: an orphan the selector matches is adopted (and gets the tracking finalizer), an
+// owned pod it no longer matches is released (and loses it); an orphan nobody adopts loses
+// the finalizer. Pods move only when a node agent, or someone, writes their status.
 import type { KubeObject } from '../../apimachinery/types.js';
 import { rfc3339 } from '../../apimachinery/time.js';
 import type { EventRecorder } from '../../client/events.js';
 import type { Informer } from '../../client/informer.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
+import { labelSelectorAsSelector, type LabelSelectorObject } from '../../apimachinery/labels.js';
 import { longDomainKey } from '../../naming/index.js';
 import type { ControllerContext, ControllerDescriptor } from '../types.js';
 import { conditionsOf, controllerRef, controllerUid, isNotFound, jobFinished, JOBS, PODS, type Condition } from './common.js';
 import { KeyedLoop } from '../keyed-loop.js';
+import { matchPodFailurePolicy, POD_FAILURE_POLICY_REASON, type PodFailurePolicy } from './pod-failure-policy.js';
 
 const COMPONENT = 'job-controller';
 /** Pod re-creation after failures waits 10 s, doubling, up to 6 min (Kubernetes' pod failure back-off). */
@@ -35,6 +40,8 @@ interface JobSpec {
   backoffLimit?: number;
   activeDeadlineSeconds?: number;
   suspend?: boolean;
+  podFailurePolicy?: PodFailurePolicy | null;
+  selector?: LabelSelectorObject | null;
   template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> };
 }
 
@@ -63,13 +70,36 @@ function isReady(pod: KubeObject): boolean {
   return conds.some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
-/** A pod counts as failed when it failed, or was deleted before it succeeded. */
-function podFailed(pod: KubeObject): boolean {
-  return phaseOf(pod) === 'Failed' || (pod.metadata?.deletionTimestamp !== undefined && phaseOf(pod) !== 'Succeeded');
+/**
+ * A pod counts as failed when it failed, or was deleted before it succeeded; under a pod
+ * failure policy only once it is Failed (its exit codes and conditions are then known, and a
+ * pod deleted without a node is marked Failed by the pod garbage collector).
+ */
+function podFailed(pod: KubeObject, withPolicy = false): boolean {
+  if (phaseOf(pod) === 'Failed') return true;
+  return !withPolicy && pod.metadata?.deletionTimestamp !== undefined && phaseOf(pod) !== 'Succeeded';
 }
 
-function podFinished(pod: KubeObject): boolean {
-  return phaseOf(pod) === 'Succeeded' || podFailed(pod);
+function podFinished(pod: KubeObject, withPolicy = false): boolean {
+  return phaseOf(pod) === 'Succeeded' || podFailed(pod, withPolicy);
+}
+
+/** The condition a FailJob rule sets at once, before the Job is marked Failed. */
+const FAILURE_TARGET = 'FailureTarget';
+
+const ORPHAN = 'orphan:';
+
+/** The Job's selector; undefined (selects nothing) when it does not parse. */
+function selectorOf(job: KubeObject): ReturnType<typeof labelSelectorAsSelector> | undefined {
+  try {
+    return labelSelectorAsSelector(specOf(job).selector);
+  } catch {
+    return undefined;
+  }
+}
+
+function selects(job: KubeObject, pod: KubeObject): boolean {
+  return selectorOf(job)?.matches(pod.metadata?.labels ?? {}) ?? false;
 }
 
 function hasFinalizer(pod: KubeObject): boolean {
@@ -164,6 +194,19 @@ export interface JobControllerOptions {
   onError: (err: unknown) => void;
 }
 
+interface Expectations {
+  /** Pods created, by name. */
+  created: Set<string>;
+  /** Pods deleted, by uid. */
+  deleted: Set<string>;
+  /** Pods whose tracking finalizer came off, by uid. */
+  released: Set<string>;
+  /** Orphans adopted, by uid, as the adoption left them. */
+  adopted: Map<string, KubeObject>;
+  /** Pods given up (the selector no longer matches), by uid. */
+  disowned: Set<string>;
+}
+
 interface BackoffRecord {
   failures: number;
   lastFailure: number;
@@ -177,11 +220,11 @@ export class JobController extends KeyedLoop {
    * created (by name), deleted and released from the finalizer (by uid). Without them a
    * lagging cache would make a pass create pods twice or count a pod twice.
    */
-  private readonly expect = new Map<string, { created: Set<string>; deleted: Set<string>; released: Set<string> }>();
+  private readonly expect = new Map<string, Expectations>();
 
-  private expectations(uid: string): { created: Set<string>; deleted: Set<string>; released: Set<string> } {
+  private expectations(uid: string): Expectations {
     let e = this.expect.get(uid);
-    if (!e) this.expect.set(uid, (e = { created: new Set(), deleted: new Set(), released: new Set() }));
+    if (!e) this.expect.set(uid, (e = { created: new Set(), deleted: new Set(), released: new Set(), adopted: new Map(), disowned: new Set() }));
     return e;
   }
 
@@ -190,10 +233,26 @@ export class JobController extends KeyedLoop {
     const enqueue = (job: KubeObject): void => this.add(keyOf(job));
     this.onStop(opts.jobs.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: enqueue }));
     const podChanged = (pod: KubeObject): void => {
-      const ref = pod.metadata?.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
-      if (ref && pod.metadata?.namespace) this.add(`${pod.metadata.namespace}/${ref.name}`);
+      const ns = pod.metadata?.namespace ?? '';
+      const owner = pod.metadata?.ownerReferences?.find((r) => r.controller === true);
+      if (owner) {
+        if (owner.kind === 'Job') this.add(`${ns}/${owner.name}`);
+        return;
+      }
+      // An orphan: a Job it matches may adopt it; if none does, it must not keep the finalizer.
+      if (pod.metadata?.deletionTimestamp === undefined) {
+        for (const j of opts.jobs.list()) if (j.metadata?.namespace === ns && !jobFinished(j) && selects(j, pod)) this.add(keyOf(j));
+      }
+      if (hasFinalizer(pod)) this.add(`${ORPHAN}${ns}/${pod.metadata?.name ?? ''}`);
     };
-    this.onStop(opts.pods.addEventHandler({ onAdd: podChanged, onUpdate: (_o, n) => podChanged(n), onDelete: podChanged }));
+    const podUpdated = (old: KubeObject, pod: KubeObject): void => {
+      // A pod released by (or taken from) its Job: the old owner counts without it.
+      const before = old.metadata?.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
+      const now = pod.metadata?.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
+      if (before && before.uid !== now?.uid) this.add(`${old.metadata?.namespace ?? ''}/${before.name}`);
+      podChanged(pod);
+    };
+    this.onStop(opts.pods.addEventHandler({ onAdd: podChanged, onUpdate: podUpdated, onDelete: podChanged }));
   }
 
   start(workers: number): void {
@@ -232,8 +291,114 @@ export class JobController extends KeyedLoop {
     }
   }
 
-  /** One pass over one Job. Throws to be retried with back-off. */
+  /**
+   * A pod with the tracking finalizer and no controller: the finalizer comes off unless a
+   * running Job in its namespace selects it (that Job adopts it and keeps the finalizer).
+   */
+  private async syncOrphan(key: string): Promise<void> {
+    const { namespace, name } = splitKey(key);
+    const pod = this.opts.pods.get(namespace, name);
+    if (!pod || !hasFinalizer(pod)) return;
+    const owner = pod.metadata?.ownerReferences?.find((r) => r.controller === true);
+    if (owner) {
+      if (owner.kind !== 'Job') return;
+      const job = this.opts.jobs.get(namespace, owner.name);
+      // Owned by a running Job: that Job's pass counts it.
+      if (job && job.metadata?.uid === owner.uid && !jobFinished(job)) return;
+    } else if (
+      pod.metadata?.deletionTimestamp === undefined &&
+      this.opts.jobs.list().some((j) => j.metadata?.namespace === namespace && !jobFinished(j) && j.metadata?.deletionTimestamp === undefined && selects(j, pod))
+    ) {
+      return;
+    }
+    await this.removeFinalizers([pod]);
+  }
+
+  /**
+   * The pods of `job`: those it controls and its selector still matches, and orphans the
+   * selector matches, adopted here (owner reference and tracking finalizer); a controlled
+   * pod the selector no longer matches is released (both taken off).
+   */
+  private async claimPods(job: KubeObject, expected: Expectations): Promise<KubeObject[]> {
+    const namespace = job.metadata?.namespace ?? '';
+    const uid = job.metadata?.uid ?? '';
+    const out: KubeObject[] = [];
+    let fresh: boolean | undefined;
+    const seen = new Set<string>();
+    const selector = selectorOf(job);
+    for (const pod of this.opts.pods.list()) {
+      if (pod.metadata?.namespace !== namespace) continue;
+      const puid = pod.metadata?.uid ?? '';
+      seen.add(puid);
+      const owner = pod.metadata?.ownerReferences?.find((r) => r.controller === true);
+      const matches = selector?.matches(pod.metadata?.labels ?? {}) ?? false;
+      if (owner?.uid === uid) {
+        expected.adopted.delete(puid);
+        // Given up already; the cache has not caught up.
+        if (expected.disowned.has(puid)) continue;
+        if (matches || pod.metadata?.deletionTimestamp !== undefined) {
+          out.push(pod);
+          continue;
+        }
+        await this.patchOwnership(pod, (pod.metadata?.ownerReferences ?? []).filter((r) => r.uid !== uid), false);
+        expected.disowned.add(puid);
+        continue;
+      }
+      expected.disowned.delete(puid);
+      const adopted = expected.adopted.get(puid);
+      if (adopted && !owner) {
+        // Adopted already; the cache has not caught up.
+        out.push(adopted);
+        continue;
+      }
+      expected.adopted.delete(puid);
+      if (owner || !matches || pod.metadata?.deletionTimestamp !== undefined || job.metadata?.deletionTimestamp !== undefined) continue;
+      // Adopt only for the Job that is really there now (not a deleted one's cached copy).
+      if (fresh === undefined) {
+        try {
+          const live = await this.opts.client.get(JOBS, namespace, job.metadata?.name ?? '');
+          fresh = live.metadata?.uid === uid && live.metadata?.deletionTimestamp === undefined;
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+          fresh = false;
+        }
+      }
+      if (!fresh) continue;
+      const taken = await this.patchOwnership(pod, [...(pod.metadata?.ownerReferences ?? []), ...(controllerRef(job, 'batch/v1', 'Job') ?? [])], true);
+      if (taken) {
+        expected.adopted.set(puid, taken);
+        out.push(taken);
+      }
+    }
+    for (const u of [...expected.adopted.keys()]) if (!seen.has(u)) expected.adopted.delete(u);
+    for (const u of [...expected.disowned]) if (!seen.has(u)) expected.disowned.delete(u);
+    return out;
+  }
+
+  /** Sets the pod's owner references, and puts on or takes off the tracking finalizer. */
+  private async patchOwnership(pod: KubeObject, ownerReferences: NonNullable<NonNullable<KubeObject['metadata']>['ownerReferences']>, track: boolean): Promise<KubeObject | undefined> {
+    const others = (pod.metadata?.finalizers ?? []).filter((f) => f !== trackingFinalizer());
+    const finalizers = track ? [...others, trackingFinalizer()] : others;
+    try {
+      return await this.opts.client.patch(PODS, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', {
+        metadata: {
+          ownerReferences: ownerReferences.length > 0 ? ownerReferences : null,
+          finalizers: finalizers.length > 0 ? finalizers : null,
+          resourceVersion: pod.metadata?.resourceVersion,
+        },
+      });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** One pass over one Job (or one orphan pod). Throws to be retried with back-off. */
   async sync(key: string): Promise<void> {
+    if (key.startsWith(ORPHAN)) {
+      await this.syncOrphan(key.slice(ORPHAN.length));
+      return;
+    }
     const { client, clock } = this.opts;
     const { namespace, name } = splitKey(key);
     let job: KubeObject;
@@ -250,7 +415,9 @@ export class JobController extends KeyedLoop {
     }
     const uid = job.metadata?.uid ?? '';
     const expected = this.expectations(uid);
-    const listed = this.opts.pods.list().filter((p) => p.metadata?.namespace === namespace && controllerUid(p, 'Job') === uid);
+    const listed = jobFinished(job)
+      ? this.opts.pods.list().filter((p) => p.metadata?.namespace === namespace && controllerUid(p, 'Job') === uid)
+      : await this.claimPods(job, expected);
     // Bring the expectations up to what the cache shows now.
     for (const p of listed) expected.created.delete(p.metadata?.name ?? '');
     const listedUids = new Set(listed.map((p) => p.metadata?.uid ?? ''));
@@ -281,9 +448,14 @@ export class JobController extends KeyedLoop {
     // Count what finished: uid into the uncounted lists, finalizer off, then into the totals.
     const uncounted = { succeeded: [...(status.uncountedTerminatedPods?.succeeded ?? [])], failed: [...(status.uncountedTerminatedPods?.failed ?? [])] };
     const known = new Set([...uncounted.succeeded, ...uncounted.failed]);
-    const newlyFinished = pods.filter((p) => hasFinalizer(p) && podFinished(p) && !known.has(p.metadata?.uid ?? ''));
+    const policy = spec.podFailurePolicy ?? undefined;
+    const withPolicy = policy !== undefined;
+    const newlyFinished = pods.filter((p) => hasFinalizer(p) && podFinished(p, withPolicy) && !known.has(p.metadata?.uid ?? ''));
     const completed = indexed && completions !== undefined ? parseIndexes(status.completedIndexes, completions) : new Set<number>();
     let newFailures = 0;
+    /** Failed pods an Ignore rule matched: released from the finalizer, never counted. */
+    const ignored: KubeObject[] = [];
+    let failJobMessage: string | undefined;
     for (const pod of newlyFinished) {
       const puid = pod.metadata?.uid ?? '';
       if (phaseOf(pod) === 'Succeeded') {
@@ -292,18 +464,26 @@ export class JobController extends KeyedLoop {
           const ix = podIndex(pod, completions);
           if (ix !== undefined) completed.add(ix);
         }
-      } else {
-        uncounted.failed.push(puid);
-        newFailures++;
+        continue;
       }
+      const match = matchPodFailurePolicy(policy, pod);
+      if (!match.countFailed) {
+        ignored.push(pod);
+        continue;
+      }
+      failJobMessage ??= match.failJobMessage;
+      uncounted.failed.push(puid);
+      newFailures++;
     }
     const record = this.backoff.get(uid) ?? { failures: 0, lastFailure: 0 };
     // Pods removed by a suspension are no reason to pace the pods of the resumed Job.
     if (suspended) this.backoff.delete(uid);
     else if (newFailures > 0) this.backoff.set(uid, { failures: record.failures + newFailures, lastFailure: now.getTime() });
-    else if (newlyFinished.length > 0) this.backoff.delete(uid);
+    else if (newlyFinished.some((p) => phaseOf(p) === 'Succeeded')) this.backoff.delete(uid);
 
-    const active = pods.filter((p) => !podFinished(p) && !expected.deleted.has(p.metadata?.uid ?? ''));
+    // Pods being deleted that are not finished yet (under a policy, until they are Failed) are
+    // neither active nor counted.
+    const active = pods.filter((p) => !podFinished(p, withPolicy) && p.metadata?.deletionTimestamp === undefined && !expected.deleted.has(p.metadata?.uid ?? ''));
     const succeededTotal = indexed ? completed.size : (status.succeeded ?? 0) + uncounted.succeeded.length;
     const failedTotal = (status.failed ?? 0) + uncounted.failed.length;
 
@@ -320,8 +500,10 @@ export class JobController extends KeyedLoop {
       this.event(job, 'Normal', 'Resumed', 'Job resumed');
     }
 
-    // Failure: past the back-off limit (restarts count under OnFailure) or the deadline.
+    // Failure: a FailJob rule (now or in an earlier pass), past the back-off limit (restarts
+    // count under OnFailure), or the deadline.
     let failure: { reason: string; message: string } | undefined;
+    const target = conditions.find((c) => c.type === FAILURE_TARGET && c.status === 'True');
     const backoffLimit = spec.backoffLimit ?? 6;
     const restartPolicy = (spec.template?.spec as { restartPolicy?: string } | undefined)?.restartPolicy;
     const restarts = active.reduce((sum, p) => {
@@ -329,7 +511,13 @@ export class JobController extends KeyedLoop {
       return sum + [...(s?.containerStatuses ?? []), ...(s?.initContainerStatuses ?? [])].reduce((n, c) => n + (c.restartCount ?? 0), 0);
     }, 0);
     const pastOnFailure = restartPolicy === 'OnFailure' && (backoffLimit === 0 ? restarts > 0 : restarts >= backoffLimit);
-    if (failedTotal > backoffLimit || pastOnFailure) {
+    if (target) {
+      failure = { reason: target.reason ?? POD_FAILURE_POLICY_REASON, message: target.message ?? '' };
+    } else if (failJobMessage !== undefined) {
+      failure = { reason: POD_FAILURE_POLICY_REASON, message: failJobMessage };
+      // Recorded before the pods' finalizers come off: the reason survives a pass cut short.
+      conditions = setCondition(conditions, newCondition(FAILURE_TARGET, now, POD_FAILURE_POLICY_REASON, failJobMessage));
+    } else if (failedTotal > backoffLimit || pastOnFailure) {
       failure = { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
     } else if (!suspended && typeof spec.activeDeadlineSeconds === 'number' && status.startTime) {
       const deadline = Date.parse(status.startTime) + spec.activeDeadlineSeconds * 1000;
@@ -386,7 +574,7 @@ export class JobController extends KeyedLoop {
     // Then the finalizers off, then the totals: a pod is counted exactly once.
     const uncountedSet = new Set([...uncounted.succeeded, ...uncounted.failed]);
     await this.removeFinalizers(
-      pods.filter((p) => hasFinalizer(p) && uncountedSet.has(p.metadata?.uid ?? '')),
+      [...pods.filter((p) => hasFinalizer(p) && uncountedSet.has(p.metadata?.uid ?? '')), ...ignored],
       expected.released,
     );
     const counted: JobStatus = structuredClone((job.status ?? {}) as JobStatus);
@@ -395,7 +583,17 @@ export class JobController extends KeyedLoop {
     counted.uncountedTerminatedPods = {};
 
     // Finished only once no pod of the Job is left to count.
-    const stillTracked = expected.created.size > 0 || pods.some((p) => hasFinalizer(p) && !uncountedSet.has(p.metadata?.uid ?? ''));
+    // (A policy's failure does not wait for the pods it deletes: they are Failed only later.)
+    const ignoredUids = new Set(ignored.map((p) => p.metadata?.uid ?? ''));
+    const stillTracked =
+      expected.created.size > 0 ||
+      pods.some(
+        (p) =>
+          hasFinalizer(p) &&
+          !uncountedSet.has(p.metadata?.uid ?? '') &&
+          !ignoredUids.has(p.metadata?.uid ?? '') &&
+          !(failure?.reason === POD_FAILURE_POLICY_REASON && (p.metadata?.deletionTimestamp !== undefined || expected.deleted.has(p.metadata?.uid ?? ''))),
+      );
     const complete =
       !failure &&
       !suspended &&
@@ -407,6 +605,9 @@ export class JobController extends KeyedLoop {
     } else if (!stillTracked && complete) {
       counted.conditions = setCondition(counted.conditions ?? [], newCondition('Complete', now));
       counted.completionTime = rfc3339(now);
+      if (completions !== undefined && succeededTotal > completions) {
+        this.event(job, 'Warning', 'TooManySucceededPods', 'Too many succeeded pods running after completion count reached');
+      }
       this.event(job, 'Normal', 'Completed', 'Job completed');
     }
     await this.writeStatus(job, counted);
