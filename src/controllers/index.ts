@@ -29,6 +29,8 @@ import { replicationControllerDescriptor } from './replicationcontroller/index.j
 import { endpointControllerDescriptor } from './endpoint/index.js';
 import { endpointSliceControllerDescriptor } from './endpointslice/index.js';
 import { endpointSliceMirroringControllerDescriptor } from './endpointslicemirroring/index.js';
+import { statefulSetControllerDescriptor } from './statefulset/index.js';
+import { daemonSetControllerDescriptor } from './daemonset/index.js';
 
 export {
   NamespaceController,
@@ -117,6 +119,8 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     endpointControllerDescriptor,
     endpointSliceControllerDescriptor,
     endpointSliceMirroringControllerDescriptor,
+    statefulSetControllerDescriptor,
+    daemonSetControllerDescriptor,
     csrApprovingController(),
     csrSigningController(),
     csrCleanerController(),

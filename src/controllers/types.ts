@@ -59,6 +59,10 @@ export interface ControllerOptions {
   mirroringConcurrentServiceEndpointSyncs?: number;
   /** `--mirroring-max-endpoints-per-subset` (1000): addresses of one Endpoints subset mirrored. */
   mirroringMaxEndpointsPerSubset?: number;
+  /** `--concurrent-statefulset-syncs` (5). */
+  concurrentStatefulSetSyncs?: number;
+  /** `--concurrent-daemonset-syncs` (2). */
+  concurrentDaemonSetSyncs?: number;
 }
 
 export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
