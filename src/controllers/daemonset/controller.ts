@@ -283,7 +283,7 @@ export class DaemonSetController extends KeyedLoop {
     const inUse = new Set<string>([pick.update.metadata?.name ?? '']);
     for (const p of pods) {
       const h = p.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL];
-      if (h) inUse.add(`${name}-${h}`);
+      if (h) inUse.add(`${name.slice(0, 223)}-${h}`);
     }
     await pruneRevisions(this.opts.client, pick.revisions, inUse, dsSpec(ds).revisionHistoryLimit ?? 10);
     const minReady = dsSpec(ds).minReadySeconds ?? 0;

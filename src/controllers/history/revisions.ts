@@ -5,7 +5,7 @@
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import { isPlainObject } from '../../apimachinery/types.js';
 import { newControllerRef } from '../../apimachinery/owners.js';
-import { canonicalJSON, computeHash } from '../deployment/hash.js';
+import { canonicalJSON, safeEncodeString } from '../deployment/hash.js';
 
 export const CONTROLLERREVISIONS: GroupVersionResource = { group: 'apps', version: 'v1', resource: 'controllerrevisions' };
 
@@ -58,7 +58,7 @@ export interface NewRevisionOptions {
   kind: string;
   data: Record<string, unknown>;
   revision: number;
-  /** The hash the name carries; `hashOf` the data and the collision count when absent. */
+  /** The hash the name carries. */
   hash: string;
   labels: Record<string, string>;
 }
@@ -70,7 +70,8 @@ export function newRevision(o: NewRevisionOptions): KubeObject {
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',
     metadata: {
-      name: `${o.owner.metadata?.name ?? ''}-${o.hash}`,
+      // kube keeps the name within 253 characters by cutting the owner's name at 223.
+      name: `${(o.owner.metadata?.name ?? '').slice(0, 223)}-${o.hash}`,
       namespace: o.owner.metadata?.namespace,
       labels: o.labels,
       ...(annotations && Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),
@@ -81,9 +82,21 @@ export function newRevision(o: NewRevisionOptions): KubeObject {
   };
 }
 
-/** The hash of a revision's data with the owner's collision count (kube's HashControllerRevision). */
+/** `canonicalJSON` escaped as Go's encoding/json writes strings (`<`, `>`, `&`, U+2028, U+2029). */
+export function goJSON(value: unknown): string {
+  return canonicalJSON(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * The hash of a revision's data with the owner's collision count, as kube's
+ * HashControllerRevision computes it: FNV-1 (32 bits) over the data's JSON (keys sorted, as Go
+ * marshals a map) and the count in decimal, printed in decimal through the safe alphabet.
+ */
 export function hashOfData(data: unknown, collisionCount: number | undefined): string {
-  return computeHash(data, collisionCount);
+  let h = 0x811c9dc5;
+  const bytes = new TextEncoder().encode(goJSON(data) + (collisionCount !== undefined ? String(collisionCount) : ''));
+  for (const b of bytes) h = (Math.imul(h, 0x01000193) ^ b) >>> 0;
+  return safeEncodeString(String(h >>> 0));
 }
 
 /**

@@ -210,7 +210,7 @@ test('OnDelete leaves pods alone until deleted; a failed pod is replaced', async
   }
 });
 
-test('persistentVolumeClaimRetentionPolicy Delete: the set owns its claims, a condemned pod owns its claims before it goes', async () => {
+test('persistentVolumeClaimRetentionPolicy Delete: the set owns its claims, a condemned pod alone owns its claims before it goes', async () => {
   const h = await start(statefulSetControllerDescriptor);
   try {
     const claimTemplate = { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
@@ -227,7 +227,7 @@ test('persistentVolumeClaimRetentionPolicy Delete: the set owns its claims, a co
     const web1 = await pod(h.client, 'web-1');
     await h.client.patch(STATEFULSETS, 'default', 'web', { spec: { replicas: 1 } });
     await eventually(async () => ((await pod(h.client, 'web-1')).metadata?.deletionTimestamp ? true : undefined), 'web-1 terminating');
-    assert.deepEqual((await h.client.get(PVCS, 'default', 'data-web-1')).metadata?.ownerReferences, [setRef, { apiVersion: 'v1', kind: 'Pod', name: 'web-1', uid: web1.metadata?.uid }]);
+    assert.deepEqual((await h.client.get(PVCS, 'default', 'data-web-1')).metadata?.ownerReferences, [{ apiVersion: 'v1', kind: 'Pod', name: 'web-1', uid: web1.metadata?.uid }]);
     assert.deepEqual((await h.client.get(PVCS, 'default', 'data-web-0')).metadata?.ownerReferences, [setRef]);
   } finally {
     await h.close();

@@ -122,13 +122,17 @@ export function newMemberPod(set: KubeObject, template: StatefulSetSpec['templat
   };
 }
 
-/** The owner references the retention policy asks of a claim: the set's (whenDeleted) and the pod's when condemned (whenScaled). */
+/**
+ * The owner references (not controller ones, as 1.27 sets them) the retention policy asks of a
+ * claim: the set's under whenDeleted: Delete, the condemned pod's alone under whenScaled: Delete.
+ */
 export function claimOwners(set: KubeObject, pod: KubeObject | undefined, condemned: boolean): OwnerReference[] {
   const policy = setSpec(set).persistentVolumeClaimRetentionPolicy ?? {};
-  const refs: OwnerReference[] = [];
-  if (policy.whenDeleted === 'Delete') refs.push({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: set.metadata?.name ?? '', uid: set.metadata?.uid ?? '' });
-  if (policy.whenScaled === 'Delete' && condemned && pod?.metadata?.uid) refs.push({ apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name ?? '', uid: pod.metadata.uid });
-  return refs;
+  // A condemned pod's claim goes with the pod (and no longer with the set) under whenScaled: Delete.
+  if (policy.whenScaled === 'Delete' && condemned) {
+    return pod?.metadata?.uid ? [{ apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name ?? '', uid: pod.metadata.uid }] : [];
+  }
+  return policy.whenDeleted === 'Delete' ? [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: set.metadata?.name ?? '', uid: set.metadata?.uid ?? '' }] : [];
 }
 
 /**
