@@ -96,6 +96,21 @@ test('one pod per eligible node, pinned by node affinity, with the daemon tolera
   }
 });
 
+test('an unbound pod whose node is deleted is deleted', async () => {
+  const h = await start(daemonSetControllerDescriptor);
+  try {
+    await h.client.create(NODES, '', node('n1'));
+    await h.client.create(NODES, '', node('n2'));
+    await h.client.create(DAEMONSETS, 'default', ds('agent'));
+    await waitNodes(h, ['n1', 'n2']);
+    await h.client.delete(NODES, '', 'n2');
+    await waitNodes(h, ['n1']);
+    assert.equal((await statusOf(h)).desiredNumberScheduled, 1);
+  } finally {
+    await h.close();
+  }
+});
+
 test('a failed daemon pod is deleted and replaced, with a back-off per node', async () => {
   const h = await start(daemonSetControllerDescriptor);
   try {

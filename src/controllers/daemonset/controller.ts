@@ -235,6 +235,8 @@ export class DaemonSetController extends KeyedLoop {
   }
 
   async sync(key: string): Promise<void> {
+    // Every cache holds its first list before a decision (an empty node list would strand pods).
+    if (!(await this.synced(this.opts.daemonSets, this.opts.pods, this.opts.nodes, this.opts.revisions))) return;
     const { namespace, name } = splitKey(key);
     const ds = this.opts.daemonSets.get(namespace, name);
     if (!ds) {
@@ -268,10 +270,10 @@ export class DaemonSetController extends KeyedLoop {
     }
 
     const pods = await this.claimPods(ds, selector, namespace);
-    const plans = this.plan(ds, pods);
+    const { plans, stranded } = this.plan(ds, pods);
     const now = this.opts.clock.now().getTime();
     if (!ds.metadata?.deletionTimestamp && this.expectations.satisfied(key)) {
-      await this.manage(key, ds, plans, hash, now);
+      await this.manage(key, ds, plans, stranded, hash, now);
     }
     const next = computeStatus(ds, plans, hash, collisionCount, now);
     if (!sameStatus(ds.status, next)) {
@@ -320,8 +322,11 @@ export class DaemonSetController extends KeyedLoop {
     return out;
   }
 
-  /** Each node with its fit and its daemon pods; pods for nodes that are gone are orphans of a plan with no node. */
-  private plan(ds: KubeObject, pods: readonly KubeObject[]): NodePlan[] {
+  /**
+   * Each node with its fit and its daemon pods, and the pods not yet bound whose node is gone
+   * (kube deletes those; bound pods of a deleted node are the pod garbage collector's).
+   */
+  private plan(ds: KubeObject, pods: readonly KubeObject[]): { plans: NodePlan[]; stranded: KubeObject[] } {
     const byNode = new Map<string, KubeObject[]>();
     for (const p of pods) {
       if (p.metadata?.deletionTimestamp) continue;
@@ -339,22 +344,22 @@ export class DaemonSetController extends KeyedLoop {
       plans.push({ node, ...fit, pods: (byNode.get(name) ?? []).sort(oldestFirst) });
       byNode.delete(name);
     }
-    // Pods of nodes that no longer exist are left to the pod garbage collector, as in kube.
-    return plans;
+    const stranded = [...byNode.values()].flat().filter((p) => !(isPlainObject(p.spec) && typeof p.spec.nodeName === 'string' && p.spec.nodeName !== ''));
+    return { plans, stranded };
   }
 
   private backoffKey(ds: KubeObject, node: string): string {
     return `${ds.metadata?.uid ?? ''}/${ds.metadata?.generation ?? 0}/${node}`;
   }
 
-  private async manage(key: string, ds: KubeObject, plans: NodePlan[], hash: string, now: number): Promise<void> {
+  private async manage(key: string, ds: KubeObject, plans: NodePlan[], stranded: KubeObject[], hash: string, now: number): Promise<void> {
     const generation = ds.metadata?.generation;
     const us = dsSpec(ds).updateStrategy;
     const rolling = us?.type !== 'OnDelete';
     const desired = plans.filter((p) => p.shouldRun).length;
     const maxSurge = rolling ? scaledValue(us?.rollingUpdate?.maxSurge ?? 0, desired) : 0;
     const toCreate: string[] = [];
-    const toDelete: KubeObject[] = [];
+    const toDelete: KubeObject[] = [...stranded];
     const isFailedPod = (p: KubeObject): boolean => isPlainObject(p.status) && p.status.phase === 'Failed';
     for (const plan of plans) {
       const nodeName = plan.node.metadata?.name ?? '';

@@ -245,3 +245,23 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
     });
   });
 }
+
+test('spec.ordinals.start numbers the pods from there, and the partition counts from it', async () => {
+  const h = await start(statefulSetControllerDescriptor);
+  try {
+    await h.client.create(STATEFULSETS, 'default', sts('web', 2, { podManagementPolicy: 'Parallel', ordinals: { start: 5 } }));
+    await waitPods(h, ['web-5', 'web-6']);
+    await readyAll(h, ['web-5', 'web-6']);
+    await eventually(async () => ((await statusOf(h)).readyReplicas === 2 ? true : undefined), 'ready');
+    await h.client.patch(STATEFULSETS, 'default', 'web', {
+      spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } }, template: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } },
+    });
+    const image = async (n: string): Promise<string> => ((await pod(h.client, n).catch(() => ({ spec: { containers: [{ image: '' }] } }))).spec as { containers: { image: string }[] }).containers[0].image;
+    await eventually(async () => ((await image('web-6')) === 'nginx:2' ? true : undefined), 'web-6 updated');
+    await readyAll(h, ['web-6']);
+    await h.settle();
+    assert.equal(await image('web-5'), 'nginx:1', 'the first ordinal is below the partition');
+  } finally {
+    await h.close();
+  }
+});

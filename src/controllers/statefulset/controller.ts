@@ -153,6 +153,7 @@ export class StatefulSetController extends KeyedLoop {
   }
 
   async sync(key: string): Promise<void> {
+    if (!(await this.synced(this.opts.sets, this.opts.pods, this.opts.revisions, this.opts.claims))) return;
     const { namespace, name } = splitKey(key);
     const set = this.opts.sets.get(namespace, name);
     if (!set) return;
@@ -254,7 +255,7 @@ export class StatefulSetController extends KeyedLoop {
       }
       if (!pod) {
         // Pods below the partition are made at the current revision, the others at the update revision.
-        const atCurrent = rolling && ordinal < partition;
+        const atCurrent = rolling && ordinal < start + partition;
         const rev = atCurrent ? current : update;
         await this.createMember(set, newMemberPod(set, rev.template, ordinal, rev.name), ordinal);
         if (ordered) return;
@@ -278,7 +279,8 @@ export class StatefulSetController extends KeyedLoop {
     }
 
     if (!rolling) return;
-    for (let ordinal = end - 1; ordinal >= Math.max(start, partition); ordinal--) {
+    // The partition counts from the first ordinal.
+    for (let ordinal = end - 1; ordinal >= start + partition; ordinal--) {
       const pod = byOrdinal.get(ordinal);
       if (!pod) return;
       if (revisionOf(pod) !== update.name && !pod.metadata?.deletionTimestamp) {
