@@ -158,3 +158,32 @@ test('kubectl: a DaemonSet puts one pod on each of three Nodes, each pinned by n
     await server.stop();
   }
 });
+
+test('kubectl on simulated nodes: a DaemonSet runs on every node and a StatefulSet starts in order by itself', { skip, timeout: 120_000 }, async () => {
+  const server = await startApiServer({ flavor: 'kubernetes', simulatedNodes: 3 });
+  const kubectl = new Kubectl(binary!, server.kubeconfigPath);
+  const ok = async (args: string[], input?: string): Promise<string> => {
+    const r = await kubectl.run(args, input === undefined ? {} : { input });
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  try {
+    const template = (app: string): unknown => ({ metadata: { labels: { app } }, spec: { containers: [{ name: app, image: `${app}:1` }] } });
+    await ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: template('agent') } }));
+    assert.match(await ok(['rollout', 'status', 'daemonset/agent', '--timeout=60s']), /daemon set "agent" successfully rolled out/);
+    const placed = await ok(['get', 'pods', '-l', 'app=agent', '-o', 'jsonpath={range .items[*]}{.spec.nodeName}={.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values[0]} {.status.phase}{"\\n"}{end}']);
+    const rows = placed.trim().split('\n').sort();
+    assert.equal(rows.length, 3);
+    assert.equal(new Set(rows.map((r) => r.split('=')[0])).size, 3, 'one per node');
+    for (const r of rows) assert.match(r, /^(\S+)=\1 Running$/, 'bound to the node its affinity names');
+
+    await ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web' }, spec: { replicas: 3, serviceName: 'web', selector: { matchLabels: { app: 'web' } }, template: template('web') } }));
+    await ok(['rollout', 'status', 'statefulset/web', '--timeout=60s']);
+    const started = (await ok(['get', 'pods', '-l', 'app=web', '-o', 'json'])) as string;
+    const pods = (JSON.parse(started) as { items: { metadata: { name: string; creationTimestamp: string } }[] }).items;
+    assert.deepEqual(pods.map((p) => p.metadata.name).sort(), ['web-0', 'web-1', 'web-2']);
+  } finally {
+    kubectl.dispose();
+    await server.stop();
+  }
+});
