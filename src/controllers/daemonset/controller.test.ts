@@ -244,3 +244,12 @@ test('the node affinity replaces required terms and keeps preferred ones; node n
   assert.deepEqual(nodeShouldRunDaemonPod(required, node('b', { zone: 'b' })), { shouldRun: false, shouldContinueRunning: false });
   assert.equal(nodeShouldRunDaemonPod({ nodeName: 'a' }, node('b')).shouldRun, false);
 });
+
+test('pods carry the template generation the server keeps in its annotation, else the generation', async () => {
+  const { newDaemonPod } = await import('./index.js');
+  const base = ds('agent');
+  const withAnnotation: KubeObject = { ...base, metadata: { ...base.metadata, generation: 9, annotations: { 'deprecated.daemonset.template.generation': '7' } } };
+  assert.equal(newDaemonPod(withAnnotation, 'h', 'n1').metadata?.labels?.['pod-template-generation'], '7');
+  const hostile: KubeObject = { ...base, metadata: { ...base.metadata, generation: 9, annotations: { 'deprecated.daemonset.template.generation': '1e400' } } };
+  assert.equal(newDaemonPod(hostile, 'h', 'n1').metadata?.labels?.['pod-template-generation'], '9');
+});

@@ -29,6 +29,19 @@ export { CONTROLLERREVISIONS };
 /** The label with the DaemonSet's generation its pod was made from (kept as kube keeps it). */
 export const POD_TEMPLATE_GENERATION_LABEL = 'pod-template-generation';
 
+/** The annotation kube's API server keeps the template generation in (`spec.templateGeneration` of the internal type). */
+export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
+
+/**
+ * The generation of the DaemonSet's template: the annotation where the server keeps it, else
+ * `metadata.generation` (a server that does not keep the annotation bumps both on a template change).
+ */
+export function templateGeneration(ds: KubeObject): number | undefined {
+  const a = ds.metadata?.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
+  if (a !== undefined && /^[0-9]{1,15}$/.test(a)) return Number(a);
+  return ds.metadata?.generation;
+}
+
 /** kube's failed-pod back-off: 1 s doubling to 15 min, per DaemonSet, generation and node. */
 const FAILED_BACKOFF_INITIAL_MS = 1_000;
 const FAILED_BACKOFF_MAX_MS = 15 * 60_000;
@@ -73,7 +86,7 @@ function oldestFirst(a: KubeObject, b: KubeObject): number {
 export function newDaemonPod(ds: KubeObject, hash: string, nodeName: string): KubeObject {
   const tpl = dsSpec(ds).template ?? {};
   const meta = tpl.metadata ?? {};
-  const generation = ds.metadata?.generation;
+  const generation = templateGeneration(ds);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -104,7 +117,7 @@ interface NodePlan {
 /** What the DaemonSet's pods over its nodes give (kube counts the oldest pod of a node). */
 export function computeStatus(ds: KubeObject, plans: readonly NodePlan[], hash: string, collisionCount: number | undefined, nowMs: number): DaemonSetStatus {
   const minReady = dsSpec(ds).minReadySeconds ?? 0;
-  const generation = ds.metadata?.generation;
+  const generation = templateGeneration(ds);
   let desired = 0;
   let current = 0;
   let misscheduled = 0;
@@ -133,7 +146,7 @@ export function computeStatus(ds: KubeObject, plans: readonly NodePlan[], hash: 
     numberMisscheduled: misscheduled,
     desiredNumberScheduled: desired,
     numberReady: ready,
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    ...(ds.metadata?.generation !== undefined ? { observedGeneration: ds.metadata.generation } : {}),
     updatedNumberScheduled: updated,
     numberAvailable: available,
     numberUnavailable: desired - available,
@@ -353,7 +366,7 @@ export class DaemonSetController extends KeyedLoop {
   }
 
   private async manage(key: string, ds: KubeObject, plans: NodePlan[], stranded: KubeObject[], hash: string, now: number): Promise<void> {
-    const generation = ds.metadata?.generation;
+    const generation = templateGeneration(ds);
     const us = dsSpec(ds).updateStrategy;
     const rolling = us?.type !== 'OnDelete';
     const desired = plans.filter((p) => p.shouldRun).length;
@@ -400,7 +413,7 @@ export class DaemonSetController extends KeyedLoop {
 
   /** Adds the rolling update's creates and deletes (kube's rollingUpdate, with and without surge). */
   private rollingUpdate(ds: KubeObject, plans: NodePlan[], hash: string, desired: number, maxSurge: number, now: number, toCreate: string[], toDelete: KubeObject[]): void {
-    const generation = ds.metadata?.generation;
+    const generation = templateGeneration(ds);
     const minReady = dsSpec(ds).minReadySeconds ?? 0;
     const available = (p: KubeObject): boolean => isPodAvailable(p, minReady, now);
     const maxUnavailable = scaledValue(dsSpec(ds).updateStrategy?.rollingUpdate?.maxUnavailable ?? (maxSurge === 0 ? 1 : 0), desired);

@@ -2,7 +2,7 @@
 import type { ControllerDescriptor } from '../types.js';
 import { CONTROLLERREVISIONS, DAEMONSETS, DaemonSetController, NODES, PODS } from './controller.js';
 
-export { computeStatus, DAEMONSETS, DaemonSetController, isPodUpdated, newDaemonPod, POD_TEMPLATE_GENERATION_LABEL, type DaemonSetStatus } from './controller.js';
+export { computeStatus, DAEMONSETS, DaemonSetController, isPodUpdated, newDaemonPod, POD_TEMPLATE_GENERATION_LABEL, TEMPLATE_GENERATION_ANNOTATION, templateGeneration, type DaemonSetStatus } from './controller.js';
 export { nodeShouldRunDaemonPod, targetNodeName, withDaemonTolerations, withNodeAffinity } from './placement.js';
 
 /** kube's default `--concurrent-daemonset-syncs`. */
