@@ -108,7 +108,7 @@ test('kubectl: a StatefulSet starts web-0 then web-1 once web-0 is Ready, rolls 
   }
 });
 
-test('kubectl: a DaemonSet puts one pod on each of three Nodes, each pinned by node affinity', { skip, timeout: 120_000 }, async () => {
+test('kubectl: a DaemonSet puts one pod on each of three Nodes, each pinned by node affinity, rolls out and undoes', { skip, timeout: 120_000 }, async () => {
   const server = await startApiServer({ flavor: 'kubernetes', scheduler: false });
   const kubectl = new Kubectl(binary!, server.kubeconfigPath);
   const client = new HttpClient(readKubeconfig(server.kubeconfigPath), { timeoutMs: 10_000 });
@@ -152,6 +152,18 @@ test('kubectl: a DaemonSet puts one pod on each of three Nodes, each pinned by n
     assert.match(status, /daemon set "agent" successfully rolled out/);
     const row = await ok(['get', 'daemonset', 'agent', '--no-headers']);
     assert.match(row, /^agent\s+3\s+3\s+3\s+3\s+3\s/);
+
+    // A template change rolls out one node at a time; undo applies the first revision's data.
+    await ok(['set', 'image', 'daemonset/agent', 'agent=agent:2']);
+    await ok(['rollout', 'status', 'daemonset/agent', '--timeout=90s']);
+    const images = async (): Promise<string> => (await ok(['get', 'pods', '-l', 'app=agent', '-o', 'jsonpath={.items[*].spec.containers[0].image}'])).trim();
+    await eventually(async () => ((await images()) === 'agent:2 agent:2 agent:2' ? true : undefined), 'all updated');
+    const history = await ok(['rollout', 'history', 'daemonset/agent']);
+    assert.match(history, /^1\s/m);
+    assert.match(history, /^2\s/m);
+    await ok(['rollout', 'undo', 'daemonset/agent']);
+    await eventually(async () => ((await images()) === 'agent:1 agent:1 agent:1' ? true : undefined), 'rolled back', 60_000);
+    await ok(['rollout', 'status', 'daemonset/agent', '--timeout=90s']);
   } finally {
     await stopReady();
     kubectl.dispose();
