@@ -253,3 +253,17 @@ test('pods carry the template generation the server keeps in its annotation, els
   const hostile: KubeObject = { ...base, metadata: { ...base.metadata, generation: 9, annotations: { 'deprecated.daemonset.template.generation': '1e400' } } };
   assert.equal(newDaemonPod(hostile, 'h', 'n1').metadata?.labels?.['pod-template-generation'], '9');
 });
+
+test('a pod relabelled out of the selector is released and replaced', async () => {
+  const h = await start(daemonSetControllerDescriptor);
+  try {
+    await h.client.create(NODES, '', node('n1'));
+    await h.client.create(DAEMONSETS, 'default', ds('agent'));
+    const first = (await waitNodes(h, ['n1'])).get('n1')![0].metadata?.name ?? '';
+    await h.client.patch(PODS, 'default', first, { metadata: { labels: { app: 'other' } } });
+    await eventually(async () => ((await h.client.get(PODS, 'default', first)).metadata?.ownerReferences === undefined ? true : undefined), 'released');
+    await eventually(async () => ((await podNames(h.client)).length === 2 ? true : undefined), 'a replacement beside it');
+  } finally {
+    await h.close();
+  }
+});

@@ -323,7 +323,17 @@ export class DaemonSetController extends KeyedLoop {
     for (const p of this.list(this.opts.pods, ns)) {
       const ref = controllerOf(p);
       if (ref) {
-        if (ref.uid === ds.metadata?.uid) out.push(p);
+        if (ref.uid !== ds.metadata?.uid) continue;
+        if (selector.matches(p.metadata?.labels)) out.push(p);
+        // A pod relabelled out of the selector is released (kube's ClaimPods).
+        else if (!ds.metadata?.deletionTimestamp) {
+          const refs = (p.metadata?.ownerReferences ?? []).filter((r) => r.uid !== ds.metadata?.uid);
+          await this.opts.client
+            .patch(PODS, ns, p.metadata?.name ?? '', { metadata: { ownerReferences: refs.length > 0 ? refs : null, uid: p.metadata?.uid, resourceVersion: p.metadata?.resourceVersion } })
+            .catch((err: unknown) => {
+              if (!(isApiError(err) && (err.code === 404 || err.code === 409))) throw err;
+            });
+        }
         continue;
       }
       if (ds.metadata?.deletionTimestamp || p.metadata?.deletionTimestamp || !selector.matches(p.metadata?.labels)) continue;

@@ -265,3 +265,16 @@ test('spec.ordinals.start numbers the pods from there, and the partition counts 
     await h.close();
   }
 });
+
+test('a member relabelled out of the selector is released', async () => {
+  const h = await start(statefulSetControllerDescriptor);
+  try {
+    await h.client.create(STATEFULSETS, 'default', sts('web', 1));
+    await waitPods(h, ['web-0']);
+    await h.client.patch({ group: '', version: 'v1', resource: 'pods' }, 'default', 'web-0', { metadata: { labels: { app: 'other' } } });
+    await eventually(async () => ((await pod(h.client, 'web-0')).metadata?.ownerReferences === undefined ? true : undefined), 'released');
+    await eventually(async () => ((await statusOf(h)).replicas === 0 ? true : undefined), 'not counted');
+  } finally {
+    await h.close();
+  }
+});

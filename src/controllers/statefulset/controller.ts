@@ -169,7 +169,10 @@ export class StatefulSetController extends KeyedLoop {
     for (const p of this.inNamespace(this.opts.pods, namespace)) {
       const ref = controllerOf(p);
       if (ref) {
-        if (ref.uid === uid && isMemberOf(set, p)) pods.push(p as KubeObject);
+        if (ref.uid !== uid || !isMemberOf(set, p)) continue;
+        if (selector.matches(p.metadata?.labels)) pods.push(p as KubeObject);
+        // A pod relabelled out of the selector is released (kube's ClaimPods), and replaced.
+        else if (!set.metadata?.deletionTimestamp) await this.release(p, uid ?? '');
         continue;
       }
       // An orphan member the selector matches is adopted (kube's ClaimPods).
@@ -213,7 +216,7 @@ export class StatefulSetController extends KeyedLoop {
     if (!set.metadata?.deletionTimestamp) await this.manage(set, pods, current, update);
 
     const now = this.opts.clock.now().getTime();
-    const fresh = this.inNamespace(this.opts.pods, namespace).filter((p) => controllerOf(p)?.uid === uid && isMemberOf(set, p)) as KubeObject[];
+    const fresh = this.inNamespace(this.opts.pods, namespace).filter((p) => controllerOf(p)?.uid === uid && isMemberOf(set, p) && selector.matches(p.metadata?.labels)) as KubeObject[];
     const next = computeStatus(set, fresh, current.name, update.name, collisionCount, now);
     if (!sameStatus(set.status, next)) {
       await this.opts.client.update(STATEFULSETS, namespace, { ...set, status: next }, 'status').catch(async (err: unknown) => {
@@ -228,6 +231,15 @@ export class StatefulSetController extends KeyedLoop {
       const next = fresh.map((p) => podAvailableAt(p, minReady)).filter((t): t is number => t !== undefined && t > now);
       if (next.length > 0) this.wakeAfter(key, Math.min(...next) - now);
     }
+  }
+
+  private async release(pod: Readonly<KubeObject>, uid: string): Promise<void> {
+    const refs = (pod.metadata?.ownerReferences ?? []).filter((r) => r.uid !== uid);
+    await this.opts.client
+      .patch(PODS, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', { metadata: { ownerReferences: refs.length > 0 ? refs : null, uid: pod.metadata?.uid, resourceVersion: pod.metadata?.resourceVersion } })
+      .catch((err: unknown) => {
+        if (!(isApiError(err) && (err.code === 404 || err.code === 409))) throw err;
+      });
   }
 
   /** One step of the set toward its spec: creations, deletions of condemned or failed pods, one rolling update. */
