@@ -205,6 +205,7 @@ test('OnDelete leaves pods alone until deleted; a failed pod is replaced', async
       return p && p.metadata?.uid !== before ? p : undefined;
     }, 'a new web-0');
     assert.equal(((await pod(h.client, 'web-0')).spec as { containers: { image: string }[] }).containers[0].image, 'nginx:2');
+    assert.ok(h.recorder.events.some((e) => e.reason === 'RecreatingFailedPod' && e.type === 'Warning' && e.note === 'StatefulSet default/web is recreating failed Pod web-0'));
   } finally {
     await h.close();
   }

@@ -261,6 +261,7 @@ export class StatefulSetController extends KeyedLoop {
     for (let ordinal = start; ordinal < end; ordinal++) {
       const pod = byOrdinal.get(ordinal);
       if (pod && isFailed(pod) && !pod.metadata?.deletionTimestamp) {
+        this.opts.recorder.eventf(set, pod, 'Warning', 'RecreatingFailedPod', 'Delete', `StatefulSet ${set.metadata?.namespace ?? ''}/${set.metadata?.name ?? ''} is recreating failed Pod ${pod.metadata?.name ?? ''}`);
         await this.deletePod(set, pod);
         if (ordered) return;
         continue;
