@@ -431,30 +431,27 @@ export class DaemonSetController extends KeyedLoop {
     const live = (plan: NodePlan): KubeObject[] => plan.pods.filter((p) => !deleting.has(p) && !(isPlainObject(p.status) && p.status.phase === 'Failed'));
     if (maxSurge === 0) {
       let unavailable = 0;
+      const replaceable: KubeObject[] = [];
       const candidates: KubeObject[] = [];
       for (const plan of plans) {
         if (!plan.shouldRun) continue;
         const pods = live(plan);
-        const pod = pods[0];
-        if (!pod) {
+        const updated = pods.filter((p) => isPodUpdated(p, hash, generation));
+        const old = pods.filter((p) => !isPodUpdated(p, hash, generation));
+        // A node without a pod, or with both kinds or several of one, is the manage step's: unavailable.
+        if (updated.length + old.length !== 1) {
           unavailable++;
           continue;
         }
-        if (isPodUpdated(pod, hash, generation)) {
-          if (!available(pod)) unavailable++;
+        if (updated.length === 1) {
+          if (!available(updated[0])) unavailable++;
           continue;
         }
-        // An old pod that is not available goes at once; it costs no availability.
-        if (!available(pod)) {
-          unavailable++;
-          toDelete.push(pod);
-        } else candidates.push(pod);
+        // An old pod that is not available goes at once, outside the budget (as kube does).
+        if (!available(old[0])) replaceable.push(old[0]);
+        else candidates.push(old[0]);
       }
-      for (const pod of candidates) {
-        if (unavailable >= maxUnavailable) break;
-        toDelete.push(pod);
-        unavailable++;
-      }
+      toDelete.push(...replaceable, ...candidates.slice(0, Math.max(0, maxUnavailable - unavailable)));
       return;
     }
     let surging = 0;
