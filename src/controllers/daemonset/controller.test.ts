@@ -267,3 +267,23 @@ test('a pod relabelled out of the selector is released and replaced', async () =
     await h.close();
   }
 });
+
+test('an old pod that is not available is replaced outside the maxUnavailable budget', async () => {
+  const h = await start(daemonSetControllerDescriptor);
+  try {
+    for (const n of ['n1', 'n2', 'n3']) await h.client.create(NODES, '', node(n));
+    await h.client.create(DAEMONSETS, 'default', ds('agent'));
+    const pods = await waitNodes(h, ['n1', 'n2', 'n3']);
+    await setPodStatus(h.client, pods.get('n1')![0].metadata?.name ?? '', h.clock.now());
+    await setPodStatus(h.client, pods.get('n2')![0].metadata?.name ?? '', h.clock.now());
+    await eventually(async () => ((await statusOf(h)).numberAvailable === 2 ? true : undefined), 'two available');
+    const old = new Set([...pods.values()].map(([p]) => p.metadata?.name));
+    await h.client.patch(DAEMONSETS, 'default', 'agent', { spec: { template: { spec: { containers: [{ name: 'c', image: 'agent:2' }] } } } });
+    await eventually(async () => ((await podNames(h.client)).filter((n) => old.has(n)).length <= 1 ? true : undefined), 'n3 and one available pod replaced');
+    await h.settle();
+    assert.equal((await podNames(h.client)).filter((n) => old.has(n)).length, 1);
+    assert.ok(!(await podNames(h.client)).includes(pods.get('n3')![0].metadata?.name ?? ''), 'the unavailable one went');
+  } finally {
+    await h.close();
+  }
+});
