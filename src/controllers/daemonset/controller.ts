@@ -361,7 +361,10 @@ export class DaemonSetController extends KeyedLoop {
     }
     const template = dsSpec(ds).template?.spec ?? {};
     const plans: NodePlan[] = [];
-    for (const node of this.opts.nodes.list()) {
+    for (const nodeKey of this.opts.nodes.listKeys()) {
+      // Read without the copy `list` makes: nodes are large and never written here.
+      const node = this.opts.nodes.peek('', nodeKey) as KubeObject | undefined;
+      if (!node) continue;
       const fit = nodeShouldRunDaemonPod(template, node);
       const name = node.metadata?.name ?? '';
       plans.push({ node, ...fit, pods: (byNode.get(name) ?? []).sort(oldestFirst) });
