@@ -16,7 +16,7 @@ import type { ApiClient } from '../../client/types.js';
 import { computeHash } from '../deployment/hash.js';
 import { ControllerExpectations } from '../expectations.js';
 import { CONTROLLER_REVISION_HASH_LABEL, CONTROLLERREVISIONS, newRevision, templatePatch } from '../history/revisions.js';
-import { pickUpdateRevision, pruneRevisions, RevisionCollision } from '../history/sync.js';
+import { claimRevisions, pickUpdateRevision, pruneRevisions, RevisionCollision } from '../history/sync.js';
 import { KeyedLoop } from '../keyed-loop.js';
 import type { ControllerContext } from '../types.js';
 import { nodeShouldRunDaemonPod, scaledValue, targetNodeName, withDaemonTolerations, withNodeAffinity } from './placement.js';
@@ -263,11 +263,10 @@ export class DaemonSetController extends KeyedLoop {
       this.opts.onError(err);
       return;
     }
-    const uid = ds.metadata?.uid;
     const status = (isPlainObject(ds.status) ? ds.status : {}) as Partial<DaemonSetStatus>;
     let collisionCount = status.collisionCount;
     const hash = computeHash(dsSpec(ds).template, collisionCount);
-    const owned = this.list(this.opts.revisions, namespace).filter((r) => controllerOf(r)?.uid === uid);
+    const owned = await claimRevisions(this.opts.client, ds, 'apps/v1', 'DaemonSet', selector, this.list(this.opts.revisions, namespace));
     let pick;
     try {
       pick = await pickUpdateRevision(

@@ -1,6 +1,8 @@
 // The I/O half of the revision history: finds or makes the revision of an owner's current
 // template, renumbering an older equal one (a rollback makes it the newest), and prunes.
 import { isApiError } from '../../apimachinery/errors.js';
+import type { LabelSelector } from '../../apimachinery/labels.js';
+import { controllerOf, newControllerRef } from '../../apimachinery/owners.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
 import { CONTROLLERREVISIONS, nextRevisionNumber, revisionNumber, revisionsToPrune, sameData, sortRevisions } from './revisions.js';
@@ -58,4 +60,32 @@ export async function pruneRevisions(client: ApiClient, revisions: readonly Kube
         if (!(isApiError(err) && (err.code === 404 || err.code === 409))) throw err;
       });
   }
+}
+
+/**
+ * The owner's revisions among `inNamespace`: its own, and orphans its selector matches, adopted
+ * (kube's ClaimControllerRevisions: a set deleted with its dependents orphaned and made again
+ * takes its history back).
+ */
+export async function claimRevisions(client: ApiClient, owner: KubeObject, apiVersion: string, kind: string, selector: LabelSelector, inNamespace: readonly KubeObject[]): Promise<KubeObject[]> {
+  const uid = owner.metadata?.uid;
+  const out: KubeObject[] = [];
+  for (const r of inNamespace) {
+    const ref = controllerOf(r);
+    if (ref) {
+      if (ref.uid === uid) out.push(r);
+      continue;
+    }
+    if (owner.metadata?.deletionTimestamp || r.metadata?.deletionTimestamp || !selector.matches(r.metadata?.labels)) continue;
+    try {
+      out.push(
+        await client.patch(CONTROLLERREVISIONS, r.metadata?.namespace ?? '', r.metadata?.name ?? '', {
+          metadata: { ownerReferences: [...(r.metadata?.ownerReferences ?? []), newControllerRef(owner, apiVersion, kind)], uid: r.metadata?.uid, resourceVersion: r.metadata?.resourceVersion },
+        }),
+      );
+    } catch (err) {
+      if (!(isApiError(err) && (err.code === 404 || err.code === 409))) throw err;
+    }
+  }
+  return out;
 }

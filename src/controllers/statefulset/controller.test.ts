@@ -279,3 +279,27 @@ test('a member relabelled out of the selector is released', async () => {
     await h.close();
   }
 });
+
+test('a set deleted with its dependents orphaned and made again adopts its pods and its revisions', async () => {
+  const h = await start(statefulSetControllerDescriptor);
+  try {
+    await h.client.create(STATEFULSETS, 'default', sts('web', 1));
+    await waitPods(h, ['web-0']);
+    const revision = (await statusOf(h)).updateRevision ?? '';
+    await h.settle();
+    // No garbage collector runs here: removing the set leaves its pods and revisions orphaned once their references are cut.
+    await h.client.delete(STATEFULSETS, 'default', 'web');
+    await h.client.patch({ group: '', version: 'v1', resource: 'pods' }, 'default', 'web-0', { metadata: { ownerReferences: null } });
+    await h.client.patch(CONTROLLERREVISIONS, 'default', revision, { metadata: { ownerReferences: null } });
+    const again = await h.client.create(STATEFULSETS, 'default', sts('web', 1));
+    await eventually(async () => ((await pod(h.client, 'web-0')).metadata?.ownerReferences?.[0]?.uid === again.metadata?.uid ? true : undefined), 'pod adopted');
+    await eventually(async () => ((await h.client.get(CONTROLLERREVISIONS, 'default', revision)).metadata?.ownerReferences?.[0]?.uid === again.metadata?.uid ? true : undefined), 'revision adopted');
+    await h.settle();
+    const s = await statusOf(h);
+    assert.equal(s.updateRevision, revision, 'the same revision, no collision');
+    assert.equal(s.collisionCount ?? 0, 0);
+    assert.equal((await h.client.list(CONTROLLERREVISIONS, 'default')).items.length, 1);
+  } finally {
+    await h.close();
+  }
+});

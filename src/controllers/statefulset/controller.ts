@@ -15,7 +15,7 @@ import type { Informer } from '../../client/informer.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import { CONTROLLERREVISIONS, hashOfData, newRevision, templateOfRevision, templatePatch } from '../history/revisions.js';
-import { pickUpdateRevision, pruneRevisions, RevisionCollision } from '../history/sync.js';
+import { claimRevisions, pickUpdateRevision, pruneRevisions, RevisionCollision } from '../history/sync.js';
 import { KeyedLoop } from '../keyed-loop.js';
 import type { ControllerContext } from '../types.js';
 import { longDomainKey } from '../../naming/index.js';
@@ -183,7 +183,7 @@ export class StatefulSetController extends KeyedLoop {
         if (adopted) pods.push(adopted);
       }
     }
-    const owned = this.inNamespace(this.opts.revisions, namespace).filter((r) => controllerOf(r)?.uid === uid) as KubeObject[];
+    const owned = await claimRevisions(this.opts.client, set, 'apps/v1', 'StatefulSet', selector, this.inNamespace(this.opts.revisions, namespace) as KubeObject[]);
 
     // The update revision: the template now.
     const status = (isPlainObject(set.status) ? set.status : {}) as Partial<StatefulSetStatus>;
