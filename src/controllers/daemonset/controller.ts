@@ -146,18 +146,29 @@ export function computeStatus(ds: KubeObject, plans: readonly NodePlan[], hash: 
     numberMisscheduled: misscheduled,
     desiredNumberScheduled: desired,
     numberReady: ready,
-    ...(ds.metadata?.generation !== undefined ? { observedGeneration: ds.metadata.generation } : {}),
-    updatedNumberScheduled: updated,
-    numberAvailable: available,
-    numberUnavailable: desired - available,
+    ...(ds.metadata?.generation ? { observedGeneration: ds.metadata.generation } : {}),
+    // The optional counts are left out at zero, as the API's JSON omits them.
+    ...(updated > 0 ? { updatedNumberScheduled: updated } : {}),
+    ...(available > 0 ? { numberAvailable: available } : {}),
+    ...(desired - available > 0 ? { numberUnavailable: desired - available } : {}),
     ...(collisionCount !== undefined ? { collisionCount } : {}),
   };
 }
 
 function sameStatus(a: unknown, b: DaemonSetStatus): boolean {
   const s = (isPlainObject(a) ? a : {}) as Partial<DaemonSetStatus>;
-  const keys = Object.keys(b) as (keyof DaemonSetStatus)[];
-  return keys.every((k) => (s[k] ?? 0) === (b[k] ?? 0)) && (s.collisionCount ?? 0) === (b.collisionCount ?? 0);
+  const keys: (keyof DaemonSetStatus)[] = [
+    'currentNumberScheduled',
+    'numberMisscheduled',
+    'desiredNumberScheduled',
+    'numberReady',
+    'observedGeneration',
+    'updatedNumberScheduled',
+    'numberAvailable',
+    'numberUnavailable',
+    'collisionCount',
+  ];
+  return keys.every((k) => (s[k] ?? 0) === (b[k] ?? 0));
 }
 
 export interface DaemonSetControllerOptions {

@@ -78,23 +78,22 @@ export function computeStatus(set: KubeObject, pods: readonly KubeObject[], curr
     if (revisionOf(p) === currentRevision) current++;
     if (revisionOf(p) === updateRevision) updated++;
   }
-  const status: StatefulSetStatus = {
-    ...(set.metadata?.generation !== undefined ? { observedGeneration: set.metadata.generation } : {}),
+  const rolling = setSpec(set).updateStrategy?.type !== 'OnDelete';
+  // A rolling update is complete once every pod is updated and ready.
+  const complete = rolling && updated === pods.length && ready === pods.length;
+  // The optional counts are left out at zero, as the API's JSON omits them.
+  const count = (k: 'readyReplicas' | 'currentReplicas' | 'updatedReplicas', n: number): Partial<StatefulSetStatus> => (n > 0 ? { [k]: n } : {});
+  return {
+    ...(set.metadata?.generation ? { observedGeneration: set.metadata.generation } : {}),
     replicas: pods.length,
-    readyReplicas: ready,
-    currentReplicas: current,
-    updatedReplicas: updated,
+    ...count('readyReplicas', ready),
+    ...count('currentReplicas', complete ? updated : current),
+    ...count('updatedReplicas', updated),
     availableReplicas: available,
-    currentRevision,
+    currentRevision: complete ? updateRevision : currentRevision,
     updateRevision,
     ...(collisionCount !== undefined ? { collisionCount } : {}),
   };
-  const rolling = setSpec(set).updateStrategy?.type !== 'OnDelete';
-  if (rolling && updated === pods.length && ready === pods.length) {
-    status.currentReplicas = updated;
-    status.currentRevision = updateRevision;
-  }
-  return status;
 }
 
 function sameStatus(a: unknown, b: StatefulSetStatus): boolean {
