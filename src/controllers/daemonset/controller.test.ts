@@ -74,6 +74,7 @@ test('one pod per eligible node, pinned by node affinity, with the daemon tolera
       [s.desiredNumberScheduled, s.currentNumberScheduled, s.numberMisscheduled, s.numberReady, s.updatedNumberScheduled, s.numberAvailable ?? 0, s.numberUnavailable, s.observedGeneration],
       [2, 2, 0, 0, 2, 0, 2, 1],
     );
+    assert.ok(!('numberAvailable' in s), 'a zero optional count is left out, as the API omits it');
     await setPodStatus(h.client, p.metadata?.name ?? '', h.clock.now());
     await eventually(async () => ((s = await statusOf(h)).numberReady === 1 ? true : undefined), 'one ready');
     assert.equal(s.numberAvailable, 1);

@@ -52,6 +52,8 @@ test('OrderedReady: web-0 first, web-1 only once web-0 is Running and Ready; ide
     assert.equal(s.currentRevision, s.updateRevision);
     assert.equal(s.replicas, 1);
     assert.equal(s.observedGeneration, 1);
+    assert.ok(!('readyReplicas' in s), 'a zero optional count is left out');
+    assert.equal(s.availableReplicas, 0, 'availableReplicas is always there');
     assert.deepEqual(p0.metadata?.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: set.metadata?.uid, controller: true, blockOwnerDeletion: true }]);
     const claim = await h.client.get(PVCS, 'default', 'www-web-0');
     assert.deepEqual(claim.metadata?.labels, { tier: 'data', app: 'web' });
