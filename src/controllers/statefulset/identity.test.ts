@@ -32,6 +32,8 @@ test('a member pod: the claim volume replaces a template volume of the same name
   assert.deepEqual((pod.spec as { volumes: unknown[] }).volumes, [{ name: 'data', persistentVolumeClaim: { claimName: 'data-web-3' } }, { name: 'cache', emptyDir: {} }]);
   assert.equal((pod.spec as { subdomain: string }).subdomain, 'svc');
   assert.equal(pod.metadata?.labels?.['controller-revision-hash'], 'web-abc');
+  // The pod-index label came with 1.28's PodIndexLabel; 1.27 pods carry the name label only.
+  assert.deepEqual(Object.keys(pod.metadata?.labels ?? {}).sort(), ['app', 'controller-revision-hash', 'statefulset.orch.io/pod-name']);
 });
 
 test('claim owners per retention policy (1.27: plain owner references)', () => {
