@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { claimOwners, newMemberPod, parentAndOrdinal, reconcileClaimOwners } from './identity.js';
+import { claimOwners, newMemberPod, parentAndOrdinal, podNameLabel, reconcileClaimOwners } from './identity.js';
 
 const set = (policy?: Record<string, string>): KubeObject => ({
   metadata: { name: 'web', namespace: 'ns', uid: 'set-uid' },
@@ -33,7 +33,7 @@ test('a member pod: the claim volume replaces a template volume of the same name
   assert.equal((pod.spec as { subdomain: string }).subdomain, 'svc');
   assert.equal(pod.metadata?.labels?.['controller-revision-hash'], 'web-abc');
   // The pod-index label came with 1.28's PodIndexLabel; 1.27 pods carry the name label only.
-  assert.deepEqual(Object.keys(pod.metadata?.labels ?? {}).sort(), ['app', 'controller-revision-hash', 'statefulset.orch.io/pod-name']);
+  assert.deepEqual(Object.keys(pod.metadata?.labels ?? {}).sort(), ['app', 'controller-revision-hash', podNameLabel()].sort());
 });
 
 test('claim owners per retention policy (1.27: plain owner references)', () => {
