@@ -198,6 +198,8 @@ export class DaemonSetController extends KeyedLoop {
         onDelete: (o) => {
           this.expectations.forget(keyOf(o));
           this.deleting.delete(keyOf(o));
+          const prefix = `${o.metadata?.uid ?? ''}/`;
+          for (const k of this.backoff.keys()) if (k.startsWith(prefix)) this.backoff.delete(k);
         },
       }),
     );
