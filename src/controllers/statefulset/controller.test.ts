@@ -305,3 +305,20 @@ test('a set deleted with its dependents orphaned and made again adopts its pods 
     await h.close();
   }
 });
+
+test('OrderedReady waits minReadySeconds after a pod is Ready before the next one', async () => {
+  const h = await start(statefulSetControllerDescriptor);
+  try {
+    await h.client.create(STATEFULSETS, 'default', sts('web', 2, { minReadySeconds: 10 }));
+    await waitPods(h, ['web-0']);
+    await readyAll(h, ['web-0']);
+    await h.settle();
+    assert.deepEqual(await podNames(h.client), ['web-0'], 'not available yet');
+    assert.equal((await statusOf(h)).availableReplicas, 0);
+    h.clock.step(10_000);
+    await waitPods(h, ['web-0', 'web-1']);
+    assert.equal((await statusOf(h)).availableReplicas, 1);
+  } finally {
+    await h.close();
+  }
+});

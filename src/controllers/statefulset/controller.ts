@@ -274,7 +274,8 @@ export class StatefulSetController extends KeyedLoop {
         continue;
       }
       await this.ensureClaims(set, pod, ordinal, false);
-      if (ordered && !isHealthy(pod)) return;
+      // OrderedReady makes no progress past a pod that is not Running and Ready for minReadySeconds.
+      if (ordered && !(isHealthy(pod) && isPodAvailable(pod, setSpec(set).minReadySeconds ?? 0, this.opts.clock.now().getTime()))) return;
     }
 
     for (const pod of condemned) {
