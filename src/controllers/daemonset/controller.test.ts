@@ -288,3 +288,21 @@ test('an old pod that is not available is replaced outside the maxUnavailable bu
     await h.close();
   }
 });
+
+test('with maxSurge, an old pod that is not available gets its replacement beside it outside the budget', async () => {
+  const h = await start(daemonSetControllerDescriptor);
+  try {
+    await h.client.create(NODES, '', node('n1'));
+    await h.client.create(NODES, '', node('n2'));
+    await h.client.create(DAEMONSETS, 'default', ds('agent', { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));
+    const old = [...(await waitNodes(h, ['n1', 'n2'])).values()].map(([p]) => p.metadata?.name ?? '');
+    await h.client.patch(DAEMONSETS, 'default', 'agent', { spec: { template: { spec: { containers: [{ name: 'c', image: 'agent:2' }] } } } });
+    await eventually(async () => ((await podNames(h.client)).length === 4 ? true : undefined), 'a new pod beside each old one');
+    await h.settle();
+    const names = await podNames(h.client);
+    assert.equal(names.length, 4);
+    assert.ok(old.every((n) => names.includes(n)), 'the old pods stay until the new ones are available');
+  } finally {
+    await h.close();
+  }
+});

@@ -469,36 +469,30 @@ export class DaemonSetController extends KeyedLoop {
       toDelete.push(...replaceable, ...candidates.slice(0, Math.max(0, maxUnavailable - unavailable)));
       return;
     }
+    // With surge (kube's semantics): the new pod starts beside the old one, which goes once the new one is available.
     let surging = 0;
-    let unavailable = 0;
-    const wantsSurge: string[] = [];
+    const replacing: string[] = [];
+    const candidates: string[] = [];
     for (const plan of plans) {
       if (!plan.shouldRun) continue;
       const pods = live(plan);
-      const updated = pods.find((p) => isPodUpdated(p, hash, generation));
-      const old = pods.find((p) => !isPodUpdated(p, hash, generation));
-      if (!old) {
-        if (!updated || !available(updated)) unavailable++;
-        continue;
-      }
-      if (updated) {
+      const updated = pods.filter((p) => isPodUpdated(p, hash, generation));
+      const old = pods.filter((p) => !isPodUpdated(p, hash, generation));
+      if (updated.length > 1 || old.length > 1) {
         surging++;
-        // The new pod took over: the old one goes.
-        if (available(updated)) toDelete.push(old);
         continue;
       }
-      if (!available(old)) {
-        unavailable++;
-        if (unavailable <= maxUnavailable) toDelete.push(old);
+      if (old.length === 0) continue;
+      if (updated.length === 0) {
+        // An old pod that is not available gets its replacement at once, outside the budget.
+        if (!available(old[0])) replacing.push(plan.node.metadata?.name ?? '');
+        else candidates.push(plan.node.metadata?.name ?? '');
         continue;
       }
-      wantsSurge.push(plan.node.metadata?.name ?? '');
+      if (!available(updated[0])) surging++;
+      else toDelete.push(old[0]);
     }
-    for (const node of wantsSurge) {
-      if (surging >= maxSurge) break;
-      toCreate.push(node);
-      surging++;
-    }
+    toCreate.push(...replacing, ...candidates.slice(0, Math.max(0, maxSurge - surging)));
   }
 
   private async apply(key: string, ds: KubeObject, hash: string, toCreate: string[], toDelete: KubeObject[]): Promise<void> {
