@@ -31,6 +31,8 @@ import { endpointControllerDescriptor } from './endpoint/index.js';
 import { endpointSliceControllerDescriptor } from './endpointslice/index.js';
 import { endpointSliceMirroringControllerDescriptor } from './endpointslicemirroring/index.js';
 import { resourceQuotaControllerDescriptor } from './resourcequota/index.js';
+import { statefulSetControllerDescriptor } from './statefulset/index.js';
+import { daemonSetControllerDescriptor } from './daemonset/index.js';
 
 export {
   NamespaceController,
@@ -121,6 +123,8 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     endpointSliceControllerDescriptor,
     endpointSliceMirroringControllerDescriptor,
     resourceQuotaControllerDescriptor,
+    statefulSetControllerDescriptor,
+    daemonSetControllerDescriptor,
     csrApprovingController(),
     csrSigningController(),
     csrCleanerController(),

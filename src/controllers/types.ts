@@ -65,6 +65,10 @@ export interface ControllerOptions {
   concurrentResourceQuotaSyncs?: number;
   /** `--resource-quota-sync-period` (5 min): how often every quota's usage is recomputed in full. */
   resourceQuotaSyncPeriodMs?: number;
+  /** `--concurrent-statefulset-syncs` (5). */
+  concurrentStatefulSetSyncs?: number;
+  /** `--concurrent-daemonset-syncs` (2). */
+  concurrentDaemonSetSyncs?: number;
 }
 
 export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
