@@ -39,12 +39,13 @@ export function diffLines(before: string, after: string): DiffLine[] {
         out.push({ kind: ' ', text: midA[i]! });
         i++;
         j++;
-      } else if (j < m && (i === n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
-        out.push({ kind: '+', text: midB[j]! });
-        j++;
-      } else {
+      } else if (i < n && (j === m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
+        // Removed lines before added ones, as diff(1) shows a change.
         out.push({ kind: '-', text: midA[i]! });
         i++;
+      } else {
+        out.push({ kind: '+', text: midB[j]! });
+        j++;
       }
     }
   }

@@ -173,7 +173,8 @@ interface Table {
 }
 
 function cellText(col: TableColumn, value: unknown): string {
-  if (col.format === 'date' || (col.name === 'Age' && typeof value === 'string')) return age(value);
+  // Ages come rendered by the server ("5m"); a `date` column may hold a timestamp instead.
+  if (col.format === 'date' && typeof value === 'string' && !Number.isNaN(Date.parse(value))) return age(value);
   if (value === null || value === undefined) return '<none>';
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
@@ -266,6 +267,7 @@ async function listView(main: HTMLElement, r: Resource, signal: AbortSignal): Pr
 
 const TABS = ['yaml', 'events', 'history', 'relations'] as const;
 type Tab = (typeof TABS)[number];
+const TAB_LABELS: Record<Tab, string> = { yaml: 'YAML', events: 'Events', history: 'History', relations: 'Owners and dependents' };
 
 async function objectView(main: HTMLElement, r: Resource, namespace: string, name: string, tab: Tab, signal: AbortSignal): Promise<void> {
   const path = objectPath(r, namespace, name);
@@ -274,7 +276,7 @@ async function objectView(main: HTMLElement, r: Resource, namespace: string, nam
     main,
     h('h1', {}, `${r.kind} `, h('span', { class: 'name' }, name), namespace ? h('small', {}, ` in ${namespace}`) : null),
     h('p', {}, h('a', { href: `#/list/${resourceKey(r)}` }, `← all ${r.kind}`)),
-    h('div', { class: 'tabs', role: 'tablist' }, ...TABS.map((t) => h('a', { href: `${base}/${t}`, role: 'tab', id: `tab-${t}`, 'aria-selected': t === tab ? 'true' : 'false', class: t === tab ? 'active' : undefined }, t[0]!.toUpperCase() + t.slice(1)))),
+    h('div', { class: 'tabs', role: 'tablist' }, ...TABS.map((t) => h('a', { href: `${base}/${t}`, role: 'tab', id: `tab-${t}`, 'aria-selected': t === tab ? 'true' : 'false', class: t === tab ? 'active' : undefined }, TAB_LABELS[t]))),
   );
   const panel = h('section', { id: `panel-${tab}`, class: 'panel' });
   main.append(panel);
