@@ -153,6 +153,84 @@ describe('the console in a browser', { skip }, () => {
         assert.match(summary, /orch-console/);
       });
 
+      it('draws the timeline of the revisions API as its contract describes them (served by the browser, where the server has no history)', async (t) => {
+        const groups = ((await must(srv, 'GET', '/apis')).groups as Array<{ name: string }>).map((g) => g.name);
+        if (groups.some((g) => g.startsWith('history.'))) {
+          t.skip('the server serves history: the test above reads the real revisions');
+          return;
+        }
+        // A stand-in group (the console finds the history API by its resource in discovery).
+        const hg = group('history');
+        const revisionsAsked: string[] = [];
+        const fake = await browser.newContext({ ignoreHTTPSErrors: true });
+        try {
+          await fake.route(/\/apis(\/.*)?$|\/apis\?/, async (route) => {
+            const url = new URL(route.request().url());
+            if (url.pathname === '/apis') {
+              const res = await route.fetch();
+              const doc = (await res.json()) as { kind?: string; groups?: Json[]; items?: Json[] };
+              if (doc.kind === 'APIGroupDiscoveryList') {
+                doc.items!.push({ metadata: { name: hg }, versions: [{ version: 'v1', resources: [{ resource: 'revisions', responseKind: { group: hg, version: 'v1', kind: 'Revision' }, scope: 'Namespaced', verbs: ['get', 'list'] }] }] });
+              } else {
+                doc.groups!.push({ name: hg, versions: [{ groupVersion: `${hg}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${hg}/v1`, version: 'v1' } });
+              }
+              return route.fulfill({ response: res, json: doc });
+            }
+            if (url.pathname === `/apis/${hg}/v1/namespaces/default/revisions`) {
+              revisionsAsked.push(url.searchParams.get('fieldSelector') ?? '');
+              const target = { apiVersion: 'v1', kind: 'ConfigMap', group: '', resource: 'configmaps', namespace: 'default', name: 'first', uid: 'u1' };
+              const object = (data: Json) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first', namespace: 'default', uid: 'u1' }, data });
+              const revision = (n: number, operation: string, manager: string, data: Json, patch: Json[]) => ({
+                apiVersion: `${hg}/v1`,
+                kind: 'Revision',
+                metadata: { name: `u1.${n}`, namespace: 'default', resourceVersion: String(n) },
+                target,
+                revision: n,
+                resourceVersion: String(n),
+                timestamp: new Date(Date.now() - (4 - n) * 60_000).toISOString(),
+                operation,
+                user: { username: n === 1 ? 'admin' : 'jane', groups: ['system:authenticated'] },
+                fieldManager: manager,
+                object: object(data),
+                patch,
+              });
+              return route.fulfill({
+                json: {
+                  apiVersion: `${hg}/v1`,
+                  kind: 'RevisionList',
+                  metadata: { resourceVersion: '3' },
+                  items: [
+                    revision(1, 'Create', 'setup', { key: 'value1' }, []),
+                    revision(2, 'Apply', 'orch-console', { key: 'value1', added: 'yes' }, [{ op: 'add', path: '/data/added', value: 'yes' }]),
+                    revision(3, 'Apply', 'orch-console', { key: 'value2', added: 'yes' }, [{ op: 'replace', path: '/data/key', value: 'value2' }]),
+                  ],
+                },
+              });
+            }
+            return route.fallback();
+          });
+          const p = await fake.newPage();
+          p.setDefaultTimeout(TIMEOUT);
+          await p.goto(srv.consoleUrl ?? '');
+          await p.waitForSelector('#resources');
+          await p.evaluate('location.hash = "#/obj/_/v1/configmaps/default/first/history"');
+          await p.waitForSelector('#timeline > li');
+          assert.deepEqual(revisionsAsked, ['target.resource=configmaps,target.group=,target.name=first']);
+          assert.equal(await p.locator('#timeline > li').count(), 3);
+          const newest = p.locator('#timeline > li').first();
+          assert.match((await newest.locator('summary').textContent()) ?? '', /^#3 Apply by jane via orch-console \d+s ago$/);
+          assert.equal(await newest.locator('pre.patch').textContent(), 'replace /data/key = "value2"');
+          const diff = (await newest.locator('pre.diff').textContent()) ?? '';
+          assert.match(diff, /^- {3}key: value1$/m);
+          assert.match(diff, /^\+ {3}key: value2$/m);
+          assert.doesNotMatch(diff, /^[+-] {3}added/m, 'an unchanged line is not in the diff');
+          const oldest = p.locator('#timeline > li').last();
+          assert.match((await oldest.locator('summary').textContent()) ?? '', /^#1 Create by admin via setup/);
+        } finally {
+          await fake.close();
+        }
+      });
+
       it('shows owners and dependents, and events', async () => {
         await page.click('#tab-relations');
         await page.waitForSelector('#dependents', { state: 'attached' });
@@ -187,11 +265,13 @@ describe('the console in a browser', { skip }, () => {
         try {
           const p = await limited.newPage();
           p.setDefaultTimeout(TIMEOUT);
-          await p.goto(new URL('/ui/', srv.url).href);
+          // This one reads the legacy discovery documents (per group-version) instead of the aggregated one.
+          await p.goto(new URL('/ui/?legacy-discovery', srv.url).href);
           await p.waitForSelector('#login');
           await p.fill('#token', token);
           await p.click('#login button[type=submit]');
           await p.waitForSelector('#namespace-input');
+          assert.match((await p.textContent('#main')) ?? '', /\(legacy discovery\)/);
           await p.fill('#namespace-input', 'team');
           await p.press('#namespace-input', 'Enter');
           // (The page's own Content Security Policy forbids the string evaluation waitForFunction uses.)
