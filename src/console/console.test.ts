@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { FakeClock } from '../apimachinery/clock.js';
 import { parseFlags } from '../apimachinery/flags.js';
@@ -236,5 +238,43 @@ describe('a server without the console', () => {
       startServer(parseFlags([`--data-dir=${join(dir, 'other')}`, '--storage-backend=memory', '--secure-port=0', '--console=true'], allFlagDefinitions), { log: () => {}, consoleBundleDir: empty }),
       /--console: .* has no index\.html/,
     );
+  });
+});
+
+describe('the program', () => {
+  it('prints the console URL with a token in the fragment, good for the admin, and logs no token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-console-cli-'));
+    const entry = fileURLToPath(new URL('../cli/apiserver.js', import.meta.url));
+    const child = spawn(process.execPath, [entry, '--storage-backend=memory', '--secure-port=0', `--data-dir=${dir}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          const m = /^console: (.*)$/m.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        void exited.then((code) => reject(new Error(`exited ${code} before printing the console URL: ${err}`)));
+      });
+      const m = /^(https:\/\/127\.0\.0\.1:\d+)\/ui\/#token=([A-Za-z0-9_-]{43})$/.exec(line);
+      assert.ok(m, line);
+      const [, url, token] = m as unknown as [string, string, string];
+      const index = await send(url, 'GET', '/ui/');
+      assert.equal(index.status, 200);
+      assert.match(index.text, /<script type="module" src="app.js"><\/script>/);
+      const admin = await send(url, 'GET', '/api/v1/namespaces/kube-system/secrets', { token });
+      assert.notEqual(admin.status, 401);
+      assert.notEqual(admin.status, 403);
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      assert.ok(!err.includes(token), 'a log line holds the token');
+      assert.equal(out.split(token).length, 2, 'the token is printed once, in the URL');
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
