@@ -231,6 +231,13 @@ describe('a server without the console', () => {
     assert.equal(a.headers['content-security-policy'], undefined);
   });
 
+  it('refuses a console token lifetime that is not positive', async () => {
+    await assert.rejects(
+      startServer(parseFlags([`--data-dir=${join(dir, 'ttl')}`, '--storage-backend=memory', '--secure-port=0', '--console=true', '--console-token-ttl=0s'], allFlagDefinitions), { log: () => {} }),
+      /--console-token-ttl: must be a positive duration/,
+    );
+  });
+
   it('refuses to start with the console on but no bundle', async () => {
     const empty = join(dir, 'empty');
     mkdirSync(empty);
