@@ -119,6 +119,8 @@ export interface Resource {
   namespaced: boolean;
   verbs: string[];
   shortNames: string[];
+  /** Subresources served (`status`, `scale`, ...). */
+  subresources: string[];
 }
 
 export interface Discovered {
@@ -139,7 +141,10 @@ interface AggregatedList {
   kind?: string;
   items?: Array<{
     metadata?: { name?: string };
-    versions?: Array<{ version: string; resources?: Array<{ resource: string; responseKind?: { kind?: string }; scope?: string; verbs?: string[]; shortNames?: string[] }> }>;
+    versions?: Array<{
+      version: string;
+      resources?: Array<{ resource: string; responseKind?: { kind?: string }; scope?: string; verbs?: string[]; shortNames?: string[]; subresources?: Array<{ subresource?: string }> }>;
+    }>;
   }>;
 }
 
@@ -166,7 +171,16 @@ function fromAggregated(doc: AggregatedList, core: boolean): Resource[] {
     const v = g.versions?.[0];
     if (!v) continue;
     for (const r of v.resources ?? []) {
-      out.push({ group: groupName, version: v.version, name: r.resource, kind: r.responseKind?.kind ?? '', namespaced: r.scope === 'Namespaced', verbs: r.verbs ?? [], shortNames: r.shortNames ?? [] });
+      out.push({
+        group: groupName,
+        version: v.version,
+        name: r.resource,
+        kind: r.responseKind?.kind ?? '',
+        namespaced: r.scope === 'Namespaced',
+        verbs: r.verbs ?? [],
+        shortNames: r.shortNames ?? [],
+        subresources: (r.subresources ?? []).map((sr) => sr.subresource ?? ''),
+      });
     }
   }
   return out;
@@ -195,9 +209,11 @@ export async function discover(preferLegacy = false): Promise<Discovered> {
   ]);
   const resources: Resource[] = [];
   for (const { group: g, version, l } of lists) {
-    for (const r of l.resources ?? []) {
+    const all = l.resources ?? [];
+    for (const r of all) {
       if (r.name.includes('/')) continue;
-      resources.push({ group: g, version, name: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs ?? [], shortNames: r.shortNames ?? [] });
+      const subresources = all.filter((sr) => sr.name.startsWith(`${r.name}/`)).map((sr) => sr.name.slice(r.name.length + 1));
+      resources.push({ group: g, version, name: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs ?? [], shortNames: r.shortNames ?? [], subresources });
     }
   }
   return { flavor, resources, source: 'legacy' };

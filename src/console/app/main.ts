@@ -9,8 +9,12 @@ import { age, append, clear, h } from './dom.js';
 const FIELD_MANAGER = 'orch-console';
 const NAMESPACE_KEY = 'orch-console-namespace';
 
+/** Discovery is read again after this long, so that new custom resources appear. */
+const DISCOVERY_MAX_AGE_MS = 30_000;
+
 interface State {
   discovered?: Discovered;
+  discoveredAt?: number;
   /** '' = all namespaces. */
   namespace: string;
   /** Aborts the current view's requests and watches when the view changes. */
@@ -319,8 +323,10 @@ function yamlTab(panel: HTMLElement, r: Resource, namespace: string, name: strin
     }
     const config = body as Json;
     const meta = config.metadata as Json | undefined;
-    // The server owns these; an apply configuration that names them would claim them.
+    // The server owns managed fields; a status served as a subresource is not written through
+    // the main resource, and an apply configuration that named it would only claim it.
     if (meta) delete meta.managedFields;
+    if (r.subresources.includes('status')) delete config.status;
     try {
       const applied = await request(`${objectPath(r, namespace, name)}?fieldManager=${FIELD_MANAGER}${force ? '&force=true' : ''}`, {
         method: 'PATCH',
@@ -556,10 +562,11 @@ async function render(): Promise<void> {
     root.append(loginView());
     return;
   }
-  if (!state.discovered) {
-    root.append(h('p', { class: 'muted' }, 'loading discovery…'));
+  if (!state.discovered || Date.now() - (state.discoveredAt ?? 0) > DISCOVERY_MAX_AGE_MS) {
+    if (!state.discovered) root.append(h('p', { class: 'muted' }, 'loading discovery…'));
     try {
       state.discovered = await discover(new URLSearchParams(location.search).has('legacy-discovery'));
+      state.discoveredAt = Date.now();
     } catch (e) {
       if (view.signal.aborted) return;
       clear(root);
