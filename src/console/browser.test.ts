@@ -11,6 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { startApiServer, type ApiServerHandle } from '../lib/index.js';
 import { group, type Flavor } from '../naming/index.js';
 import { findChromium } from '../testing/chromium.js';
+import { eventually } from '../testing/wait.js';
 
 const executable = findChromium();
 const inCI = process.env.CI === 'true';
@@ -65,7 +66,7 @@ describe('the console in a browser', { skip }, () => {
       const violations: string[] = [];
 
       before(async () => {
-        srv = await startApiServer({ console: true, flavor });
+        srv = await startApiServer({ console: true, flavor, simulatedNodes: 2 });
         await must(srv, 'POST', '/api/v1/namespaces/default/configmaps', configMap('first', { key: 'value1' }));
         context = await browser.newContext({ ignoreHTTPSErrors: true });
         page = await context.newPage();
@@ -238,6 +239,48 @@ describe('the console in a browser', { skip }, () => {
         assert.match((await page.textContent('#panel-relations')) ?? '', /No owners\./);
         await page.click('#tab-events');
         await page.waitForSelector('#panel-events p, #panel-events table');
+      });
+
+      it('lists custom resources once their definition is served', async () => {
+        const crdGroup = 'widgets.example.com';
+        await must(srv, 'POST', `/apis/${group('apiextensions')}/v1/customresourcedefinitions`, {
+          apiVersion: `${group('apiextensions')}/v1`,
+          kind: 'CustomResourceDefinition',
+          metadata: { name: `gadgets.${crdGroup}` },
+          spec: {
+            group: crdGroup,
+            scope: 'Namespaced',
+            names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+            versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
+          },
+        });
+        // Served once discovery lists it; the console reads discovery again on a reload.
+        await eventually(async () => (await api(srv, 'GET', `/apis/${crdGroup}/v1`)).status === 200, 'the custom resource served', TIMEOUT);
+        await must(srv, 'POST', `/apis/${crdGroup}/v1/namespaces/default/gadgets`, { apiVersion: `${crdGroup}/v1`, kind: 'Gadget', metadata: { name: 'g1' }, spec: { size: 3 } });
+        await page.reload();
+        await page.click(`#resources details[data-group="${crdGroup}"] summary`);
+        await page.click(`#resources a[data-resource="gadgets.${crdGroup}"]`);
+        await page.waitForSelector('#list tr[data-name="g1"]');
+      });
+
+      it('maps the simulated nodes and the pods bound to them', async () => {
+        await must(srv, 'POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { containers: [{ name: 'web', image: 'nginx' }] } });
+        await page.click('#nodes-link');
+        await page.waitForSelector('#node-map');
+        assert.equal(await page.locator('#node-map section.node').count(), 2);
+        // Bound by the scheduler, then Running by the node agent: reopened until it shows.
+        await eventually(
+          async () => {
+            if ((await page.locator('#node-map li.pod.phase-running', { hasText: 'default/web' }).count()) === 1) return true;
+            await srv.settled();
+            await page.evaluate('location.hash = "#/"');
+            await page.click('#nodes-link');
+            await page.waitForSelector('#node-map');
+            return false;
+          },
+          'the pod Running on a node in the map',
+          TIMEOUT,
+        );
       });
 
       it('logs a limited user in with a pasted token and shows what RBAC refuses', async () => {

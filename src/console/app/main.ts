@@ -98,9 +98,12 @@ function sidebar(): HTMLElement {
     byGroup.set(r.group, list);
   }
   const groups = [...byGroup.keys()].sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b)));
+  // The core group is open, and the group of the resource on screen.
+  const shown = /^#\/(?:list|obj)\/([^/]+)\//.exec(location.hash)?.[1];
+  const current = shown === undefined ? undefined : shown === '_' ? '' : decodeURIComponent(shown);
   for (const g of groups) {
     const items = byGroup.get(g)!.sort((a, b) => a.kind.localeCompare(b.kind));
-    const details = h('details', { open: g === '' || undefined }, h('summary', {}, groupLabel(g)));
+    const details = h('details', { open: g === '' || g === current || undefined, 'data-group': g }, h('summary', {}, groupLabel(g)));
     const ul = h('ul');
     for (const r of items) ul.append(h('li', {}, h('a', { href: `#/list/${resourceKey(r)}`, 'data-resource': `${r.name}${r.group ? `.${r.group}` : ''}` }, r.kind)));
     details.append(ul);
