@@ -227,6 +227,10 @@ describe('the console in a browser', { skip }, () => {
           assert.doesNotMatch(diff, /^[+-] {3}added/m, 'an unchanged line is not in the diff');
           const oldest = p.locator('#timeline > li').last();
           assert.match((await oldest.locator('summary').textContent()) ?? '', /^#1 Create by admin via setup/);
+          // An object that is gone still shows its history (the revisions outlive it).
+          await p.evaluate('location.hash = "#/obj/_/v1/configmaps/default/gone/history"');
+          await p.waitForSelector('#timeline > li');
+          assert.equal(revisionsAsked.at(-1), 'target.resource=configmaps,target.group=,target.name=gone');
         } finally {
           await fake.close();
         }

@@ -287,16 +287,18 @@ async function objectView(main: HTMLElement, r: Resource, namespace: string, nam
   );
   const panel = h('section', { id: `panel-${tab}`, class: 'panel' });
   main.append(panel);
+  // History outlives the object: a deleted object's revisions are still shown.
+  if (tab === 'history') return historyTab(panel, r, namespace, name, signal);
   let obj: Json;
   try {
     obj = await request(path, { signal });
   } catch (e) {
     panel.append(errorBox(e));
+    if (e instanceof ApiFailure && e.code === 404) panel.append(h('p', {}, h('a', { href: `${base}/history` }, 'Its history may still be there.')));
     return;
   }
   if (tab === 'yaml') return yamlTab(panel, r, namespace, name, obj);
   if (tab === 'events') return eventsTab(panel, obj, signal);
-  if (tab === 'history') return historyTab(panel, r, namespace, name, signal);
   return relationsTab(panel, r, obj, signal);
 }
 
