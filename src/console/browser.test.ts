@@ -229,6 +229,7 @@ describe('the console in a browser', { skip }, () => {
           assert.match((await oldest.locator('summary').textContent()) ?? '', /^#1 Create by admin via setup/);
           // An object that is gone still shows its history (the revisions outlive it).
           await p.evaluate('location.hash = "#/obj/_/v1/configmaps/default/gone/history"');
+          await p.locator('h1 .name', { hasText: 'gone' }).waitFor();
           await p.waitForSelector('#timeline > li');
           assert.equal(revisionsAsked.at(-1), 'target.resource=configmaps,target.group=,target.name=gone');
         } finally {
