@@ -36,7 +36,7 @@ async function shot(page: Page, hash: string, selector: string, file: string): P
 const executable = findChromium();
 if (!executable) throw new Error('Chromium is not installed (apt-get install chromium)');
 const srv = await startApiServer({ console: true, simulatedNodes: 3 });
-const browser = await chromium.launch({ executablePath: executable, headless: true, args: ['--no-sandbox'] });
+const browser = await chromium.launch({ executablePath: executable, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 try {
   const cm = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-config', namespace: 'default' }, data });
   await api(srv, 'POST', '/api/v1/namespaces/default/configmaps', cm({ mode: 'blue', replicas: '2' }));

@@ -52,7 +52,7 @@ describe('the console in a browser', { skip }, () => {
   let browser: Browser;
   before(async () => {
     if (!executable) throw new Error('CI=true and Chromium is not installed: apt-get install chromium');
-    browser = await chromium.launch({ executablePath: executable, headless: true, args: ['--no-sandbox'] });
+    browser = await chromium.launch({ executablePath: executable, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   });
   after(async () => {
     await browser?.close();
