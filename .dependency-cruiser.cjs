@@ -8,6 +8,7 @@ const LAYERS = [
   'testing',
   'lib',
   'cli',
+  'console',
   'aggregator',
   'server',
   'audit',

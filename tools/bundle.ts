@@ -9,7 +9,7 @@
 // layouts; the schema catalog is found from either (src/schema/catalog.ts looks up the
 // tree). Dynamic imports (the server behind the flags, x509) become chunks loaded when used.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -54,3 +54,25 @@ await build({
   sourcesContent: false,
   logLevel: 'warning',
 });
+
+// The web console: the browser app (src/console/app, TypeScript with the DOM library, type
+// checked by its own tsconfig) bundled into one script beside its page and style sheet, in
+// dist/console-app, which the server reads at start and serves at /ui/. Nothing is fetched
+// from elsewhere at run time (the Content Security Policy allows this origin only).
+const consoleOut = `${root}dist/console-app`;
+rmSync(consoleOut, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: [{ in: 'src/console/app/main.ts', out: 'app' }],
+  outdir: consoleOut,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['chrome111', 'firefox111', 'safari16.4'],
+  minify: true,
+  sourcemap: false,
+  legalComments: 'external',
+  logLevel: 'warning',
+});
+mkdirSync(consoleOut, { recursive: true });
+for (const f of ['index.html', 'app.css']) copyFileSync(`${root}src/console/app/${f}`, `${consoleOut}/${f}`);

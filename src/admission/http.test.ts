@@ -24,7 +24,7 @@ describe('built-in admission over HTTPS', () => {
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'orch-admission-'));
-    const flags = parseFlags(['--data-dir', dataDir, '--storage-backend', 'memory', '--bind-address', '127.0.0.1', '--secure-port', '0'], flagDefinitions);
+    const flags = parseFlags(['--data-dir', dataDir, '--storage-backend', 'memory', '--bind-address', '127.0.0.1', '--secure-port', '0', '--console=false'], flagDefinitions);
     server = await startServer(flags, { log: () => {} });
     await server.started;
     client = new HttpClient(readKubeconfig(server.kubeconfigPath), { timeoutMs: 10_000 });

@@ -7,6 +7,7 @@ import type { ApiClient } from '../client/types.js';
 import type { RESTStore, ResourceTable, SubresourceHandler, SubresourceHandlerFactory } from '../rest/index.js';
 import type { Authenticator, Authorizer } from './types.js';
 import { buildAuthenticators } from './authn/build.js';
+import type { TokenAuthenticator } from './authn/union.js';
 import { buildAuthorizers } from './authz/build.js';
 import { impersonate } from './impersonation.js';
 import { reviewStores } from './reviews/stores.js';
@@ -18,6 +19,7 @@ export { authFlagDefinitions } from './flags.js';
 export { forbiddenError, forbiddenMessage } from './authz/union.js';
 export { withEscalationCheck, EscalationCheck } from './rbac/escalation.js';
 export { distinctHeaders } from './own-keys.js';
+export { LoginTokens } from './authn/login-token.js';
 
 interface AuthDeps {
   /** A privileged in-process client (reads secrets, service accounts, RBAC objects). */
@@ -26,6 +28,8 @@ interface AuthDeps {
   pki: { clientCaFile: string; serviceAccountKeyFile: string; servingCertFile: string };
   /** `https://host:port` as clients reach the server. */
   externalAddress: string;
+  /** The console's login tokens (`LoginTokens`), when the console is on. */
+  loginTokens?: TokenAuthenticator;
 }
 
 interface NonResourceResponse {

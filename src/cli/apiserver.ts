@@ -72,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
   early = undefined;
   const kubeconfig = displayPath(running.kubeconfigPath);
   process.stdout.write(`Serving on ${running.url}; admin kubeconfig: ${kubeconfig}; try: kubectl --kubeconfig ${kubeconfig} get namespaces\n`);
+  if (running.console) process.stdout.write(`console: ${running.console.url}\n`);
   running.started.catch(() => {});
 
   const stopped = signal.then(async () => {

@@ -128,6 +128,15 @@ export const serverFlagDefinitions: FlagDefinition[] = [
       `A YAML file of KWOK documents (${KWOK_GROUP}/v1alpha1 Stage, Logs, ClusterLogs) and at most one v1 Node, the template of the created nodes; repeatable. ` +
       'Stages given for Pod or Node replace the built-in ones of that kind (pod-ready, pod-complete, pod-delete; node-initialize, node-heartbeat-with-lease).',
   },
+  {
+    name: 'console',
+    type: 'boolean',
+    default: true,
+    usage:
+      'Serve the web console at /ui/ and print a login URL for it at start (a short-lived token for the admin identity of the written kubeconfig, in the URL fragment). ' +
+      'Without it /ui/ is not served (404).',
+  },
+  { name: 'console-token-ttl', type: 'duration', default: 900_000, usage: 'How long the console login token printed at start is accepted.' },
   ...serviceFlagDefinitions,
   ...kubeletFlagDefinitions,
   ...controllerFlagDefinitions,

@@ -9,7 +9,8 @@ import { realClock, type Clock } from '../apimachinery/clock.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import { buildAdmissionChain } from '../admission/index.js';
 import { conversionWebhookTransport } from '../admission/webhook/index.js';
-import { buildAuth, type AuthModule } from '../auth/index.js';
+import { buildAuth, LoginTokens, type AuthModule } from '../auth/index.js';
+import { consoleLoginUrl, findBundleDir, isConsolePath, readAssets, serveConsole, type ConsoleAssets } from '../console/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import type { ApiClient } from '../client/types.js';
@@ -63,6 +64,8 @@ export interface RunningServer {
   kubeconfigPath: string;
   /** The admin kubeconfig itself. */
   kubeconfig: string;
+  /** With `--console`: the URL that logs a browser in (its token in the fragment) and when that token expires. */
+  console?: { url: string; expiresAt: Date };
   dataDir: string;
   /** The PKI files in use (the data directory's, or the ones `pkiDir` named). */
   pki: PkiPaths;
@@ -100,7 +103,12 @@ export interface StartOptions {
   early?: EarlyStorage;
   /** Simulated nodes' configuration documents beside `--simulated-node-config`'s files (the library's objects). */
   simulatedNodeConfig?: ConfigDocument[];
+  /** The console's built files (tests); found beside the program when absent. */
+  consoleBundleDir?: string;
 }
+
+/** The identity of the written admin kubeconfig's client certificate, which the console login token stands for. */
+const ADMIN_USER: UserInfo = { username: 'admin', groups: ['system:masters', 'system:authenticated'] };
 
 /** The credentials for node agents: the flags' files, else the PKI's kubelet client certificate. */
 function kubeletClientFromFlags(flags: ParsedFlags, pki: PkiPaths): KubeletClientConfig {
@@ -164,6 +172,20 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const simulatedNodeConfig = await loadSimulatedNodeConfig(flags.list('simulated-node-config'), opts.simulatedNodeConfig ?? []).catch((err: unknown) => {
     throw new Error(`--simulated-node-config: ${err instanceof Error ? err.message : String(err)}`);
   });
+  // The console's bundle is read now: a server asked to serve it without it refuses to start.
+  const consoleOn = flags.boolean('console') ?? true;
+  const consoleTtl = flags.number('console-token-ttl') ?? 900_000;
+  if (consoleOn && !(Number.isFinite(consoleTtl) && consoleTtl > 0)) throw new Error(`--console-token-ttl: must be a positive duration, not ${consoleTtl}ms`);
+  let consoleAssets: ConsoleAssets | undefined;
+  if (consoleOn) {
+    const dir = opts.consoleBundleDir ?? findBundleDir();
+    if (!dir) throw new Error('--console: the console is not built (npm run build writes it to dist/console-app); start with --console=false to run without it');
+    try {
+      consoleAssets = readAssets(dir);
+    } catch (e) {
+      throw new Error(`--console: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   const dataDir = resolve(flags.string('data-dir') ?? './.orch');
   const backend = flags.string('storage-backend') ?? 'sqlite';
   const writeKubeconfig = opts.writeKubeconfig ?? true;
@@ -262,9 +284,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   // The external address is known before listening unless the port is picked by the system.
   let externalAddress = `https://${hostForClients.includes(':') ? `[${hostForClients}]` : hostForClients}:${port}`;
 
+  const loginTokens = consoleAssets ? new LoginTokens(clock) : undefined;
   const auth: AuthModule = await buildAuth(flags, {
     client,
     table,
+    ...(loginTokens ? { loginTokens } : {}),
     pki: { clientCaFile, serviceAccountKeyFile: pki.serviceAccountKey, servingCertFile: certFile },
     get externalAddress() {
       return externalAddress;
@@ -332,6 +356,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     shutdownDelayMs: flags.number('shutdown-delay-duration'),
     http2MaxStreamsPerConnection: flags.number('http2-max-streams-per-connection'),
     aggregation: { discovery: aggregator, serve: (scope) => aggregator.serve(scope) },
+    ...(consoleAssets ? { staticFiles: { owns: isConsolePath, serve: (req, res) => serveConsole(consoleAssets, req, res) } } : {}),
     log,
     features,
   });
@@ -388,6 +413,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   });
   const kubeconfigPath = writeKubeconfig ? join(dataDir, 'admin.kubeconfig') : '';
   if (writeKubeconfig) await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
+  // The login token is never logged: it goes to the caller, who prints the URL for the user.
+  const login = loginTokens?.mint(ADMIN_USER, consoleTtl);
 
   const compactor = startCompactor(storage, {
     intervalMs: flags.number('etcd-compaction-interval') ?? 60_000,
@@ -502,6 +529,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     url: externalAddress,
     kubeconfigPath,
     kubeconfig,
+    ...(login ? { console: { url: consoleLoginUrl(externalAddress, login.token), expiresAt: login.expiresAt } } : {}),
     dataDir,
     pki,
     client: controllerClient,

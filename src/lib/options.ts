@@ -66,6 +66,11 @@ export interface ApiServerOptions {
    * place pods on.
    */
   scheduler?: boolean;
+  /**
+   * Serve the web console at `/ui/` (`--console`; off by default here). The handle's
+   * `consoleUrl` then logs a browser in as the admin user for `--console-token-ttl`.
+   */
+  console?: boolean;
 }
 
 const KNOWN: ReadonlySet<string> = new Set([
@@ -87,6 +92,7 @@ const KNOWN: ReadonlySet<string> = new Set([
   'flags',
   'log',
   'scheduler',
+  'console',
 ]);
 
 export class OptionError extends Error {
@@ -147,6 +153,7 @@ export function checkOptions(opts: unknown): asserts opts is ApiServerOptions {
   }
   if (opts.log !== undefined && typeof opts.log !== 'function') throw new OptionError('option "log" must be a function');
   if (opts.scheduler !== undefined && typeof opts.scheduler !== 'boolean') throw new OptionError('option "scheduler" must be a boolean');
+  if (opts.console !== undefined && typeof opts.console !== 'boolean') throw new OptionError('option "console" must be a boolean');
   if (opts.simulatedNodes !== undefined && !(Number.isSafeInteger(opts.simulatedNodes) && (opts.simulatedNodes as number) >= 0 && (opts.simulatedNodes as number) <= 100_000)) {
     throw new OptionError(`option "simulatedNodes" must be a number of nodes from 0 to 100000, not ${JSON.stringify(opts.simulatedNodes)}`);
   }
@@ -178,6 +185,7 @@ export function optionFlags(opts: ApiServerOptions, dataDir: string, uniqueSuffi
     `--bind-address=${opts.host ?? '127.0.0.1'}`,
     `--compat=${opts.flavor ?? 'kubernetes'}`,
     `--scheduler=${opts.scheduler ?? (opts.simulatedNodes ?? 0) > 0}`,
+    `--console=${opts.console ?? false}`,
   ];
   if (storage === 'etcd' && opts.etcd) {
     out.push(`--etcd-servers=${opts.etcd.servers.join(',')}`, `--etcd-prefix=${opts.etcd.prefix ?? `/orch-test-${uniqueSuffix}`}`);

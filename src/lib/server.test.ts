@@ -48,6 +48,7 @@ describe('bad input fails before anything starts, naming the option or file', ()
     await assert.rejects(startApiServer({ storage: 'etcd' }), /storage "etcd" needs option "etcd.servers"/);
     await assert.rejects(startApiServer({ port: -1 }), /option "port"/);
     await assert.rejects(startApiServer({ clock: {} as never }), /option "clock" must be a Clock/);
+    await assert.rejects(startApiServer({ console: 'yes' } as never), /option "console" must be a boolean/);
   });
   test('an unreadable CRD path', async () => {
     const missing = join(dir, 'nope.yaml');
@@ -86,6 +87,11 @@ describe('a server with definitions and seeded objects', () => {
     const names = (await core.listNamespacedConfigMap({ namespace: 'seeded' })).items.map((c) => c.metadata?.name).filter((n) => n !== 'kube-root-ca.crt');
     assert.deepEqual(names.sort(), ['from-file', 'inline']);
     await assert.rejects(core.readNamespacedConfigMap({ name: 'ignored', namespace: 'default' }), (e: unknown) => apiCode(e) === 404);
+  });
+
+  test('the console is off unless asked for', () => {
+    assert.equal(server.consoleUrl, undefined);
+    assert.ok(server.logs.every((l) => !l.includes('/ui/')));
   });
 
   test('the kubeconfig YAML, the file and the plain options reach the same server as admin', async () => {

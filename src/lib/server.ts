@@ -36,6 +36,8 @@ export interface ApiServerHandle extends Credentials {
   readonly kubeconfigPath: string;
   /** The controllers' clock (the `clock` option, or the wall clock). */
   clock: Clock;
+  /** With `console: true`: `https://127.0.0.1:<port>/ui/#token=...`, which logs a browser in as the admin user. */
+  consoleUrl?: string;
   /** A client certificate of the server's CA for any user and groups (RBAC tests). */
   clientFor(who: { user: string; groups?: string[] }): Promise<Credentials>;
   /** Serves `handler` over HTTPS from this process and registers it as an admission webhook. */
@@ -260,6 +262,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         return kubeconfigPath;
       },
       clock: s.clock,
+      ...(s.console ? { consoleUrl: s.console.url } : {}),
       logs,
       async clientFor(who) {
         if (typeof who?.user !== 'string' || who.user === '') throw new Error('clientFor: "user" must be a non-empty string');

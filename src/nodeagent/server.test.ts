@@ -229,7 +229,7 @@ describe('the options are checked before anything starts', () => {
 
 describe('the flags', () => {
   const start = (...extra: string[]): Promise<unknown> =>
-    startServer(parseFlags([`--data-dir=${join(dir, 'data')}`, '--storage-backend=memory', '--secure-port=0', '--compat=kubernetes', ...extra], allFlagDefinitions), { log: () => {} });
+    startServer(parseFlags([`--data-dir=${join(dir, 'data')}`, '--storage-backend=memory', '--secure-port=0', '--compat=kubernetes', '--console=false', ...extra], allFlagDefinitions), { log: () => {} });
 
   test('--help describes them', () => {
     const text = usage(allFlagDefinitions);

@@ -30,6 +30,7 @@ import { withMetrics } from './filters/metrics.js';
 import { streamClosed, withPanicRecovery } from './filters/recover.js';
 import { withRequestId } from './filters/request-id.js';
 import { withRequestInfo } from './filters/request-info.js';
+import { withStaticFiles, type StaticFiles } from './filters/static-files.js';
 import { MAX_REQUEST_BODY_BYTES } from './handlers/body.js';
 import type { HandlerDeps } from './handlers/request.js';
 import { markUpgrade } from './handlers/connect.js';
@@ -80,6 +81,8 @@ export interface ApiServerConfig {
   features?: FeatureGate;
   /** The aggregation layer: group-versions served by other servers, proxied after authorization. */
   aggregation?: AggregationHook;
+  /** Static files answered without credentials (the web console at /ui/); absent: those paths are API paths (404). */
+  staticFiles?: StaticFiles;
 }
 
 /** What the aggregation layer plugs in: its discovery source and the proxy for remote group-versions. */
@@ -152,6 +155,7 @@ export class ApiServer {
         withCacheControl,
         withMetrics(this.metrics, config.table),
         withPanicRecovery(config.log, this.serializers),
+        withStaticFiles(config.staticFiles),
         withRequestInfo,
         withRequestDeadline(config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
         withFailedAuthenticationAudit(config.auditor),

@@ -46,7 +46,7 @@ export async function startAuthTestServer(args: string[] = [], opts: { dataDir?:
   const caFile = join(dataDir, 'test-client-ca.crt');
   writeFileSync(caFile, clientCA.certPem);
   const flags = parseFlags(
-    ['--data-dir', dataDir, '--storage-backend=memory', '--secure-port=0', '--bind-address=127.0.0.1', `--client-ca-file=${caFile}`, ...args],
+    ['--data-dir', dataDir, '--storage-backend=memory', '--secure-port=0', '--bind-address=127.0.0.1', `--client-ca-file=${caFile}`, '--console=false', ...args],
     [...serverFlagDefinitions, ...authFlagDefinitions, ...admissionFlagDefinitions, ...auditFlagDefinitions],
   );
   const logs: string[] = [];

@@ -25,6 +25,8 @@ interface AuthnDeps {
   client: ApiClient;
   pki: { clientCaFile: string; serviceAccountKeyFile: string; servingCertFile: string };
   externalAddress: string;
+  /** The console's login tokens, tried first among the bearer tokens (only this server knows them). */
+  loginTokens?: TokenAuthenticator;
 }
 
 interface BuiltAuthenticators {
@@ -105,6 +107,7 @@ export async function buildAuthenticators(flags: ParsedFlags, deps: AuthnDeps): 
   });
 
   const tokens: TokenAuthenticator[] = [];
+  if (deps.loginTokens) tokens.push(audienceAgnostic(deps.loginTokens, apiAudiences));
   const tokenFile = flags.string('token-auth-file');
   if (tokenFile) {
     try {

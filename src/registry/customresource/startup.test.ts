@@ -20,7 +20,7 @@ const flagDefinitions = [...serverFlagDefinitions, ...authFlagDefinitions, ...ad
 const dataDir = mkdtempSync(join(tmpdir(), 'orch-crd-startup-'));
 
 async function start(): Promise<{ server: RunningServer; client: HttpClient }> {
-  const flags = parseFlags(['--data-dir', dataDir, '--storage-backend', 'sqlite', '--bind-address', '127.0.0.1', '--secure-port', '0'], flagDefinitions);
+  const flags = parseFlags(['--data-dir', dataDir, '--storage-backend', 'sqlite', '--bind-address', '127.0.0.1', '--secure-port', '0', '--console=false'], flagDefinitions);
   const server = await startServer(flags, { log: () => {} });
   await server.started;
   return { server, client: new HttpClient(readKubeconfig(server.kubeconfigPath), { timeoutMs: 10_000 }) };
