@@ -39,7 +39,7 @@ import { createStorage, MemoryStorage, startCompactor, type CacherOptions, type 
 import { prepareDataDir } from './datadir.js';
 import { closeEarlyStorage, type EarlyStorage } from './early-storage.js';
 import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
-import { Aggregator } from '../aggregator/aggregator.js';
+import { Aggregator } from '../aggregator/index.js';
 import { frontProxyFromFlags } from '../aggregator/flags.js';
 import { controllerManagerFlags, featureGateFromFlags } from './flags.js';
 import { auditorFromFlags } from '../audit/index.js';

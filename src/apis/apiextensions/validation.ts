@@ -15,7 +15,7 @@ import { canonicalSchema, type JSONSchemaProps } from '../../apimachinery/jsonsc
 import { getOwn } from '../../apimachinery/own.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../../apimachinery/labels.js';
-import { compileValidations } from '../../schema/cel/validation.js';
+import { compileValidations } from '../../schema/cel/index.js';
 import { validateVersionSchema } from '../../schema/crd/index.js';
 import { arr, at, meta, obj, objs, str, type JsonObject } from '../util.js';
 import { immutable } from '../validation.js';

@@ -7,7 +7,7 @@ import type { JSONSchemaProps } from '../../apimachinery/jsonschema.js';
 import { getOwn, setOwn } from '../../apimachinery/own.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { ScaleAccess, Strategy } from '../../rest/index.js';
-import { compileValidations, type SchemaValidator } from '../../schema/cel/validation.js';
+import { compileValidations, type SchemaValidator } from '../../schema/cel/index.js';
 import { applyDefaults, pruneObject, validateCustomResourceValue } from '../../schema/crd/index.js';
 import type { ScalePaths } from './crd.js';
 import { customResourceTable, type PrinterColumn } from './table.js';
