@@ -3,7 +3,7 @@
 //   npm run bench:etcd [-- <seconds per measurement>]
 
 import { EtcdStorage } from '../src/storage/etcd.js';
-import { startEtcd } from '../src/storage/etcd-testing.js';
+import { startEtcd } from '../src/testing/etcd.js';
 
 const seconds = Number(process.argv[2] ?? '3');
 const value = new Uint8Array(1024).fill(120);

@@ -35,7 +35,7 @@ import { Etcd3 } from 'etcd3';
 import type { KubeObject } from '../src/apimachinery/types.js';
 import { readKubeconfig, type ClientConfig } from '../src/client/kubeconfig.js';
 import { createStorage } from '../src/storage/index.js';
-import { etcdInstallHint, etcdInstalled, startEtcd } from '../src/storage/etcd-testing.js';
+import { etcdInstallHint, etcdInstalled, startEtcd } from '../src/testing/etcd.js';
 import type { RawFixtures } from './raw-server.js';
 
 /** What `npm start` and the bin run: the bundle `npm run build` makes. */

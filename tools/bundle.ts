@@ -6,8 +6,8 @@
 // Layout: every entry point and shared chunk sits flat in dist/bundle. The worker threads
 // are entry points of their own with the same file names as beside their callers in
 // dist/src, so `new URL('./sqlite-worker.js', import.meta.url)` finds its file in both
-// layouts; the schema catalog is found from either (src/schema/catalog.ts looks up the
-// tree). Dynamic imports (the server behind the flags, x509) become chunks loaded when used.
+// layouts; the schema catalog and the API surface data are found from either
+// (src/apimachinery/data-file.ts looks up the tree). Dynamic imports (the server behind the flags, x509) become chunks loaded when used.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

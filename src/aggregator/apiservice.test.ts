@@ -6,7 +6,8 @@ import { parseFlags } from '../apimachinery/flags.js';
 import { aggregatedFromLegacy } from '../server/discovery.js';
 import { availabilityAfterCheck, availabilityBeforeCheck, parseAPIService, resolveEndpoint, withCondition } from './apiservice.js';
 import { aggregatorFlagDefinitions, frontProxyFromFlags } from './flags.js';
-import { droppedHeaders, groupVersionOf, hasDotSegment, identityHeaders } from './index.js';
+import { droppedHeaders, identityHeaders } from './front-proxy.js';
+import { groupVersionOf, hasDotSegment } from './proxy.js';
 
 const apiService = (service?: Record<string, unknown>) =>
   parseAPIService({ apiVersion: 'x/v1', kind: 'APIService', metadata: { name: 'v1.g.io' }, spec: { group: 'g.io', version: 'v1', groupPriorityMinimum: 10, versionPriority: 5, ...(service ? { service } : {}) } });

@@ -2,7 +2,7 @@
 // configuration they give.
 import { readFileSync } from 'node:fs';
 import type { FlagDefinition, ParsedFlags } from '../apimachinery/flags.js';
-import type { FrontProxyConfig } from './index.js';
+import type { FrontProxyConfig } from './front-proxy.js';
 
 export const aggregatorFlagDefinitions: FlagDefinition[] = [
   { name: 'proxy-client-cert-file', type: 'string', usage: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request (proxying to aggregated API servers). Defaults to the front-proxy client certificate of the data directory.' },

@@ -18,7 +18,7 @@ export interface BuiltinOptions {
 
 /** Every resource served by default, plus or minus what `runtimeConfig` switches. */
 export function builtinResourceDefinitions(opts: BuiltinOptions = {}): ResourceDefinition[] {
-  const rows = enabledResources(surface, parseRuntimeConfig(opts.runtimeConfig ?? ''));
+  const rows = enabledResources(surface(), parseRuntimeConfig(opts.runtimeConfig ?? ''));
   const preferred = preferredVersions(rows);
   // One Strategy per stored kind, shared by the versions stored in the same place unless a
   // served version writes it with rules of its own.

@@ -4,7 +4,7 @@ import type { KubeObject } from '../apimachinery/types.js';
 import type { KindFacts } from '../rest/index.js';
 import { builtinResourceDefinitions } from './definitions.js';
 import { makeStrategy } from './strategy.js';
-import { strategyOf } from './testing.js';
+import { strategyOf } from '../testing/apis.js';
 
 const deployment = (): KubeObject => ({
   apiVersion: 'apps/v1',

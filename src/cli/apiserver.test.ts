@@ -143,6 +143,12 @@ describe('orch-apiserver', () => {
     assert.match(s.stderr(), /--max-object-size-bytes: must be a positive number of bytes, not 0/);
   });
 
+  it('refuses an unknown storage backend, naming the known ones', async () => {
+    const s = await start(['--data-dir', tempDir(), '--secure-port', '0', '--storage-backend', 'redis']);
+    assert.equal(await s.exit, 1);
+    assert.match(s.stderr(), /--storage-backend: must be memory, sqlite or etcd, not "redis"/);
+  });
+
   it('rejects unknown flags with exit code 2', async () => {
     const s = await start(['--no-such-flag']);
     assert.equal(await s.exit, 2);

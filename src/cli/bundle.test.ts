@@ -1,7 +1,7 @@
 // The bundled programs (dist/bundle, made by `npm run build` after tsc), which `npm start`
 // and the package's bins run: what loads at start stays what it was unbundled (etcd, CEL
 // and x509 only on use, the server after the store has begun opening), and the parts that
-// find files next to their module (the SQLite and YAML workers, the schema catalog, the
+// find files next to their module (the SQLite and YAML workers, the schema catalog and API surface data, the
 // lazily required CEL packages, the x509 chunk) work from the bundle's folder.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -15,6 +15,7 @@ import { admissionFlagDefinitions } from '../admission/flags.js';
 import { flowControlFlagDefinitions } from '../flowcontrol/index.js';
 import { authFlagDefinitions } from '../auth/flags.js';
 import { aggregatorFlagDefinitions } from '../aggregator/flags.js';
+import { listBackends, STORAGE_BACKEND_NAMES, STORAGE_BACKENDS } from '../storage/backends.js';
 import { protobufFlagDefinitions } from '../codec/protobuf/index.js';
 import { auditFlagDefinitions } from '../audit/index.js';
 import { KWOK_GROUP, KWOK_NODE_ANNOTATION, KWOK_NODE_ANNOTATION_VALUE } from '../naming/index.js';
@@ -79,7 +80,7 @@ export const serverFlagDefinitions: FlagDefinition[] = [
   { name: 'help', type: 'boolean', default: false, usage: 'Print the flags and exit.' },
   { name: 'version', type: 'boolean', default: false, usage: 'Print the version and exit.' },
   { name: 'data-dir', type: 'string', default: './.orch', usage: 'Directory holding the database, the PKI and the admin kubeconfig.' },
-  { name: 'storage-backend', type: 'string', default: 'sqlite', usage: 'Storage backend: sqlite (embedded, in the data directory), etcd (--etcd-servers) or memory.' },
+  { name: 'storage-backend', type: 'string', default: 'sqlite', usage: `Storage backend: ${listBackends(STORAGE_BACKEND_NAMES.map((n) => STORAGE_BACKENDS[n].describe))}.` },
   { name: 'etcd-servers', type: 'stringList', default: [], usage: 'List of etcd servers to connect with (scheme://ip:port), comma separated; for --storage-backend etcd.' },
   { name: 'etcd-prefix', type: 'string', default: '', usage: 'A prefix put before every key in etcd (the keys themselves begin with /registry), so several clusters can share one etcd.' },
   { name: 'etcd-cafile', type: 'string', usage: 'SSL Certificate Authority file used to secure etcd communication.' },

@@ -36,7 +36,7 @@ import { LoopbackClient } from '../server/loopback.js';
 import { installComponentStatuses } from '../server/componentstatus.js';
 import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
-import { createStorage, MemoryStorage, startCompactor, type CacherOptions, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
+import { createStorage, isStorageBackendName, listBackends, MemoryStorage, startCompactor, type CacherOptions, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
 import { closeEarlyStorage, type EarlyStorage } from './early-storage.js';
 import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
@@ -134,9 +134,7 @@ function kubeletClientFromFlags(flags: ParsedFlags, pki: PkiPaths): KubeletClien
 /** The storage backend and its settings from the flags. */
 function storageOptions(flags: ParsedFlags, dataDir: string): CreateStorageOptions {
   const backend = flags.string('storage-backend') ?? 'sqlite';
-  if (backend !== 'sqlite' && backend !== 'memory' && backend !== 'etcd') {
-    throw new Error(`--storage-backend: must be sqlite, etcd or memory, not "${backend}"`);
-  }
+  if (!isStorageBackendName(backend)) throw new Error(`--storage-backend: must be ${listBackends()}, not "${backend}"`);
   if (backend !== 'etcd') return { backend, dataDir };
   const file = (name: string): Uint8Array | undefined => {
     const path = flags.string(name);

@@ -3,7 +3,7 @@
 import { printedDuring } from '../testing/output.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { TEST_GROUP } from '../registry/testing.js';
+import { TEST_GROUP } from '../testing/registry.js';
 import { startTestServer, type TestServer } from '../testing/api-server.js';
 import { parseJsonText } from './json.js';
 

@@ -3,8 +3,9 @@
 // checked, and a bad one fails naming the option.
 import type { Clock } from '../apimachinery/clock.js';
 import type { Flavor } from '../naming/index.js';
+import { STORAGE_BACKEND_NAMES, type StorageBackendName } from '../storage/backends.js';
 
-export type StorageBackend = 'memory' | 'sqlite' | 'etcd';
+export type StorageBackend = StorageBackendName;
 
 export interface EtcdOptions {
   /** The members' client URLs (`--etcd-servers`). */
@@ -122,7 +123,7 @@ export function checkOptions(opts: unknown): asserts opts is ApiServerOptions {
   for (const key of Object.keys(opts)) {
     if (!KNOWN.has(key)) throw new OptionError(`unknown option "${key}" (known: ${[...KNOWN].join(', ')})`);
   }
-  oneOf('storage', opts.storage, ['memory', 'sqlite', 'etcd']);
+  oneOf('storage', opts.storage, STORAGE_BACKEND_NAMES);
   oneOf('flavor', opts.flavor, ['kubernetes', 'orch']);
   oneOf('pki', opts.pki, ['shared', 'fresh']);
   if (opts.dataDir !== undefined && typeof opts.dataDir !== 'string') throw new OptionError('option "dataDir" must be a string');

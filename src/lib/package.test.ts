@@ -29,6 +29,7 @@ test('npm pack installs in an empty directory and works as a library and as a bi
     assert.ok(listing.includes('package/dist/src/lib/index.d.ts'));
     assert.ok(listing.includes('package/dist/src/cli/apiserver.js'));
     assert.ok(listing.includes('package/src/schema/catalog.json'));
+    assert.ok(listing.includes('package/src/apis/surface.json'));
     assert.ok(!listing.some((f) => f.includes('/bench/') || f.startsWith('package/dist/src/testing/') || f.endsWith('.test.js') || f.includes('/examples/')), 'no tests, benchmarks or examples');
 
     const app = join(work, 'app');

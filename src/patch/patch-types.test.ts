@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyPatchOfType } from './patch-types.js';
-import { fixtureSchema, TYPE } from './testing/schema-fixture.js';
+import { fixtureSchema, TYPE } from '../testing/patch/schema-fixture.js';
 import { ApiError } from '../apimachinery/errors.js';
 
 const pod = { metadata: { name: 'p', labels: { a: '1' } }, spec: { containers: [{ name: 'web', image: 'x' }] } };

@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
-import { fixtureSchema, TYPE } from './testing/schema-fixture.js';
+import { fixtureSchema, TYPE } from '../testing/patch/schema-fixture.js';
 import { ApiError } from '../apimachinery/errors.js';
 
 type Json = Record<string, unknown>;

@@ -7,7 +7,7 @@ import type { KubeObject } from '../apimachinery/types.js';
 import { MemoryStorage } from '../storage/index.js';
 import { installPodBinding } from './binding.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
-import { requestContext } from './testing.js';
+import { requestContext } from '../testing/registry.js';
 import type { RESTStore, SubresourceStore } from '../rest/index.js';
 
 const ctx = requestContext();

@@ -8,7 +8,7 @@ import { MemoryStorage } from '../storage/index.js';
 import { NamespaceStore } from './namespaces.js';
 import type { RESTStore } from '../rest/index.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
-import { requestContext } from './testing.js';
+import { requestContext } from '../testing/registry.js';
 
 const ctx = requestContext();
 const noDry = { dryRun: false };

@@ -5,7 +5,7 @@ import type { KubeObject } from '../apimachinery/types.js';
 import { MemoryStorage } from '../storage/index.js';
 import type { GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
-import { TEST_GROUP, requestContext, widgetDefinition } from './testing.js';
+import { TEST_GROUP, requestContext, widgetDefinition } from '../testing/registry.js';
 
 let storage: MemoryStorage;
 let table: DefaultResourceTable;

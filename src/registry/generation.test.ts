@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../apimachinery/types.js';
 import { group } from '../naming/index.js';
 import { MemoryStorage } from '../storage/index.js';
-import { builtinResourceDefinitions } from '../apis/index.js';
+import { builtinResourceDefinitions } from '../apis/definitions.js';
 import type { GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
-import { TEST_GROUP, requestContext, widgetDefinition, widgetStrategy } from './testing.js';
+import { TEST_GROUP, requestContext, widgetDefinition, widgetStrategy } from '../testing/registry.js';
 import type { ResourceDefinition } from '../rest/index.js';
 
 /** A built-in kind without a generation (a ConfigMap-like kind in the core group). */

@@ -8,7 +8,7 @@ import { planDelete } from './graceful.js';
 import { resourcePrefix } from './keys.js';
 import { GenericStore } from './store.js';
 import { storesOfSubresources } from './subresources.js';
-import { requestContext } from './testing.js';
+import { requestContext } from '../testing/registry.js';
 import type { DeleteOptions, ResourceDefinition } from '../rest/index.js';
 
 const NOW = new Date('2026-01-02T03:04:05Z');

@@ -7,7 +7,7 @@ import type { SubresourceStore } from '../rest/index.js';
 import { MemoryStorage } from '../storage/index.js';
 import { NamespaceStore } from './namespaces.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
-import { namespaceDefinition, requestContext } from './testing.js';
+import { namespaceDefinition, requestContext } from '../testing/registry.js';
 
 const ctx = requestContext();
 const noDry = { dryRun: false };

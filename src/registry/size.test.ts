@@ -8,7 +8,7 @@ import { MemoryStorage } from '../storage/index.js';
 import { DEFAULT_MAX_OBJECT_SIZE_BYTES, type GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
 import { encodeForStorage, jsonCodec } from '../codec/storage.js';
-import { TEST_GROUP, requestContext, widgetDefinition } from './testing.js';
+import { TEST_GROUP, requestContext, widgetDefinition } from '../testing/registry.js';
 
 let storage: MemoryStorage;
 let table: DefaultResourceTable;

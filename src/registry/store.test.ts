@@ -6,7 +6,7 @@ import { MemoryStorage } from '../storage/index.js';
 import type { GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
 import { serveSubresourceHandler } from './subresources.js';
-import { TEST_GROUP, gizmoDefinition, requestContext, widgetDefinition, widgetStrategy, widgetV2Definition } from './testing.js';
+import { TEST_GROUP, gizmoDefinition, requestContext, widgetDefinition, widgetStrategy, widgetV2Definition } from '../testing/registry.js';
 import type { RESTStore, SubresourceStore } from '../rest/index.js';
 
 async function rejects(p: Promise<unknown>, code: number, reason?: string, message?: string | RegExp): Promise<void> {

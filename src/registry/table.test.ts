@@ -5,10 +5,10 @@ import { decodeContinue, encodeContinue } from './continue.js';
 import { generateName, validateObjectMeta } from './objectmeta.js';
 import { GenericStore } from './store.js';
 import { DefaultResourceTable, buildResourceTable } from './table.js';
-import { TEST_GROUP, gizmoDefinition, requestContext, widgetDefinition, widgetV2Definition } from './testing.js';
+import { TEST_GROUP, gizmoDefinition, requestContext, widgetDefinition, widgetV2Definition } from '../testing/registry.js';
 import { isApiError } from '../apimachinery/errors.js';
 import type { ResourceDefinition } from '../rest/index.js';
-import { builtinResourceDefinitions } from '../apis/index.js';
+import { builtinResourceDefinitions } from '../apis/definitions.js';
 import { dns1123SubdomainName } from '../apimachinery/names.js';
 
 test('buildResourceTable: a store per stored definition, virtual ones left out, one cache per prefix', async () => {

@@ -8,7 +8,7 @@ import { translateEvent } from './watch.js';
 import { sharedFrame } from '../codec/watch-frame.js';
 import type { GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
-import { TEST_GROUP, requestContext, widgetDefinition } from './testing.js';
+import { TEST_GROUP, requestContext, widgetDefinition } from '../testing/registry.js';
 
 let storage: MemoryStorage;
 let table: DefaultResourceTable;

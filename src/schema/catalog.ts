@@ -1,9 +1,8 @@
 // Loads the committed schema catalog once, on first use, and answers the questions the
 // other layers ask of it: which type a kind is, what a type's fields are.
 
-import { readFileSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { dataFilePath } from '../apimachinery/data-file.js';
 import { extension, toKubernetesGroup } from '../naming/index.js';
 import type { Catalog, FieldDef, TypeDef } from './catalog-types.js';
 
@@ -13,25 +12,8 @@ let catalog: Catalog | undefined;
 let kindIndex: Map<string, string> | undefined;
 const flatFields = new Map<string, FieldDef[]>();
 
-/**
- * The data file sits beside this module's source. Compiled code runs from an output folder
- * (`dist/src/schema`), so look beside the module first, then up the tree for the source copy.
- */
-function catalogPath(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const beside = join(here, CATALOG_FILE);
-  if (existsSync(beside)) return beside;
-  for (let dir = here; ; ) {
-    const candidate = join(dir, 'src', 'schema', CATALOG_FILE);
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`schema catalog ${CATALOG_FILE} not found above ${here}`);
-    dir = parent;
-  }
-}
-
 export function getCatalog(): Catalog {
-  catalog ??= JSON.parse(readFileSync(catalogPath(), 'utf8')) as Catalog;
+  catalog ??= JSON.parse(readFileSync(dataFilePath(import.meta.url, 'schema', CATALOG_FILE), 'utf8')) as Catalog;
   return catalog;
 }
 

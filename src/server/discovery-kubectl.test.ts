@@ -11,7 +11,7 @@ import type { JSONSchemaProps } from '../apimachinery/jsonschema.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { setFlavor } from '../naming/index.js';
 import { buildResourceTable, servedDefinitions } from '../registry/index.js';
-import { widgetDefinition } from '../registry/testing.js';
+import { widgetDefinition } from '../testing/registry.js';
 import type { ResourceDefinition } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { startTestServer, type TestServer } from '../testing/api-server.js';

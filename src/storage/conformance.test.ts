@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeStorageConformance } from './conformance.js';
+import { describeStorageConformance } from '../testing/storage-conformance.js';
 import { MemoryStorage } from './memory.js';
 import { SqliteStorage } from './sqlite.js';
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { it } from 'node:test';
 import { CompactedError, type StorageEvent } from './interface.js';
 import { SqliteStorage } from './sqlite.js';
-import { takeEvents } from './conformance.js';
+import { takeEvents } from '../testing/storage-conformance.js';
 
 const writerScript = fileURLToPath(new URL('./crash-writer.js', import.meta.url));
 const cycles = 24;

@@ -10,7 +10,7 @@ import type { Authorizer } from '../auth/types.js';
 import { createCA, issueCert, type TestCert } from './pki.js';
 import type { KubeObject } from '../apimachinery/types.js';
 import { buildResourceTable, type DefaultResourceTable } from '../registry/index.js';
-import { gizmoDefinition, namespaceDefinition, widgetDefinition, widgetStrategy } from '../registry/testing.js';
+import { gizmoDefinition, namespaceDefinition, widgetDefinition, widgetStrategy } from './registry.js';
 import type { ResourceDefinition, RESTStore } from '../rest/index.js';
 import { MemoryStorage } from '../storage/index.js';
 import { ApiServer, type ApiServerConfig } from '../server/apiserver.js';

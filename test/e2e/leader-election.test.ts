@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { KubeObject } from '../../src/apimachinery/types.js';
-import { etcdSkip, startEtcd, type EtcdServer } from '../../src/storage/etcd-testing.js';
+import { etcdSkip, startEtcd, type EtcdServer } from '../../src/testing/etcd.js';
 import { eventually, serverUnavailable, startTestServer, type TestServer } from './harness.js';
 
 const skip = serverUnavailable() ?? etcdSkip();

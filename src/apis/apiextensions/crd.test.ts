@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { setFlavor } from '../../naming/index.js';
-import { strategyOf } from '../testing.js';
+import { strategyOf } from '../../testing/apis.js';
 import { customResourceCleanupFinalizer, setCondition, validateCustomResourceDefinition } from './index.js';
 
 const rendered = (errs: FieldError[]): string[] => errs.map((e) => `${e.field}: ${e.detail}`);

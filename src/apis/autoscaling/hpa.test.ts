@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { definitionOf, strategyOf } from '../testing.js';
+import { definitionOf, strategyOf } from '../../testing/apis.js';
 import { hpaV1ToV2, hpaV2ToV1 } from './hpa.js';
 
 const v2 = (): KubeObject => ({

@@ -3,7 +3,7 @@ import { afterEach, describe, it } from 'node:test';
 import type { FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { setFlavor } from '../../naming/index.js';
-import { strategyOf } from '../testing.js';
+import { strategyOf } from '../../testing/apis.js';
 import { cronScheduleError } from './cron.js';
 
 const rendered = (errs: FieldError[]): string[] => errs.map((e) => `${e.field}: ${e.detail}`);

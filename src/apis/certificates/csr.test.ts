@@ -5,7 +5,7 @@ import type { FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { x509 } from '../../auth/x509-lib.js';
 import { prepareCSRApproval, setCSRRequester } from './index.js';
-import { strategyOf } from '../testing.js';
+import { strategyOf } from '../../testing/apis.js';
 
 const rendered = (errs: FieldError[]): string[] => errs.map((e) => `${e.field}: ${e.detail}`);
 const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;

@@ -3,7 +3,7 @@ import { afterEach, describe, it } from 'node:test';
 import type { FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { setFlavor } from '../../naming/index.js';
-import { strategyOf } from '../testing.js';
+import { strategyOf } from '../../testing/apis.js';
 import { namespaceFinalize } from './namespace.js';
 import { validateObjectMeta } from '../../registry/objectmeta.js';
 import type { Strategy } from '../../rest/index.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FieldError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { definitionOf, strategyOf } from '../testing.js';
+import { definitionOf, strategyOf } from '../../testing/apis.js';
 import { defaultPullPolicy } from './podspec.js';
 import { podQOSClass, prepareEphemeralContainersUpdate, validateEphemeralContainersUpdate } from './pod.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { setFlavor } from '../../naming/index.js';
-import { definitionOf, strategyOf } from '../testing.js';
+import { definitionOf, strategyOf } from '../../testing/apis.js';
 import { coreToEventsV1, eventsV1ToCore } from './index.js';
 
 const eventsV1 = (): KubeObject => ({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { definitionOf, strategyOf } from '../testing.js';
+import { definitionOf, strategyOf } from '../../testing/apis.js';
 import { mandatoryPriorityLevelSpecs } from './validation.js';
 import { mandatoryPriorityLevels, suggestedPriorityLevels } from '../../flowcontrol/bootstrap.js';
 

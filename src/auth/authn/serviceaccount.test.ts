@@ -6,7 +6,7 @@ import { FakeClient } from '../../testing/fake-client.js';
 import { ServiceAccountTokens } from './serviceaccount.js';
 import { keyId, publicKeysFromPem } from './keys.js';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { definitionOf } from '../../apis/testing.js';
+import { definitionOf } from '../../testing/apis.js';
 
 const SA = { group: '', version: 'v1', resource: 'serviceaccounts' };
 const serviceAccounts = { definition: definitionOf('', 'serviceaccounts') };

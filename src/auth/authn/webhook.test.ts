@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebhookTokenAuthenticator } from './webhook.js';
 import { WebhookAuthorizer } from '../authz/webhook.js';
-import { res } from '../testing/attrs.js';
+import { res } from '../../testing/auth-attrs.js';
 
 function fakeHook(answer: (body: Record<string, unknown>) => Record<string, unknown>) {
   const sent: Record<string, unknown>[] = [];

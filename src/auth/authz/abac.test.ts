@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AbacAuthorizer, parseAbacPolicies } from './abac.js';
-import { nonres, res } from '../testing/attrs.js';
+import { nonres, res } from '../../testing/auth-attrs.js';
 import { subjectAccessReviewFor } from './webhook.js';
 
 const line = (spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'abac.authorization.kubernetes.io/v1beta1', kind: 'Policy', spec });

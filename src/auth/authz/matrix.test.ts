@@ -9,7 +9,7 @@ import { authFlagDefinitions } from '../flags.js';
 import { RBACCache, rbacResource } from '../rbac/cache.js';
 import { startRBAC } from '../rbac/module.js';
 import { FakeClient } from '../../testing/fake-client.js';
-import { describe as show, nonres, res } from '../testing/attrs.js';
+import { describe as show, nonres, res } from '../../testing/auth-attrs.js';
 import { eventually } from '../../testing/wait.js';
 import type { AuthorizationAttributes } from '../types.js';
 import { buildAuthorizers, type BuiltAuthorizers } from './build.js';

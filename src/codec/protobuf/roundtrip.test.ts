@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { apiVersionOf, type KubeObject } from '../../apimachinery/types.js';
 import { setFlavor, type Flavor } from '../../naming/index.js';
 import { decodeObject, encodeObject, isProtobufPayload } from './index.js';
-import { builtinKinds, sampleObject } from './testing.js';
+import { builtinKinds, sampleObject } from '../../testing/protobuf-samples.js';
 
 for (const f of ['orch', 'kubernetes'] as Flavor[]) {
   test(`every built-in kind round-trips through the binary form (${f} flavor)`, () => {

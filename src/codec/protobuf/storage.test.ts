@@ -7,7 +7,7 @@ import { FlagError, ParsedFlags } from '../../apimachinery/flags.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { group, protobufMediaType, setFlavor } from '../../naming/index.js';
 import { buildResourceTable } from '../../registry/index.js';
-import { requestContext } from '../../registry/testing.js';
+import { requestContext } from '../../testing/registry.js';
 import type { RESTStore } from '../../rest/index.js';
 import { MemoryStorage } from '../../storage/index.js';
 import { isProtobufPayload, storageCodec, storageCodecFromFlags } from './index.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { isApiError } from '../../apimachinery/errors.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import { crdResource, findCondition, type CRDCondition } from '../../apis/apiextensions/index.js';
-import { definitionOf } from '../../apis/testing.js';
+import { definitionOf } from '../../testing/apis.js';
 import { LoopbackClient } from '../../server/loopback.js';
 import { coreDefinitions, memoryTable } from '../../testing/memory-table.js';
 import { eventually } from '../../testing/wait.js';

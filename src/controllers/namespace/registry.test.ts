@@ -9,7 +9,7 @@ import { NamespaceLifecycle } from '../../admission/namespace-lifecycle.js';
 import { PluginChain } from '../../admission/chain.js';
 import { LoopbackClient } from '../../server/loopback.js';
 import { buildResourceTable } from '../../registry/index.js';
-import { namespaceDefinition, TEST_GROUP, widgetDefinition } from '../../registry/testing.js';
+import { namespaceDefinition, TEST_GROUP, widgetDefinition } from '../../testing/registry.js';
 import { createStorage } from '../../storage/index.js';
 import { startControllers } from '../index.js';
 import { ensureSystemNamespaces } from '../system-namespaces.js';

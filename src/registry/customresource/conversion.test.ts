@@ -9,7 +9,7 @@ import { MemoryStorage } from '../../storage/index.js';
 import { startHttpsServer, json, type TestHttpsServer } from '../../testing/https-server.js';
 import { createCA, issueCert, type TestCert } from '../../testing/pki.js';
 import { buildResourceTable, type DefaultResourceTable } from '../table.js';
-import { TEST_GROUP, requestContext, widgetDefinition, widgetV2Definition } from '../testing.js';
+import { TEST_GROUP, requestContext, widgetDefinition, widgetV2Definition } from '../../testing/registry.js';
 import { crdConversion, webhookTarget, type CRDConversionSource } from './conversion.js';
 import { restoreObjectMeta, type ConversionWebhookTransport } from './webhook-converter.js';
 

@@ -7,7 +7,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { etcdSkip, startEtcd, type EtcdServer } from '../../storage/etcd-testing.js';
+import { etcdSkip, startEtcd, type EtcdServer } from '../../testing/etcd.js';
 import { createCA, type TestCert } from '../../testing/pki.js';
 import { startAuthTestServer, type AuthTestServer } from '../../testing/server.js';
 import { eventually } from '../../testing/wait.js';

@@ -8,7 +8,7 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { productName } from '../../naming/index.js';
 import { MemoryStorage } from '../../storage/index.js';
 import { buildResourceTable, type DefaultResourceTable } from '../table.js';
-import { requestContext } from '../testing.js';
+import { requestContext } from '../../testing/registry.js';
 import type { RESTStore } from '../../rest/index.js';
 import { ServiceAllocations } from './allocations.js';
 import { ensureMasterService, installServiceAllocation, parsePortRange, parseServiceClusterIPRanges, type ServiceNetwork } from './index.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { JSONSchemaProps } from '../../apimachinery/jsonschema.js';
-import { compileValidations } from './index.js';
+import { compileValidations } from './validation.js';
 import { EVALUATION_DEADLINE_MS, REQUEST_DEADLINE_MS } from './meter.js';
 import { MAX_REQUEST_SIZE_BYTES } from './types.js';
 

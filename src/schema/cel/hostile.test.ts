@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/jsonschema.js';
-import { compileValidations } from './index.js';
+import { compileValidations } from './validation.js';
 
 const ROOT = 'spec.validation.openAPIV3Schema';
 const RULES = 'x-orch-validations';

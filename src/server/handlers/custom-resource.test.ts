@@ -9,7 +9,7 @@ import { binarySerializer } from '../../codec/binary.js';
 import { SerializerSet } from '../../codec/serializer.js';
 import { metaGroup, protobufMediaType } from '../../naming/index.js';
 import { buildResourceTable, type DefaultResourceTable } from '../../registry/index.js';
-import { widgetStrategy } from '../../registry/testing.js';
+import { widgetStrategy } from '../../testing/registry.js';
 import type { ResourceDefinition } from '../../rest/index.js';
 import { pruneObject } from '../../schema/crd/index.js';
 import { MemoryStorage } from '../../storage/index.js';

@@ -1,6 +1,6 @@
 // Request attributes for authorizer tests.
-import type { UserInfo } from '../../apimachinery/types.js';
-import type { AuthorizationAttributes } from '../types.js';
+import type { UserInfo } from '../apimachinery/types.js';
+import type { AuthorizationAttributes } from '../auth/types.js';
 
 export function res(user: UserInfo, verb: string, apiGroup: string, resource: string, namespace = '', name = '', subresource = ''): AuthorizationAttributes {
   return { user, verb, isResourceRequest: true, path: '', apiGroup, apiVersion: 'v1', resource, subresource, namespace, name };

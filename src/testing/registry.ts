@@ -4,7 +4,7 @@
 import { invalidField } from '../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../apimachinery/types.js';
 import type { RequestContext, ResourceDefinition, Strategy, SubresourceDefinition } from '../rest/index.js';
-import { definitionOf } from '../apis/testing.js';
+import { definitionOf } from './apis.js';
 
 type Obj = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JSONSchemaProps, ValidationRule } from '../../apimachinery/jsonschema.js';
 import { setFlavor } from '../../naming/index.js';
-import { compileValidations } from './index.js';
+import { compileValidations } from './validation.js';
 
 const ROOT = 'spec.validation.openAPIV3Schema';
 const RULES = 'x-orch-validations';

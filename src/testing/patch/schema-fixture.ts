@@ -2,7 +2,7 @@
 // strategic merge patch tests that do not depend on the generated catalog.
 
 import type { FieldDef, TypeDef, TypeRef } from '../../schema/catalog-types.js';
-import { patchSchemaFor, type PatchSchema, type TypeLookup } from '../strategic-schema.js';
+import { patchSchemaFor, type PatchSchema, type TypeLookup } from '../../patch/strategic-schema.js';
 
 const CORE = 'io.k8s.api.core.v1.';
 const APPS = 'io.k8s.api.apps.v1.';

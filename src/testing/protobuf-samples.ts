@@ -1,10 +1,10 @@
 // Sample objects for the codec's tests and benchmark: every field of a catalog type filled
 // with a non-zero value of its type, in the form the upstream types print (so that binary
 // and back gives the same JSON).
-import { fromKubernetesGroup } from '../../naming/index.js';
-import type { GroupVersionKind } from '../../apimachinery/types.js';
-import { getCatalog, lookupType, servedFieldName } from '../../schema/index.js';
-import type { FieldDef, TypeRef } from '../../schema/index.js';
+import { fromKubernetesGroup } from '../naming/index.js';
+import type { GroupVersionKind } from '../apimachinery/types.js';
+import { getCatalog, lookupType, servedFieldName } from '../schema/index.js';
+import type { FieldDef, TypeRef } from '../schema/index.js';
 
 /** One served kind per catalog type that has a binary form. */
 export function builtinKinds(): { id: string; gvk: GroupVersionKind }[] {

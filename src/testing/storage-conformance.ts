@@ -11,7 +11,7 @@ import {
   TooLargeResourceVersionError,
   type Storage,
   type StorageEvent,
-} from './interface.js';
+} from '../storage/interface.js';
 
 export interface StorageHarness {
   /** The store keeps its data across close and reopen (the restart test runs). */

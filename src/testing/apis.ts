@@ -1,7 +1,7 @@
 // Test helpers: the strategy and conversion of a served resource.
 import type { ResourceDefinition, Strategy } from '../rest/index.js';
 import { flavor, type Flavor } from '../naming/index.js';
-import { builtinResourceDefinitions } from './definitions.js';
+import { builtinResourceDefinitions } from '../apis/definitions.js';
 
 // Per flavor: the definitions name their groups in the flavor they were built in.
 const cached = new Map<Flavor, ResourceDefinition[]>();
