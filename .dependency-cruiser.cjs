@@ -17,6 +17,7 @@ const LAYERS = [
   'controllers',
   'auth',
   'admission',
+  'history',
   'registry',
   'apis',
   'apply',

@@ -7,12 +7,14 @@ import { readOptionalJson } from './decode.js';
 import { parseDeleteOptions, parseListOptions } from './options.js';
 import { writeTargetOf, type HandlerDeps, type Routed } from './request.js';
 import { negotiate, respond, writeEncoded } from './response.js';
-import { admissionAttributes, admissionValidator, admit, type WriteTarget } from './write.js';
+import { admissionAttributes, admissionValidator, admit, recordWrite, type WriteTarget } from './write.js';
 
 /** Mutating admission (no object yet), then the Store's delete with validating admission as its hook. */
 export async function deleteResource(admission: AdmissionChain | undefined, ctx: RequestContext, w: WriteTarget, opts: Omit<DeleteOptions, 'validate'>): Promise<DeleteResult> {
   await admit(admission, admissionAttributes(w, 'DELETE', w.name));
-  return w.store.delete!(ctx, w.namespace, w.name, { ...opts, validate: admissionValidator(admission, w, 'DELETE') });
+  const result = await w.store.delete!(ctx, w.namespace, w.name, { ...opts, validate: admissionValidator(admission, w, 'DELETE') });
+  await recordWrite(ctx, w, 'delete', result.object);
+  return result;
 }
 
 /** As deleteResource, for every object a list with `listOpts` would return. */
@@ -24,7 +26,9 @@ export async function deleteResources(
   listOpts: ListOptions,
 ): Promise<KubeList> {
   await admit(admission, admissionAttributes(w, 'DELETE', ''));
-  return w.store.deleteCollection!(ctx, w.namespace, { ...opts, validate: admissionValidator(admission, w, 'DELETE') }, listOpts);
+  const deleted = await w.store.deleteCollection!(ctx, w.namespace, { ...opts, validate: admissionValidator(admission, w, 'DELETE') }, listOpts);
+  for (const obj of deleted.items) await recordWrite(ctx, { ...w, namespace: obj.metadata?.namespace ?? w.namespace, name: obj.metadata?.name ?? '' }, 'delete', obj);
+  return deleted;
 }
 
 export async function serveDelete(deps: HandlerDeps, routed: Routed): Promise<void> {
