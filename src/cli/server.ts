@@ -9,7 +9,9 @@ import { realClock, type Clock } from '../apimachinery/clock.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import { buildAdmissionChain } from '../admission/index.js';
 import { conversionWebhookTransport } from '../admission/webhook/index.js';
-import { buildAuth, type AuthModule } from '../auth/index.js';
+import { buildAuth, forbiddenError, type AuthModule } from '../auth/index.js';
+import type { AuthorizationAttributes } from '../auth/types.js';
+import { DEFAULT_RETENTION, HistoryStore, parseRetention, RevisionsStore, revisionsDefinition, type Retention } from '../history/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import type { ApiClient } from '../client/types.js';
@@ -164,6 +166,14 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const simulatedNodeConfig = await loadSimulatedNodeConfig(flags.list('simulated-node-config'), opts.simulatedNodeConfig ?? []).catch((err: unknown) => {
     throw new Error(`--simulated-node-config: ${err instanceof Error ? err.message : String(err)}`);
   });
+  // The object history's retention: a bad value refuses the start too.
+  let historyRetention: Retention | undefined;
+  try {
+    historyRetention = parseRetention(flags.string('history-retention') ?? DEFAULT_RETENTION);
+  } catch (e) {
+    throw new Error(`--history-retention: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const history = historyRetention ? new HistoryStore({ retention: historyRetention, now: () => (opts.clock ?? realClock).now().getTime() }) : undefined;
   const dataDir = resolve(flags.string('data-dir') ?? './.orch');
   const backend = flags.string('storage-backend') ?? 'sqlite';
   const writeKubeconfig = opts.writeKubeconfig ?? true;
@@ -228,9 +238,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   serializers.register(binarySerializer());
   // Admission plugins look objects up with a plain client; controllers write through one
   // that runs admission, as remote clients' writes do.
-  const client = new LoopbackClient(table, LOOPBACK_USER);
+  const client = new LoopbackClient(table, LOOPBACK_USER, { history });
   const admission = buildAdmissionChain(flags, { client, resources: table, features, clock, log });
-  const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
+  const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission, history });
   // pods/eviction takes disruptions from budgets through the loopback client, as kube-apiserver does.
   installPodEviction(table, { client: controllerClient, features });
   // The node agent of simulated nodes works through the same client as the controllers.
@@ -280,6 +290,16 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     if (d.group === group('authentication') && d.resource === 'selfsubjectreviews' && !features.enabled('APISelfSubjectReview')) continue;
     table.add(store);
   }
+  // The object history: each revision shown only to who may get its object.
+  if (history) {
+    table.add(
+      new RevisionsStore(revisionsDefinition(), history, async (user, target) => {
+        const attrs: AuthorizationAttributes = { user, verb: 'get', isResourceRequest: true, path: '', apiGroup: target.group, apiVersion: '*', resource: target.resource, subresource: '', namespace: target.namespace, name: target.name };
+        const result = await auth.authorizer.authorize(attrs);
+        return result.decision === 'Allow' ? undefined : forbiddenError(attrs, result.reason);
+      }),
+    );
+  }
   for (const [handler, build] of Object.entries(auth.subresources) as [SubresourceHandler, SubresourceHandlerFactory][]) serveSubresourceHandler(table, handler, build);
 
   // The aggregation layer: APIServices for what is served here, remote ones proxied.
@@ -319,6 +339,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     authorizer: auth.authorizer,
     impersonate: (headers, user) => auth.impersonate(headers, user),
     admission,
+    history,
     auditor,
     serializers,
     nonResource: async (method, path, query) => apf?.debug(method, path, query) ?? auth.nonResource(method, path),
@@ -394,6 +415,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     windowMs,
     onError: (err) => log(`compaction failed: ${err instanceof Error ? err.message : String(err)}`),
   });
+
+  // Objects no one writes any more (deleted ones) lose their old revisions here; the compactor never touches history.
+  const historyPruner = history ? setInterval(() => history.prune(), 60_000).unref() : undefined;
 
   const apfStarted = (async () => {
     if (!apf) return;
@@ -490,6 +514,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await auth.stop();
       await admission.stop();
       compactor.stop();
+      if (historyPruner) clearInterval(historyPruner);
       await customResources.stop();
       conversionTransport.close();
       await table.stop();
