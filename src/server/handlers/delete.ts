@@ -12,8 +12,8 @@ import { admissionAttributes, admissionValidator, admit, recordWrite, type Write
 /** Mutating admission (no object yet), then the Store's delete with validating admission as its hook. */
 export async function deleteResource(admission: AdmissionChain | undefined, ctx: RequestContext, w: WriteTarget, opts: Omit<DeleteOptions, 'validate'>): Promise<DeleteResult> {
   await admit(admission, admissionAttributes(w, 'DELETE', w.name));
-  const result = await w.store.delete!(ctx, w.namespace, w.name, { ...opts, validate: admissionValidator(admission, w, 'DELETE') });
-  await recordWrite(ctx, w, 'delete', result.object);
+  const result = await w.store.delete!(ctx, w.namespace, w.name, { ...opts, validate: admissionValidator(admission, w, 'DELETE'), reportRemoval: !!ctx.history && !opts.dryRun });
+  await recordWrite(ctx, w, 'delete', result.object, undefined, result.removedAt);
   return result;
 }
 

@@ -27,11 +27,11 @@ export async function updateResource(
     await admit(admission, attrs);
     return attrs.object ?? obj;
   };
-  const updateOpts = { ...opts, validate: admissionValidator(admission, w, 'UPDATE') };
+  const updateOpts = { ...opts, validate: admissionValidator(admission, w, 'UPDATE'), reportRemoval: !!ctx.history && !opts.dryRun };
   const result = w.subresource ? await w.subresource.update!(ctx, w.namespace, w.name, objInfo, updateOpts) : await w.store.update!(ctx, w.namespace, w.name, objInfo, updateOpts);
   // A server-side apply is an apply whatever it did; a PUT that made the object is a create.
   const written = opts.apply ? 'apply' : result.created && verb === 'update' ? 'create' : verb;
-  await recordWrite(ctx, w, written, result.object, opts.userAgent);
+  await recordWrite(ctx, w, written, result.object, opts.userAgent, result.removedAt);
   return result;
 }
 

@@ -107,11 +107,13 @@ export async function recordWrite(
   verb: HistoryVerb,
   answer: KubeObject | undefined,
   userAgent?: string,
+  removedAt?: number,
 ): Promise<void> {
   const recorder = ctx.history;
   if (!recorder || w.dryRun || !answer) return;
   const def = w.store.definition;
-  let object = answer;
+  // A removal is a revision of its own: the answer has the object's last resourceVersion.
+  let object = removedAt === undefined ? answer : { ...answer, metadata: { ...answer.metadata, resourceVersion: String(removedAt) } };
   if (w.subresource && (answer.kind !== def.kind || !answer.metadata?.uid)) {
     if (!w.store.get) return;
     try {
