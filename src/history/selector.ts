@@ -24,7 +24,7 @@ function validGroup(g: string): boolean {
 
 /** A name any kind may have (Kubernetes' path segment rule), without what could only be a trick. */
 function validName(n: string): boolean {
-  return n.length > 0 && n.length <= 253 && n !== '.' && n !== '..' && n !== '__proto__' && !/[/%\u0000-\u001f\u007f]/.test(n);
+  return n.length > 0 && n.length <= 253 && n !== '.' && n !== '..' && n !== '__proto__' && !/[/%]/.test(n) && [...n].every((c) => c > ' ' && c !== '\u007f');
 }
 
 /** Parses `target.resource=configmaps,target.name=web,...`. */
