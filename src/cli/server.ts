@@ -11,7 +11,7 @@ import { buildAdmissionChain } from '../admission/index.js';
 import { conversionWebhookTransport } from '../admission/webhook/index.js';
 import { buildAuth, forbiddenError, type AuthModule } from '../auth/index.js';
 import type { AuthorizationAttributes } from '../auth/types.js';
-import { DEFAULT_RETENTION, HistoryStore, parseRetention, RevisionsStore, revisionsDefinition, type Retention } from '../history/index.js';
+import { DEFAULT_RETENTION, HistoryStore, parseRetention, RevisionsStore, revisionSchema, revisionsDefinition, type Retention } from '../history/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import type { ApiClient } from '../client/types.js';
@@ -28,7 +28,7 @@ import { installConnectSubresources, preferredAddressTypesFromFlags, type Kubele
 import { installPodEviction } from '../registry/eviction.js';
 import { CustomResourceRegistrar } from '../registry/customresource/index.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
-import type { ResourceTable, SubresourceHandler, SubresourceHandlerFactory } from '../rest/index.js';
+import type { ResourceDefinition, ResourceTable, SubresourceHandler, SubresourceHandlerFactory } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
 import { ApiServerMetrics } from '../server/metrics.js';
@@ -343,7 +343,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     auditor,
     serializers,
     nonResource: async (method, path, query) => apf?.debug(method, path, query) ?? auth.nonResource(method, path),
-    openapi: openapiHandler(() => servedDefinitions(table), { remote: () => aggregator.openApiDocuments() }),
+    openapi: openapiHandler(() => withHistorySchema(servedDefinitions(table)), { remote: () => aggregator.openApiDocuments() }),
     version: versionInfo(PRODUCT_VERSION),
     tls: { cert: readFileSync(certFile), key: readFileSync(keyFile), clientCA: readFileSync(clientCaFile) },
     maxRequestsInFlight: flags.number('max-requests-inflight'),
@@ -538,4 +538,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     memorySnapshot: () => (storage instanceof MemoryStorage ? storage.snapshot() : undefined),
     stop,
   };
+}
+
+/** The revisions' schema for OpenAPI, published as a custom resource's is (the kind is outside the catalog). */
+function withHistorySchema(definitions: ResourceDefinition[]): ResourceDefinition[] {
+  return definitions.map((d) => (d.handler === 'Revisions' ? { ...d, customResource: { crdName: '', crdUID: '', schema: revisionSchema() } } : d));
 }

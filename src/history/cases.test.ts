@@ -235,6 +235,16 @@ export function historyCases(compat: 'orch' | 'kubernetes'): void {
     assert.equal(aggregated.status, 200, aggregated.text);
     const agg = (aggregated.json.items as { metadata: { name: string } }[]).filter((g) => g.metadata.name === productGroup('history'));
     assert.equal(agg.length, 1, aggregated.text.slice(0, 300));
+    // OpenAPI v2 and v3 describe it.
+    const v2 = await t.request('GET', '/openapi/v2', admin);
+    const v2Paths = Object.keys(v2.json.paths as Record<string, unknown>).filter((p) => p.includes(productGroup('history')));
+    assert.deepEqual(v2Paths.sort(), [`${H()}/namespaces/{namespace}/revisions`, `${H()}/namespaces/{namespace}/revisions/{name}`, `${H()}/revisions`]);
+    const v3 = await t.request('GET', '/openapi/v3', admin);
+    const gv = (v3.json.paths as Record<string, { serverRelativeURL: string }>)[`apis/${productGroup('history')}/v1`];
+    assert.ok(gv, v3.text.slice(0, 200));
+    const v3doc = await t.request('GET', gv.serverRelativeURL, admin);
+    assert.equal(v3doc.status, 200);
+    assert.ok(Object.keys((v3doc.json.components as { schemas: Record<string, unknown> }).schemas).some((k) => k.endsWith('.Revision')));
     // No built-in group's document lists it.
     const core = await t.request('GET', '/api/v1', admin);
     assert.ok(!(core.json.resources as { name: string }[]).some((x) => x.name === 'revisions'));

@@ -7,3 +7,4 @@ export { HistoryStore, DEFAULT_MAX_HISTORY_BYTES, type HistoryStoreOptions, type
 export { RevisionsStore, revisionsDefinition, HISTORY_VERSION, type TargetAuthorizer, type TargetRef } from './serve.js';
 export { parseRevisionSelector } from './selector.js';
 export { revisionName, parseRevisionName, revisionTable } from './revision.js';
+export { revisionSchema } from './schema.js';
