@@ -11,7 +11,7 @@ import { buildAdmissionChain } from '../admission/index.js';
 import { conversionWebhookTransport } from '../admission/webhook/index.js';
 import { buildAuth, forbiddenError, type AuthModule } from '../auth/index.js';
 import type { AuthorizationAttributes } from '../auth/types.js';
-import { DEFAULT_RETENTION, HistoryStore, parseRetention, RevisionsStore, revisionSchema, revisionsDefinition, type Retention } from '../history/index.js';
+import { DEFAULT_RETENTION, HistoryPersistence, HistoryStore, parseRetention, RevisionsStore, revisionSchema, revisionsDefinition, type Retention } from '../history/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import type { ApiClient } from '../client/types.js';
@@ -206,6 +206,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (opts.early !== undefined && early === undefined) await closeEarlyStorage(opts.early);
   const earlyStorage = await early?.storage;
   const storage: Storage = earlyStorage ?? (await createStorage(storageOpts));
+  // The object history is kept in the store too (off the request path, in batches), and read back here.
+  const historyPersistence = history ? new HistoryPersistence(storage, history, { onError: (err) => log(`object history: ${err instanceof Error ? err.message : String(err)}`) }) : undefined;
+  await historyPersistence?.load();
   const windowMs = flags.number('watch-history-window') ?? 300_000;
   const storageCodec = storageCodecFromFlags(flags);
   const maxObjectSizeBytes = flags.number('max-object-size-bytes') ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
@@ -518,6 +521,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await customResources.stop();
       conversionTransport.close();
       await table.stop();
+      await historyPersistence?.stop();
       await storage.close();
     })());
 

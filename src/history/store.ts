@@ -30,6 +30,16 @@ export interface StoredRevision {
   text: string;
   /** Set once dropped, so that the eviction queue skips it. */
   dropped?: true;
+  /** The persisted batch that holds it, once written (see `persist.ts`). */
+  batch?: { key: string; live: number };
+}
+
+/** Told of what the store keeps and drops (persistence). */
+export interface HistoryListener {
+  /** A revision recorded from a write (not one loaded). */
+  added(target: RevisionTarget, revision: StoredRevision): void;
+  /** A revision no longer kept. */
+  dropped(revision: StoredRevision): void;
 }
 
 /** One object's revisions: `revisions[i]` is the object's revision number `first + i`. */
@@ -46,6 +56,7 @@ export interface HistoryStoreOptions {
   /** Milliseconds since the epoch. */
   now?: () => number;
 }
+
 
 /** 64 MiB of objects by default. */
 export const DEFAULT_MAX_HISTORY_BYTES = 64 * 1024 * 1024;
@@ -81,6 +92,8 @@ export class HistoryStore implements WriteRecorder {
   private readonly retention: Retention;
   private readonly maxBytes: number;
   private readonly now: () => number;
+  /** Persistence, when the history outlives the process. */
+  listener?: HistoryListener;
 
   constructor(opts: HistoryStoreOptions) {
     this.retention = opts.retention;
@@ -112,11 +125,11 @@ export class HistoryStore implements WriteRecorder {
       name: m.name,
       uid,
     };
-    this.add(target, revision);
+    if (this.add(target, revision)) this.listener?.added(target, revision);
   }
 
-  /** Adds a revision (also what a persisted history is loaded with). */
-  add(target: RevisionTarget, revision: StoredRevision): void {
+  /** Adds a revision (also what a persisted history is loaded with); false when it was already there or is too old. */
+  add(target: RevisionTarget, revision: StoredRevision): boolean {
     let history = this.byUid.get(target.uid);
     if (!history) {
       history = { target, revisions: [], first: 1 };
@@ -131,15 +144,16 @@ export class HistoryStore implements WriteRecorder {
     // write that changed nothing reports the revision it left standing.
     let at = revs.length;
     while (at > 0 && revs[at - 1]!.resourceVersion >= revision.resourceVersion) {
-      if (revs[at - 1]!.resourceVersion === revision.resourceVersion) return;
+      if (revs[at - 1]!.resourceVersion === revision.resourceVersion) return false;
       at--;
     }
-    if (at === 0 && revs.length > 0 && history.first > 1) return; // older than what retention already dropped
+    if (at === 0 && revs.length > 0 && history.first > 1) return false; // older than what retention already dropped
     revs.splice(at, 0, revision);
     this.queue.push({ history, revision });
     this.bytes += revisionBytes(revision);
     this.applyRetention(history);
     this.evictOverCap();
+    return !revision.dropped;
   }
 
   /** Drops, everywhere, what retention no longer keeps (run now and then for objects no one writes). */
@@ -193,6 +207,7 @@ export class HistoryStore implements WriteRecorder {
       this.bytes -= revisionBytes(r);
       r.dropped = true;
       this.stale++;
+      this.listener?.dropped(r);
     }
     h.first += n;
     if (h.revisions.length === 0) this.forget(h);
@@ -221,6 +236,7 @@ export class HistoryStore implements WriteRecorder {
         this.bytes -= revisionBytes(revision);
         revision.dropped = true;
         this.stale++;
+        this.listener?.dropped(revision);
       }
       if (i >= 0) this.stale--;
     }
