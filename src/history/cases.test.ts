@@ -124,6 +124,35 @@ export function historyCases(compat: 'orch' | 'kubernetes'): void {
     assert.deepEqual(revs[1]!.patch.find((p) => p.path === '/status'), { op: 'add', path: '/status', value: { ready: true } });
   });
 
+  it('records deletecollection, the scale subresource and the controllers\' own writes', async () => {
+    for (const name of ['dc1', 'dc2']) {
+      assert.equal((await t.request('POST', '/api/v1/namespaces/default/configmaps', admin, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { sweep: 'yes' } } })).status, 201);
+    }
+    const swept = await t.request('DELETE', '/api/v1/namespaces/default/configmaps?labelSelector=sweep%3Dyes', admin);
+    assert.equal(swept.status, 200, swept.text);
+    for (const name of ['dc1', 'dc2']) {
+      assert.deepEqual(items(await list('default', `target.resource=configmaps,target.name=${name}`)).map((x) => x.operation), ['Create', 'Delete']);
+    }
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    };
+    assert.equal((await t.request('POST', '/apis/apps/v1/namespaces/default/deployments', admin, deployment)).status, 201);
+    const scale = await t.request('PATCH', '/apis/apps/v1/namespaces/default/deployments/d/scale?fieldManager=scaler', { ...admin, headers: { 'Content-Type': 'application/merge-patch+json' } }, { spec: { replicas: 3 } });
+    assert.equal(scale.status, 200, scale.text);
+    const revs = items(await list('default', 'target.group=apps,target.resource=deployments,target.name=d'));
+    const scaled = revs.find((x) => x.subresource === 'scale');
+    assert.ok(scaled, JSON.stringify(revs.map((x) => [x.operation, x.subresource])));
+    assert.equal(scaled.operation, 'Patch');
+    assert.equal(scaled.fieldManager, 'scaler');
+    assert.equal(scaled.target.kind, 'Deployment');
+    assert.equal((scaled.object.spec as { replicas: number }).replicas, 3);
+    // The deployment controller's writes (a ReplicaSet, the status) are revisions too, by its own user.
+    await eventually(async () => items(await list('default', 'target.group=apps,target.resource=deployments,target.name=d')).some((x) => x.operation === 'UpdateStatus' && x.user.username !== 'test-admin'), 'the controller\'s status write', 10_000);
+  });
+
   it('prints REVISION, TIME, USER, MANAGER and OPERATION columns as a Table', async () => {
     const r = await t.request('GET', `${H()}/namespaces/default/revisions?fieldSelector=${encodeURIComponent('target.resource=configmaps,target.name=web')}`, {
       ...admin,

@@ -867,7 +867,9 @@ export async function deleteEach(
   for (const obj of listed.items) {
     const m = obj.metadata ?? {};
     try {
-      deleted.push((await store.delete(ctx, m.namespace ?? namespace, m.name ?? '', { ...opts, preconditions: undefined })).object);
+      const result = await store.delete(ctx, m.namespace ?? namespace, m.name ?? '', { ...opts, preconditions: undefined, onEach: undefined });
+      opts.onEach?.(result);
+      deleted.push(result.object);
     } catch (e) {
       // Gone in the meantime: someone else deleted it, which is what was asked.
       if (e instanceof ApiError && e.code === 404) continue;

@@ -1,5 +1,6 @@
 // The options of each verb, as handlers and clients pass them to a Store.
 import type { KubeObject } from '../apimachinery/types.js';
+import type { DeleteResult } from './store.js';
 
 export interface GetOptions {
   resourceVersion?: string;
@@ -57,4 +58,6 @@ export interface DeleteOptions {
   validate?: ValidateObjectFunc;
   /** Report the store's revision after the removal in `DeleteResult.removedAt` (the object history asks). */
   reportRemoval?: boolean;
+  /** deletecollection: told of each object's delete as it is done (the object history records them). */
+  onEach?: (result: DeleteResult) => void;
 }

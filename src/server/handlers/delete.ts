@@ -26,8 +26,14 @@ export async function deleteResources(
   listOpts: ListOptions,
 ): Promise<KubeList> {
   await admit(admission, admissionAttributes(w, 'DELETE', ''));
-  const deleted = await w.store.deleteCollection!(ctx, w.namespace, { ...opts, validate: admissionValidator(admission, w, 'DELETE') }, listOpts);
-  for (const obj of deleted.items) await recordWrite(ctx, { ...w, namespace: obj.metadata?.namespace ?? w.namespace, name: obj.metadata?.name ?? '' }, 'delete', obj);
+  const done: DeleteResult[] = [];
+  const history = !!ctx.history && !opts.dryRun;
+  const each = history ? { reportRemoval: true, onEach: (r: DeleteResult) => done.push(r) } : {};
+  const deleted = await w.store.deleteCollection!(ctx, w.namespace, { ...opts, validate: admissionValidator(admission, w, 'DELETE'), ...each }, listOpts);
+  for (const r of done) {
+    const m = r.object.metadata ?? {};
+    await recordWrite(ctx, { ...w, namespace: m.namespace ?? w.namespace, name: m.name ?? '' }, 'delete', r.object, undefined, r.removedAt);
+  }
   return deleted;
 }
 
