@@ -45,6 +45,8 @@ describe('kubectl get revisions', { skip: KUBECTL ? false : 'kubectl is not inst
     const lines = out.stdout.trim().split('\n');
     assert.deepEqual(lines[0]!.split(/\s{2,}/), ['NAME', 'REVISION', 'TIME', 'USER', 'MANAGER', 'OPERATION']);
     const rows = lines.slice(1).map((l) => l.split(/\s{2,}/));
+    // TIME prints as an age, as kubectl prints columns of type date.
+    for (const r of rows) assert.match(r[2]!, /^\d+(s|m|h|d)/, r.join('|'));
     assert.deepEqual(rows.map((r) => [r[0], r[1], r[3], r[4], r[5]]), [
       ['x', '1', 'test-admin', 'kubectl-create', 'Create'],
       ['x', '2', 'test-admin', 'kubectl-label', 'Patch'],

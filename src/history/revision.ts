@@ -4,6 +4,7 @@ import type { KubeObject } from '../apimachinery/types.js';
 import { rfc3339 } from '../apimachinery/time.js';
 import { parseJsonText } from '../codec/json.js';
 import type { TableConvertor } from '../rest/index.js';
+import { since } from '../apis/table.js';
 import { jsonPatch } from './diff.js';
 import type { ObjectHistory, StoredRevision } from './store.js';
 
@@ -69,16 +70,17 @@ export const revisionTable: TableConvertor = {
   columns: [
     { name: 'Name', type: 'string', format: 'name', description: 'The name of the object this revision is of.', priority: 0 },
     { name: 'Revision', type: 'integer', format: '', description: 'The ordinal of this revision among the object\'s revisions, from 1.', priority: 0 },
-    { name: 'Time', type: 'date', format: '', description: 'When the write was made.', priority: 0 },
+    // An age, as kubectl shows times; the Revision's `timestamp` has the time itself.
+    { name: 'Time', type: 'date', format: 'date', description: 'When the write was made.', priority: 0 },
     { name: 'User', type: 'string', format: '', description: 'The authenticated user who made the write.', priority: 0 },
     { name: 'Manager', type: 'string', format: '', description: 'The field manager of the write.', priority: 0 },
     { name: 'Operation', type: 'string', format: '', description: 'What the write was: Create, Update, Patch, Apply, Delete, or a status write.', priority: 0 },
   ],
-  cells(obj) {
+  cells(obj, now) {
     const o = obj as Record<string, unknown>;
     const target = (o.target ?? {}) as Record<string, unknown>;
     const user = (o.user ?? {}) as Record<string, unknown>;
     const op = typeof o.subresource === 'string' && o.subresource !== 'status' ? `${String(o.operation)} (${o.subresource})` : String(o.operation ?? '');
-    return [String(target.name ?? ''), o.revision ?? 0, o.timestamp ?? '', String(user.username ?? ''), String(o.fieldManager ?? ''), op];
+    return [String(target.name ?? ''), o.revision ?? 0, since(o.timestamp, now), String(user.username ?? ''), String(o.fieldManager ?? ''), op];
   },
 };
