@@ -1,6 +1,5 @@
 // The options of each verb, as handlers and clients pass them to a Store.
 import type { KubeObject } from '../apimachinery/types.js';
-import type { DeleteResult } from './store.js';
 
 export interface GetOptions {
   resourceVersion?: string;
@@ -59,5 +58,5 @@ export interface DeleteOptions {
   /** Report the store's revision after the removal in `DeleteResult.removedAt` (the object history asks). */
   reportRemoval?: boolean;
   /** deletecollection: told of each object's delete as it is done (the object history records them). */
-  onEach?: (result: DeleteResult) => void;
+  onEach?: (result: { object: KubeObject; deleted: boolean; removedAt?: number }) => void;
 }
