@@ -207,6 +207,11 @@ export function historyCases(compat: 'orch' | 'kubernetes'): void {
     }
     assert.equal((await t.request('GET', `${H()}/namespaces/default/revisions/nothing.1`, admin)).status, 404);
     assert.equal((await t.request('GET', `${H()}/namespaces/default/revisions/__proto__`, admin)).status, 404);
+    for (const name of ['constructor.1', `x.${'9'.repeat(40)}`, `${'u'.repeat(5000)}.1`, 'x.1e3', '%2e%2e', 'x.-1']) {
+      const r = await t.request('GET', `${H()}/namespaces/default/revisions/${name}`, admin);
+      assert.ok(r.status === 404 || r.status === 400, `${name}: ${r.status} ${r.text.slice(0, 200)}`);
+      assert.equal(r.json.kind, 'Status');
+    }
   });
 
   it('shows a user only the revisions of objects the user may get', async () => {

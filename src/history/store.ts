@@ -194,10 +194,15 @@ export class HistoryStore implements WriteRecorder {
   }
 
   private applyRetention(h: ObjectHistory): void {
+    // The common case, nothing to drop, without building the list of times.
+    const revs = h.revisions;
+    const { maxCount, maxAgeMs } = this.retention;
+    const now = this.now();
+    if (revs.length <= 1 || ((maxCount === undefined || revs.length <= maxCount) && (maxAgeMs === undefined || revs[0]!.timeMs >= now - maxAgeMs))) return;
     const drop = revisionsToDrop(
       h.revisions.map((r) => r.timeMs),
       this.retention,
-      this.now(),
+      now,
     );
     if (drop > 0) this.dropFront(h, drop);
   }
