@@ -105,11 +105,10 @@ export class RevisionsStore implements RESTStore {
     const wide = new Map<string, boolean>();
     for (const h of histories) {
       const t = h.target;
-      const scope = `${t.namespace}`;
-      let ok = wide.get(scope);
+      let ok = wide.get(t.namespace);
       if (ok === undefined) {
         ok = (await this.authorize(ctx.user, { ...t, name: '' })) === undefined;
-        wide.set(scope, ok);
+        wide.set(t.namespace, ok);
       }
       if (ok || (await this.authorize(ctx.user, t)) === undefined) allowed.push(h);
     }
