@@ -153,6 +153,27 @@ export function historyCases(compat: 'orch' | 'kubernetes'): void {
     await eventually(async () => items(await list('default', 'target.group=apps,target.resource=deployments,target.name=d')).some((x) => x.operation === 'UpdateStatus' && x.user.username !== 'test-admin'), 'the controller\'s status write', 10_000);
   });
 
+  it('watches new revisions, each only for a user who may get its object', async () => {
+    const sel = encodeURIComponent('target.resource=configmaps,target.name=watched');
+    const events = (r: Response) => r.text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; object: RevisionJson });
+    assert.equal((await t.request('POST', '/api/v1/namespaces/default/configmaps', admin, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched' }, data: { v: '1' } })).status, 201);
+    const nobody = await t.user('nobody');
+    // From the start: the kept revision, then the new one (live, or kept if the write wins the race).
+    const open = t.request('GET', `${H()}/namespaces/default/revisions?watch=true&timeoutSeconds=2&fieldSelector=${sel}`, admin);
+    const hidden = t.request('GET', `${H()}/namespaces/default/revisions?watch=true&timeoutSeconds=2&fieldSelector=${sel}`, nobody);
+    assert.equal((await t.request('PUT', '/api/v1/namespaces/default/configmaps/watched', admin, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched' }, data: { v: '2' } })).status, 200);
+    const seen = events(await open);
+    assert.deepEqual(seen.map((e) => [e.type, e.object.operation, e.object.revision]), [
+      ['ADDED', 'Create', 1],
+      ['ADDED', 'Update', 2],
+    ]);
+    assert.deepEqual(events(await hidden), []);
+    // From a resourceVersion: what came after it.
+    const later = events(await t.request('GET', `${H()}/namespaces/default/revisions?watch=true&timeoutSeconds=1&resourceVersion=${seen[0]!.object.resourceVersion}&fieldSelector=${sel}`, admin));
+    assert.deepEqual(later.map((e) => e.object.revision), [2]);
+    assert.equal((await t.request('GET', `${H()}/namespaces/default/revisions?watch=true&resourceVersion=abc&fieldSelector=${sel}`, admin)).status, 400);
+  });
+
   it('prints REVISION, TIME, USER, MANAGER and OPERATION columns as a Table', async () => {
     const r = await t.request('GET', `${H()}/namespaces/default/revisions?fieldSelector=${encodeURIComponent('target.resource=configmaps,target.name=web')}`, {
       ...admin,
@@ -264,7 +285,7 @@ export function historyCases(compat: 'orch' | 'kubernetes'): void {
     const resources = await t.request('GET', `${H()}`, admin);
     assert.equal(resources.status, 200, resources.text);
     const rev = (resources.json.resources as { name: string; verbs: string[]; shortNames?: string[]; namespaced: boolean }[]).find((x) => x.name === 'revisions');
-    assert.deepEqual(rev && { verbs: rev.verbs, shortNames: rev.shortNames, namespaced: rev.namespaced }, { verbs: ['get', 'list'], shortNames: ['rev'], namespaced: true });
+    assert.deepEqual(rev && { verbs: rev.verbs, shortNames: rev.shortNames, namespaced: rev.namespaced }, { verbs: ['get', 'list', 'watch'], shortNames: ['rev'], namespaced: true });
     const aggregated = await t.request('GET', '/apis', { ...admin, headers: { Accept: `application/json;g=apidiscovery.${compat === 'orch' ? 'orch.io' : 'k8s.io'};v=v2beta1;as=APIGroupDiscoveryList` } });
     assert.equal(aggregated.status, 200, aggregated.text);
     const agg = (aggregated.json.items as { metadata: { name: string } }[]).filter((g) => g.metadata.name === productGroup('history'));

@@ -5,11 +5,11 @@
 import { ApiError, badRequest, notFound } from '../apimachinery/errors.js';
 import type { KubeObject, UserInfo } from '../apimachinery/types.js';
 import { productGroup } from '../naming/index.js';
-import type { GetOptions, ListOptions, RequestContext, RESTStore, ResourceDefinition, StoreList } from '../rest/index.js';
+import type { GetOptions, ListOptions, RequestContext, RESTStore, ResourceDefinition, StoreList, StoreWatchEvent } from '../rest/index.js';
 import { decodeContinue, encodeContinue } from '../registry/index.js';
 import { parseRevisionName, revisionObject, revisionTable, toRevision } from './revision.js';
 import { parseRevisionSelector } from './selector.js';
-import type { HistoryStore, ObjectHistory } from './store.js';
+import type { HistoryStore, ObjectHistory, StoredRevision } from './store.js';
 
 /** The object a revision is of, as the authorizer is asked about it. */
 export interface TargetRef {
@@ -24,6 +24,9 @@ export type TargetAuthorizer = (user: UserInfo, target: TargetRef) => Promise<Ap
 
 export const HISTORY_VERSION = 'v1';
 
+/** Revisions a slow watcher may have waiting; beyond it new ones are not queued for it. */
+const MAX_WATCH_QUEUE = 10_000;
+
 /** The served definition of `revisions` (computed when the server is built). */
 export function revisionsDefinition(): ResourceDefinition {
   return {
@@ -35,7 +38,7 @@ export function revisionsDefinition(): ResourceDefinition {
     namespaced: true,
     shortNames: ['rev'],
     categories: [],
-    verbs: ['get', 'list'],
+    verbs: ['get', 'list', 'watch'],
     subresources: [],
     preferred: true,
     handler: 'Revisions',
@@ -132,6 +135,86 @@ export class RevisionsStore implements RESTStore {
       metadata.remainingItemCount = entries.length - start - limit;
     }
     return { apiVersion: this.apiVersion, kind: 'RevisionList', metadata, items } as StoreList;
+  }
+
+  /**
+   * New revisions as ADDED events (revisions never change). Without a resourceVersion (or "0")
+   * the kept revisions come first; with one, the kept revisions after it. Each object's
+   * revisions reach only a watcher who may get the object.
+   */
+  async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<StoreWatchEvent>> {
+    if (opts.labelSelector) throw badRequest('revisions have no labels: a label selector is not supported');
+    const selector = parseRevisionSelector(opts.fieldSelector);
+    const rv = opts.resourceVersion ?? '';
+    if (rv !== '' && !/^\d{1,16}$/.test(rv)) throw badRequest(`invalid resource version: ${rv.slice(0, 64)}`);
+    const after = rv === '' ? 0 : Number(rv);
+    const ns = namespace === '' ? undefined : namespace;
+    const matches = (h: ObjectHistory): boolean =>
+      h.target.group === selector.group &&
+      h.target.resource === selector.resource &&
+      (ns === undefined || h.target.namespace === ns) &&
+      (selector.name === undefined || h.target.name === selector.name) &&
+      (selector.uid === undefined || h.target.uid === selector.uid);
+    // Subscribed before the kept revisions are read, so that nothing falls between.
+    type Pending = { history: ObjectHistory; revision: StoredRevision };
+    const queue: Pending[] = [];
+    let overflow = false;
+    let wake: (() => void) | undefined;
+    const unsubscribe = this.history.subscribe((history, revision) => {
+      if (!matches(history)) return;
+      // A watcher this far behind ends; its client lists again, as after any ended watch.
+      if (queue.length >= MAX_WATCH_QUEUE) overflow = true;
+      else queue.push({ history, revision });
+      wake?.();
+    });
+    const initial: Pending[] = [];
+    for (const h of this.history.select({ ...selector, namespace: ns })) {
+      for (const r of h.revisions) if (r.resourceVersion > after) initial.push({ history: h, revision: r });
+    }
+    initial.sort((a, b) => a.revision.resourceVersion - b.revision.resourceVersion || (a.history.target.uid < b.history.target.uid ? -1 : 1));
+    const sentInitially = new Set(initial.map((p) => p.revision));
+    const allowed = new Map<string, boolean>();
+    const mayGet = async (h: ObjectHistory): Promise<boolean> => {
+      let ok = allowed.get(h.target.uid);
+      if (ok === undefined) {
+        ok = (await this.authorize(ctx.user, h.target)) === undefined;
+        allowed.set(h.target.uid, ok);
+      }
+      return ok;
+    };
+    const signal = ctx.signal;
+    const onAbort = (): void => wake?.();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const event = async (p: Pending): Promise<StoreWatchEvent | undefined> => {
+      // Dropped by retention before it was sent: nothing to show any more.
+      const index = p.history.revisions.indexOf(p.revision);
+      if (index < 0 || !(await mayGet(p.history))) return undefined;
+      return { type: 'ADDED', object: this.build({ history: p.history, index }) };
+    };
+    async function* events(): AsyncGenerator<StoreWatchEvent> {
+      try {
+        for (const p of initial) {
+          if (signal.aborted) return;
+          const e = await event(p);
+          if (e) yield e;
+        }
+        while (!signal.aborted && !overflow) {
+          const p = queue.shift();
+          if (!p) {
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+            continue;
+          }
+          if (sentInitially.has(p.revision)) continue;
+          const e = await event(p);
+          if (e) yield e;
+        }
+      } finally {
+        unsubscribe();
+        signal.removeEventListener('abort', onAbort);
+      }
+    }
+    return events();
   }
 
   private build(e: Entry): KubeObject {

@@ -94,6 +94,8 @@ export class HistoryStore implements WriteRecorder {
   private readonly now: () => number;
   /** Persistence, when the history outlives the process. */
   listener?: HistoryListener;
+  /** Watches of revisions, told of each new one. */
+  private readonly watchers = new Set<(history: ObjectHistory, revision: StoredRevision) => void>();
 
   constructor(opts: HistoryStoreOptions) {
     this.retention = opts.retention;
@@ -153,7 +155,15 @@ export class HistoryStore implements WriteRecorder {
     this.bytes += revisionBytes(revision);
     this.applyRetention(history);
     this.evictOverCap();
-    return !revision.dropped;
+    if (revision.dropped) return false;
+    for (const w of this.watchers) w(history, revision);
+    return true;
+  }
+
+  /** Calls `fn` with each revision added from now on; answers the function that stops it. */
+  subscribe(fn: (history: ObjectHistory, revision: StoredRevision) => void): () => void {
+    this.watchers.add(fn);
+    return () => this.watchers.delete(fn);
   }
 
   /** Drops, everywhere, what retention no longer keeps (run now and then for objects no one writes). */

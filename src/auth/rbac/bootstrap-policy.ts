@@ -145,7 +145,7 @@ export function defaultClusterRoles(): KubeObject[] {
       r(['create'], [authz], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
       r(['create'], [authn], ['selfsubjectreviews']),
       // The object history: each revision is then shown only to who may get its object.
-      r(['get', 'list'], [productGroup('history')], ['revisions']),
+      r(['get', 'list', 'watch'], [productGroup('history')], ['revisions']),
     ]),
     clusterRole('system:discovery', [
       urls(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/']),
