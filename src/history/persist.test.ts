@@ -62,6 +62,21 @@ it('writes revisions in batches and reads them back; removes a batch once nothin
   now += 1;
 });
 
+it('outlives the compaction of the watch window', async () => {
+  const storage = new MemoryStorage();
+  const first = new HistoryStore({ retention: { maxCount: 5 } });
+  const p = new HistoryPersistence(storage, first);
+  await p.load();
+  first.record(write('a', 'u1', 1));
+  await p.stop();
+  // Other writes, then everything up to now compacted.
+  for (let i = 0; i < 5; i++) await storage.create(`/registry/core/configmaps/ns/x${i}`, Buffer.from('{}'));
+  await storage.compact(await storage.revision());
+  const second = new HistoryStore({ retention: { maxCount: 5 } });
+  await new HistoryPersistence(storage, second).load();
+  assert.deepEqual(second.byTargetUid('u1')!.revisions.map((r) => r.resourceVersion), [1]);
+});
+
 describe('across a restart on SQLite', () => {
   const dir = mkdtempSync(join(tmpdir(), 'orch-history-sqlite-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
