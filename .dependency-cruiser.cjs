@@ -18,6 +18,7 @@ const LAYERS = [
   'controllers',
   'auth',
   'admission',
+  'history',
   'registry',
   'apis',
   'apply',

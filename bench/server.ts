@@ -10,6 +10,7 @@
 //   create  creates of ~1 KB ConfigMaps from 64 clients on sqlite, against raw better-sqlite3
 //           (one row per transaction, WAL, synchronous=FULL, on the same disk) behind node:https.
 //   audit   creates audited at Metadata level to a log file, against no audit.
+//   history creates with the object history on, against --history-retention=0 (bench/history.ts).
 //   cr      custom resources: CRD to first accepted, creates and LIST against ConfigMaps.
 //   watch   fan-out of one writer's creates to 1,000 and 10,000 watchers over HTTP/2, against
 //           node:http2 streams fanning out events of the same shape.
@@ -37,6 +38,7 @@ import { readKubeconfig, type ClientConfig } from '../src/client/kubeconfig.js';
 import { createStorage } from '../src/storage/index.js';
 import { etcdInstallHint, etcdInstalled, startEtcd } from '../src/testing/etcd.js';
 import type { RawFixtures } from './raw-server.js';
+import { historyCreates } from './history.js';
 
 /** What `npm start` and the bin run: the bundle `npm run build` makes. */
 const ENTRY_POINT = fileURLToPath(new URL('../bundle/apiserver.js', import.meta.url));
@@ -54,7 +56,7 @@ const WATCH_EVENTS = Number(process.env.BENCH_WATCH_EVENTS ?? 100);
 const STREAMS_PER_SESSION = 500;
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 5);
 
-const GROUPS = ['import', 'start', 'get', 'create', 'audit', 'cr', 'watch', 'list', 'apf', 'etcd'] as const;
+const GROUPS = ['import', 'start', 'get', 'create', 'audit', 'history', 'cr', 'watch', 'list', 'apf', 'etcd'] as const;
 type Group = (typeof GROUPS)[number];
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
 for (const g of ONLY ?? []) {
@@ -871,6 +873,22 @@ async function auditCreates(serverArgs: string[], port: number, tls: ClientConfi
   row('create with audit at Metadata to a file, req/s (vs no audit)', rates.on, rates.off, 'req/s', true, { baselineName: 'no audit' });
 }
 
+/** Creates per second of a server started with `args`, as the audit runs measure them. */
+async function createRate(args: string[], port: number, tls: ClientConfig, label: string, ns: string): Promise<number> {
+  const child = startChild(args);
+  const api = new Target(`orch-apiserver (${label})`, `https://127.0.0.1:${port}`, tls, 64);
+  try {
+    await timeToReady(api, child, performance.now());
+    await api.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
+    const r = await load(api, 64, CREATE_SECONDS, (w, i) => ({ method: 'POST', path: `/api/v1/namespaces/${ns}/configmaps`, body: configMap(ns, `c-${w}-${i}`) }));
+    if (r.errors) process.stdout.write(`  (${r.errors} server errors, ${label})\n`);
+    return r.rps;
+  } finally {
+    api.close();
+    await child.stop();
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(ENTRY_POINT)) throw new Error(`the server entry point ${ENTRY_POINT} is missing: run npm run build`);
   const work = mkdtempSync(join(tmpdir(), 'orch-bench-'));
@@ -882,7 +900,7 @@ async function main(): Promise<void> {
       group = 'import';
       await importTime();
     }
-    if ((['start', 'get', 'create', 'audit', 'cr', 'watch', 'list'] as const).some(runs)) await serverGroups(work, dataDir, children, targets);
+    if ((['start', 'get', 'create', 'audit', 'history', 'cr', 'watch', 'list'] as const).some(runs)) await serverGroups(work, dataDir, children, targets);
     if (runs('apf')) {
       group = 'apf';
       await priorityAndFairness(work, children, targets);
@@ -1014,6 +1032,16 @@ async function serverGroups(work: string, dataDir: string, children: Child[], ta
     await server.stop();
     api.close();
     await auditCreates(serverArgs, port, tls, work);
+    await restart();
+  }
+
+  if (runs('history')) {
+    group = 'history';
+    process.stdout.write('\nCreate with the object history on, against off:\n');
+    await server.stop();
+    api.close();
+    const log = (line: string): boolean => process.stdout.write(`${line}\n`);
+    await historyCreates({ serverArgs, createRate: (args, label, ns) => createRate(args, port, tls, label, ns), row, log });
     await restart();
   }
 

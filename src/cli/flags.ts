@@ -112,6 +112,7 @@ export const serverFlagDefinitions: FlagDefinition[] = [
     default: '',
     usage: 'A set of key=value pairs that describe feature gates for alpha/experimental features (AllAlpha=true|false, AllBeta=true|false, <gate>=true|false).',
   },
+  { name: 'history-retention', type: 'string', default: '1h,50', usage: 'How long and how many revisions of each object the object history keeps: a duration, a count or both (24h, 100, 24h,100); 0 turns it off.' },
   { name: 'watch-history-window', type: 'duration', default: 300_000, usage: 'How long watch history (and continue tokens) stay usable.' },
   {
     name: 'simulated-nodes',

@@ -9,8 +9,10 @@ import { realClock, type Clock } from '../apimachinery/clock.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import { buildAdmissionChain } from '../admission/index.js';
 import { conversionWebhookTransport } from '../admission/webhook/index.js';
-import { buildAuth, LoginTokens, type AuthModule } from '../auth/index.js';
+import { buildAuth, forbiddenError, LoginTokens, type AuthModule } from '../auth/index.js';
+import type { AuthorizationAttributes } from '../auth/types.js';
 import { consoleLoginUrl, findBundleDir, isConsolePath, readAssets, serveConsole, type ConsoleAssets } from '../console/index.js';
+import { DEFAULT_RETENTION, HistoryPersistence, HistoryStore, parseRetention, RevisionsStore, revisionSchema, revisionsDefinition, type Retention } from '../history/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import type { ApiClient } from '../client/types.js';
@@ -27,7 +29,7 @@ import { installConnectSubresources, preferredAddressTypesFromFlags, type Kubele
 import { installPodEviction } from '../registry/eviction.js';
 import { CustomResourceRegistrar } from '../registry/customresource/index.js';
 import { ensureMasterService, installServiceAllocation, serviceNetworkFromFlags } from '../registry/services/index.js';
-import type { ResourceTable, SubresourceHandler, SubresourceHandlerFactory } from '../rest/index.js';
+import type { ResourceDefinition, ResourceTable, SubresourceHandler, SubresourceHandlerFactory } from '../rest/index.js';
 import { openapiHandler } from '../schema/openapi/index.js';
 import { ApiServer } from '../server/apiserver.js';
 import { ApiServerMetrics } from '../server/metrics.js';
@@ -184,6 +186,14 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       throw new Error(`--console: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
+  // The object history's retention: a bad value refuses the start too.
+  let historyRetention: Retention | undefined;
+  try {
+    historyRetention = parseRetention(flags.string('history-retention') ?? DEFAULT_RETENTION);
+  } catch (e) {
+    throw new Error(`--history-retention: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const history = historyRetention ? new HistoryStore({ retention: historyRetention, now: () => (opts.clock ?? realClock).now().getTime() }) : undefined;
   const dataDir = resolve(flags.string('data-dir') ?? './.orch');
   const backend = flags.string('storage-backend') ?? 'sqlite';
   const writeKubeconfig = opts.writeKubeconfig ?? true;
@@ -216,6 +226,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (opts.early !== undefined && early === undefined) await closeEarlyStorage(opts.early);
   const earlyStorage = await early?.storage;
   const storage: Storage = earlyStorage ?? (await createStorage(storageOpts));
+  // The object history is kept in the store too (off the request path, in batches), and read back here.
+  const historyPersistence = history ? new HistoryPersistence(storage, history, { onError: (err) => log(`object history: ${err instanceof Error ? err.message : String(err)}`) }) : undefined;
+  await historyPersistence?.load();
   const windowMs = flags.number('watch-history-window') ?? 300_000;
   const storageCodec = storageCodecFromFlags(flags);
   const maxObjectSizeBytes = flags.number('max-object-size-bytes') ?? DEFAULT_MAX_OBJECT_SIZE_BYTES;
@@ -248,9 +261,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   serializers.register(binarySerializer());
   // Admission plugins look objects up with a plain client; controllers write through one
   // that runs admission, as remote clients' writes do.
-  const client = new LoopbackClient(table, LOOPBACK_USER);
+  const client = new LoopbackClient(table, LOOPBACK_USER, { history });
   const admission = buildAdmissionChain(flags, { client, resources: table, features, clock, log });
-  const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission });
+  const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission, history });
   // pods/eviction takes disruptions from budgets through the loopback client, as kube-apiserver does.
   installPodEviction(table, { client: controllerClient, features });
   // The node agent of simulated nodes works through the same client as the controllers.
@@ -302,6 +315,16 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     if (d.group === group('authentication') && d.resource === 'selfsubjectreviews' && !features.enabled('APISelfSubjectReview')) continue;
     table.add(store);
   }
+  // The object history: each revision shown only to who may get its object.
+  if (history) {
+    table.add(
+      new RevisionsStore(revisionsDefinition(), history, async (user, target) => {
+        const attrs: AuthorizationAttributes = { user, verb: 'get', isResourceRequest: true, path: '', apiGroup: target.group, apiVersion: '*', resource: target.resource, subresource: '', namespace: target.namespace, name: target.name };
+        const result = await auth.authorizer.authorize(attrs);
+        return result.decision === 'Allow' ? undefined : forbiddenError(attrs, result.reason);
+      }),
+    );
+  }
   for (const [handler, build] of Object.entries(auth.subresources) as [SubresourceHandler, SubresourceHandlerFactory][]) serveSubresourceHandler(table, handler, build);
 
   // The aggregation layer: APIServices for what is served here, remote ones proxied.
@@ -341,10 +364,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     authorizer: auth.authorizer,
     impersonate: (headers, user) => auth.impersonate(headers, user),
     admission,
+    history,
     auditor,
     serializers,
     nonResource: async (method, path, query) => apf?.debug(method, path, query) ?? auth.nonResource(method, path),
-    openapi: openapiHandler(() => servedDefinitions(table), { remote: () => aggregator.openApiDocuments() }),
+    openapi: openapiHandler(() => withHistorySchema(servedDefinitions(table)), { remote: () => aggregator.openApiDocuments() }),
     version: versionInfo(PRODUCT_VERSION),
     tls: { cert: readFileSync(certFile), key: readFileSync(keyFile), clientCA: readFileSync(clientCaFile) },
     maxRequestsInFlight: flags.number('max-requests-inflight'),
@@ -419,6 +443,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     windowMs,
     onError: (err) => log(`compaction failed: ${err instanceof Error ? err.message : String(err)}`),
   });
+
+  // Objects no one writes any more (deleted ones) lose their old revisions here; the compactor never touches history.
+  const historyPruner = history ? setInterval(() => history.prune(), 60_000).unref() : undefined;
 
   const apfStarted = (async () => {
     if (!apf) return;
@@ -515,9 +542,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await auth.stop();
       await admission.stop();
       compactor.stop();
+      if (historyPruner) clearInterval(historyPruner);
       await customResources.stop();
       conversionTransport.close();
       await table.stop();
+      await historyPersistence?.stop();
       await storage.close();
     })());
 
@@ -539,4 +568,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
     memorySnapshot: () => (storage instanceof MemoryStorage ? storage.snapshot() : undefined),
     stop,
   };
+}
+
+/** The revisions' schema for OpenAPI, published as a custom resource's is (the kind is outside the catalog). */
+function withHistorySchema(definitions: ResourceDefinition[]): ResourceDefinition[] {
+  return definitions.map((d) => (d.handler === 'Revisions' ? { ...d, customResource: { crdName: '', crdUID: '', schema: revisionSchema() } } : d));
 }

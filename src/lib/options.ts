@@ -4,6 +4,7 @@
 import type { Clock } from '../apimachinery/clock.js';
 import type { Flavor } from '../naming/index.js';
 import { STORAGE_BACKEND_NAMES, type StorageBackendName } from '../storage/backends.js';
+import { parseRetention } from '../history/retention.js';
 
 export type StorageBackend = StorageBackendName;
 
@@ -72,6 +73,11 @@ export interface ApiServerOptions {
    * `consoleUrl` then logs a browser in as the admin user for `--console-token-ttl`.
    */
   console?: boolean;
+  /**
+   * The object history's retention (`--history-retention`): a duration, a revision count per
+   * object or both (`'24h'`, `'100'`, `'24h,100'`); `'0'` turns history off. Default `'1h,50'`.
+   */
+  historyRetention?: string;
 }
 
 const KNOWN: ReadonlySet<string> = new Set([
@@ -94,6 +100,7 @@ const KNOWN: ReadonlySet<string> = new Set([
   'log',
   'scheduler',
   'console',
+  'historyRetention',
 ]);
 
 export class OptionError extends Error {
@@ -161,6 +168,14 @@ export function checkOptions(opts: unknown): asserts opts is ApiServerOptions {
   if (opts.simulatedNodeConfig !== undefined && (!Array.isArray(opts.simulatedNodeConfig) || opts.simulatedNodeConfig.some((o) => typeof o !== 'string' && !isRecord(o)))) {
     throw new OptionError('option "simulatedNodeConfig" must be an array of objects or file paths');
   }
+  if (opts.historyRetention !== undefined) {
+    if (typeof opts.historyRetention !== 'string') throw new OptionError('option "historyRetention" must be a string such as "1h,50"');
+    try {
+      parseRetention(opts.historyRetention);
+    } catch (e) {
+      throw new OptionError(`option "historyRetention": ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   const storage = opts.storage ?? 'memory';
   if (opts.etcd !== undefined) {
     if (storage !== 'etcd') throw new OptionError('option "etcd" needs storage: "etcd"');
@@ -200,5 +215,6 @@ export function optionFlags(opts: ApiServerOptions, dataDir: string, uniqueSuffi
   if (disable.length > 0) out.push(`--disable-admission-plugins=${disable.join(',')}`);
   if (opts.controllers) out.push(`--controllers=${opts.controllers.join(',')}`);
   if (opts.simulatedNodes) out.push(`--simulated-nodes=${opts.simulatedNodes}`);
+  if (opts.historyRetention !== undefined) out.push(`--history-retention=${opts.historyRetention}`);
   return [...out, ...(opts.flags ?? [])];
 }

@@ -180,3 +180,11 @@ export const KWOK_GROUP = 'kwok.x-k8s.io';
 /** The annotation that marks a Node as simulated (KWOK's convention), with its value. */
 export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 export const KWOK_NODE_ANNOTATION_VALUE = 'fake';
+
+/**
+ * Groups of the product's own APIs (not Kubernetes' groups under another name): the same in
+ * both flavors, `productGroup('history')` is `history.orch.io`.
+ */
+export function productGroup(base: string): string {
+  return `${base}.${words.orch.domain}`;
+}

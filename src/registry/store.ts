@@ -669,7 +669,14 @@ export class GenericStore implements RESTStore {
         // The update emptied the finalizers of an object being deleted: it goes now.
         if (opts.dryRun) return { object: await this.answerOf(updated, item.modRevision), created: false };
         try {
-          return { object: await this.answerAround(updated, async () => (await this.storage.delete(key, item.modRevision)).modRevision), created: false };
+          let removedAt: number | undefined;
+          const remove = async (): Promise<number> => {
+            const removed = (await this.storage.delete(key, item.modRevision)).modRevision;
+            if (opts.reportRemoval) removedAt = await this.storage.revision();
+            return removed;
+          };
+          const object = await this.answerAround(updated, remove);
+          return removedAt === undefined ? { object, created: false } : { object, created: false, removedAt };
         } catch (e) {
           if ((isStorageConflict(e) || isStorageNotFound(e)) && unconditional) continue;
           if (isStorageConflict(e)) throw conflict(this.qualified, name);
@@ -789,11 +796,14 @@ export class GenericStore implements RESTStore {
           return { object: await this.storedAnswer(outcome.object, updateThenRemove), deleted: true };
         }
         if (opts.dryRun) return { object: await this.answerOf(current, item.modRevision), deleted: true };
+        let removedAt: number | undefined;
         const remove = async (): Promise<number> => {
           await this.storage.delete(key, item.modRevision);
+          if (opts.reportRemoval) removedAt = await this.storage.revision();
           return item.modRevision;
         };
-        return { object: await this.answerAround(current, remove), deleted: true };
+        const object = await this.answerAround(current, remove);
+        return removedAt === undefined ? { object, deleted: true } : { object, deleted: true, removedAt };
       } catch (e) {
         if (isStorageConflict(e)) continue;
         if (isStorageNotFound(e)) throw notFound(this.qualified, name);
@@ -857,7 +867,9 @@ export async function deleteEach(
   for (const obj of listed.items) {
     const m = obj.metadata ?? {};
     try {
-      deleted.push((await store.delete(ctx, m.namespace ?? namespace, m.name ?? '', { ...opts, preconditions: undefined })).object);
+      const result = await store.delete(ctx, m.namespace ?? namespace, m.name ?? '', { ...opts, preconditions: undefined, onEach: undefined });
+      opts.onEach?.(result);
+      deleted.push(result.object);
     } catch (e) {
       // Gone in the meantime: someone else deleted it, which is what was asked.
       if (e instanceof ApiError && e.code === 404) continue;

@@ -1,6 +1,7 @@
 // What every verb of a Store receives about the request it serves.
 import type { AuditAnnotations } from '../apimachinery/audit.js';
 import type { UserInfo } from '../apimachinery/types.js';
+import type { WriteRecorder } from './history.js';
 
 export interface RequestContext {
   user: UserInfo;
@@ -10,4 +11,6 @@ export interface RequestContext {
   warnings: string[];
   /** The request's audit event, when the request is audited. */
   audit?: AuditAnnotations;
+  /** Where successful writes are reported for the object history; absent when history is off. */
+  history?: WriteRecorder;
 }

@@ -42,7 +42,7 @@ export type SubresourceServing =
   | { by: 'handler'; handler: SubresourceHandler };
 
 /** The stores of virtual resources the server provides by name (see `ResourceDefinition.handler`). */
-export type ResourceHandler = 'Bindings' | 'ComponentStatuses';
+export type ResourceHandler = 'Bindings' | 'ComponentStatuses' | 'Revisions';
 
 /** The subresource stores the server provides by name (see `SubresourceServing`). */
 export type SubresourceHandler = 'PodBinding' | 'PodEviction' | 'PodConnect' | 'ServiceProxy' | 'NodeProxy' | 'ServiceAccountToken';

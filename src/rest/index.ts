@@ -2,6 +2,7 @@
 // served resource is, the verbs handlers and clients call on a Store and on a subresource's
 // store, the table that resolves them, and the request context.
 export type * from './context.js';
+export type * from './history.js';
 export type * from './definition.js';
 export type * from './list.js';
 export type * from './options.js';

@@ -43,6 +43,8 @@ export interface UpdateOptions {
    * callback as its `applied` argument.
    */
   apply?: { configuration: KubeObject; force: boolean };
+  /** Report the store's revision after a removal in `UpdateResult.removedAt` (the object history asks). */
+  reportRemoval?: boolean;
 }
 
 export interface DeleteOptions {
@@ -53,4 +55,8 @@ export interface DeleteOptions {
   orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   validate?: ValidateObjectFunc;
+  /** Report the store's revision after the removal in `DeleteResult.removedAt` (the object history asks). */
+  reportRemoval?: boolean;
+  /** deletecollection: told of each object's delete as it is done (the object history records them). */
+  onEach?: (result: { object: KubeObject; deleted: boolean; removedAt?: number }) => void;
 }

@@ -19,6 +19,8 @@ export interface UpdateResult {
   object: KubeObject;
   /** True when the update created the object (201). */
   created: boolean;
+  /** The store's revision after the update removed the object (its last finalizer went), when asked for (`reportRemoval`). */
+  removedAt?: number;
 }
 
 export interface DeleteResult {
@@ -26,6 +28,12 @@ export interface DeleteResult {
   object: KubeObject;
   /** False while the object waits for finalizers (202 when graceful). */
   deleted: boolean;
+  /**
+   * The store's revision once the object was removed, when asked for (`reportRemoval`): the
+   * answer carries the object's last resourceVersion, as Kubernetes answers a delete, and the
+   * removal has a revision of its own.
+   */
+  removedAt?: number;
 }
 
 /** The request a connect subresource (`proxy`, `exec`, `attach`, `portforward`, `log`) serves, as received. */

@@ -11,7 +11,7 @@ import type { AdmissionChain } from '../admission/types.js';
 import { apiVersionOf } from '../apimachinery/types.js';
 import type { Authenticator, Authorizer } from '../auth/types.js';
 import { SerializerSet } from '../codec/serializer.js';
-import type { ResourceTable } from '../rest/index.js';
+import type { ResourceTable, WriteRecorder } from '../rest/index.js';
 import { ConnectionGuard, defaultConnectionLimits, type ConnectionLimits } from './connections.js';
 import { Discovery, type DiscoverySource } from './discovery.js';
 import type { Auditor } from '../audit/index.js';
@@ -50,6 +50,8 @@ export interface ApiServerConfig {
   /** Applies Impersonate-* headers; throws ApiError 403/400. */
   impersonate?: Impersonator;
   admission?: AdmissionChain;
+  /** Where successful writes go for the object history; none is kept without it. */
+  history?: WriteRecorder;
   /** Records audit events (`--audit-policy-file` and a backend); nothing is audited without it. */
   auditor?: Auditor;
   /** Other modules' non-resource paths (OIDC discovery, JWKS); undefined when not theirs. */
@@ -133,6 +135,7 @@ export class ApiServer {
       authorize: (info, user) => authorize(config.authorizer, info, user),
       requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       features: config.features,
+      history: config.history,
     };
     const discovery = new Discovery(config.table, () => config.externalAddress ?? this.address, config.features?.enabled('AggregatedDiscoveryEndpoint') ?? true);
     if (config.aggregation) discovery.setSource(config.aggregation.discovery);

@@ -9,7 +9,7 @@ import type { AdmissionChain } from '../admission/types.js';
 import type { CollectionDeleter } from '../client/extended.js';
 import type { ApiClient } from '../client/types.js';
 import { applyMergePatch } from '../patch/index.js';
-import type { DeleteOptions, ListOptions, RequestContext, RESTStore, ResourceTable, SubresourceStore } from '../rest/index.js';
+import type { DeleteOptions, ListOptions, RequestContext, RESTStore, ResourceTable, SubresourceStore, WriteRecorder } from '../rest/index.js';
 import { createResource } from './handlers/create.js';
 import { deleteResource, deleteResources } from './handlers/delete.js';
 import { getResource } from './handlers/get.js';
@@ -22,6 +22,8 @@ import { deepCopy } from '../apimachinery/copy.js';
 export interface LoopbackClientOptions {
   /** Run admission on writes (the server passes its chain; bootstrap code may omit it). */
   admission?: AdmissionChain;
+  /** Where successful writes go for the object history (the server's own writes have a history too). */
+  history?: WriteRecorder;
 }
 
 type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'delete' | 'deleteCollection';
@@ -48,7 +50,7 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
   }
 
   private ctx(signal: AbortSignal = NEVER): RequestContext {
-    return { user: this.user, signal, warnings: [] };
+    return { user: this.user, signal, warnings: [], history: this.options.history };
   }
 
   private store(r: GroupVersionResource): RESTStore {
@@ -139,7 +141,7 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
   ): Promise<KubeObject> {
     const resolved = this.resolve(r, 'update', apiVerb, subresource);
     const ctx = this.ctx();
-    const result = await updateResource(this.options.admission, ctx, this.target(resolved, ctx, namespace, name, false), compute, { dryRun: false });
+    const result = await updateResource(this.options.admission, ctx, this.target(resolved, ctx, namespace, name, false), compute, { dryRun: false }, apiVerb);
     return result.object;
   }
 

@@ -3,7 +3,7 @@
 // public-info roles, the node and node-bootstrap roles, and the roles of the server's own
 // controllers, with their bindings. Built per call: group names depend on the flavor.
 import type { KubeObject } from '../../apimachinery/types.js';
-import { domainKey, flavor, group, longDomain, longDomainKey, systemNamespace } from '../../naming/index.js';
+import { domainKey, flavor, group, longDomain, longDomainKey, productGroup, systemNamespace } from '../../naming/index.js';
 import type { PolicyRule, Subject } from './rules.js';
 
 const READ = ['get', 'list', 'watch'];
@@ -144,6 +144,8 @@ export function defaultClusterRoles(): KubeObject[] {
     clusterRole('system:basic-user', [
       r(['create'], [authz], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
       r(['create'], [authn], ['selfsubjectreviews']),
+      // The object history: each revision is then shown only to who may get its object.
+      r(['get', 'list', 'watch'], [productGroup('history')], ['revisions']),
     ]),
     clusterRole('system:discovery', [
       urls(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/']),

@@ -8,7 +8,7 @@ import { checkNamespace, decodeObject } from './decode.js';
 import { dryRunFromQuery } from './options.js';
 import { writeTargetOf, type HandlerDeps, type Routed } from './request.js';
 import { negotiate, respond } from './response.js';
-import { admissionAttributes, admissionValidator, admit, checkedFieldManager, type WriteTarget } from './write.js';
+import { admissionAttributes, admissionValidator, admit, checkedFieldManager, recordWrite, type WriteTarget } from './write.js';
 
 /**
  * Mutating admission, then the Store's create with validating admission as its hook.
@@ -26,7 +26,10 @@ export async function createResource(
   await admit(admission, attrs);
   const object = attrs.object ?? obj;
   const createOpts = { ...opts, validate: admissionValidator(admission, w, 'CREATE') };
-  return w.subresource ? w.subresource.create!(ctx, w.namespace, w.name, object, createOpts) : w.store.create!(ctx, w.namespace, object, createOpts);
+  const created = w.subresource ? await w.subresource.create!(ctx, w.namespace, w.name, object, createOpts) : await w.store.create!(ctx, w.namespace, object, createOpts);
+  // A create subresource (pods/binding) writes the object it belongs to.
+  await recordWrite(ctx, w.subresource ? w : { ...w, name: created.metadata?.name ?? w.name }, w.subresource ? 'update' : 'create', created, opts.userAgent);
+  return created;
 }
 
 export async function serveCreate(deps: HandlerDeps, routed: Routed): Promise<void> {

@@ -7,12 +7,14 @@ import { readOptionalJson } from './decode.js';
 import { parseDeleteOptions, parseListOptions } from './options.js';
 import { writeTargetOf, type HandlerDeps, type Routed } from './request.js';
 import { negotiate, respond, writeEncoded } from './response.js';
-import { admissionAttributes, admissionValidator, admit, type WriteTarget } from './write.js';
+import { admissionAttributes, admissionValidator, admit, recordWrite, type WriteTarget } from './write.js';
 
 /** Mutating admission (no object yet), then the Store's delete with validating admission as its hook. */
 export async function deleteResource(admission: AdmissionChain | undefined, ctx: RequestContext, w: WriteTarget, opts: Omit<DeleteOptions, 'validate'>): Promise<DeleteResult> {
   await admit(admission, admissionAttributes(w, 'DELETE', w.name));
-  return w.store.delete!(ctx, w.namespace, w.name, { ...opts, validate: admissionValidator(admission, w, 'DELETE') });
+  const result = await w.store.delete!(ctx, w.namespace, w.name, { ...opts, validate: admissionValidator(admission, w, 'DELETE'), reportRemoval: !!ctx.history && !opts.dryRun });
+  await recordWrite(ctx, w, 'delete', result.object, undefined, result.removedAt);
+  return result;
 }
 
 /** As deleteResource, for every object a list with `listOpts` would return. */
@@ -24,7 +26,15 @@ export async function deleteResources(
   listOpts: ListOptions,
 ): Promise<KubeList> {
   await admit(admission, admissionAttributes(w, 'DELETE', ''));
-  return w.store.deleteCollection!(ctx, w.namespace, { ...opts, validate: admissionValidator(admission, w, 'DELETE') }, listOpts);
+  const done: DeleteResult[] = [];
+  const history = !!ctx.history && !opts.dryRun;
+  const each = history ? { reportRemoval: true, onEach: (r: DeleteResult) => done.push(r) } : {};
+  const deleted = await w.store.deleteCollection!(ctx, w.namespace, { ...opts, validate: admissionValidator(admission, w, 'DELETE'), ...each }, listOpts);
+  for (const r of done) {
+    const m = r.object.metadata ?? {};
+    await recordWrite(ctx, { ...w, namespace: m.namespace ?? w.namespace, name: m.name ?? '' }, 'delete', r.object, undefined, r.removedAt);
+  }
+  return deleted;
 }
 
 export async function serveDelete(deps: HandlerDeps, routed: Routed): Promise<void> {

@@ -73,6 +73,7 @@ export async function servePatch(deps: HandlerDeps, routed: Routed): Promise<voi
       return obj;
     },
     { dryRun, fieldManager, userAgent: headerValue(r.req, 'user-agent') },
+    'patch',
   );
   respond(r, deps.serializers, store, choice, result.created ? 201 : 200, result.object, deps.now?.() ?? new Date());
 }

@@ -5,7 +5,7 @@ import type { UserInfo } from '../../apimachinery/types.js';
 import type { AdmissionChain } from '../../admission/types.js';
 import type { RequestAudit } from '../../audit/index.js';
 import type { SerializerSet } from '../../codec/serializer.js';
-import type { RESTStore, RequestContext, ResourceTable, SubresourceStore } from '../../rest/index.js';
+import type { RESTStore, RequestContext, ResourceTable, SubresourceStore, WriteRecorder } from '../../rest/index.js';
 import type { ServerRequest, ServerResponse } from '../http.js';
 import type { RequestInfo } from '../request-info.js';
 import type { WriteTarget } from './write.js';
@@ -26,6 +26,8 @@ export interface HandlerDeps {
   requestTimeoutMs?: number;
   /** The server's feature gates; the 1.27 defaults when absent. */
   features?: FeatureGate;
+  /** Where successful writes go for the object history; none is kept without it. */
+  history?: WriteRecorder;
 }
 
 export interface ResourceRequest {

@@ -6,7 +6,7 @@ import { checkName, checkNamespace, decodeObject } from './decode.js';
 import { dryRunFromQuery } from './options.js';
 import { writeTargetOf, type HandlerDeps, type Routed } from './request.js';
 import { negotiate, respond } from './response.js';
-import { admissionAttributes, admissionValidator, admit, checkedFieldManager, type WriteTarget } from './write.js';
+import { admissionAttributes, admissionValidator, admit, checkedFieldManager, recordWrite, type WriteTarget } from './write.js';
 
 /**
  * The Store's read-modify-write: `compute` makes the new object from the stored one
@@ -19,6 +19,7 @@ export async function updateResource(
   w: WriteTarget,
   compute: UpdatedObjectInfo,
   opts: Omit<UpdateOptions, 'validate'>,
+  verb: 'update' | 'patch' = 'update',
 ): Promise<UpdateResult> {
   const objInfo: UpdatedObjectInfo = async (current, applied) => {
     const obj = await compute(current, applied);
@@ -26,8 +27,12 @@ export async function updateResource(
     await admit(admission, attrs);
     return attrs.object ?? obj;
   };
-  const updateOpts = { ...opts, validate: admissionValidator(admission, w, 'UPDATE') };
-  return w.subresource ? w.subresource.update!(ctx, w.namespace, w.name, objInfo, updateOpts) : w.store.update!(ctx, w.namespace, w.name, objInfo, updateOpts);
+  const updateOpts = { ...opts, validate: admissionValidator(admission, w, 'UPDATE'), reportRemoval: !!ctx.history && !opts.dryRun };
+  const result = w.subresource ? await w.subresource.update!(ctx, w.namespace, w.name, objInfo, updateOpts) : await w.store.update!(ctx, w.namespace, w.name, objInfo, updateOpts);
+  // A server-side apply is an apply whatever it did; a PUT that made the object is a create.
+  const written = opts.apply ? 'apply' : result.created && verb === 'update' ? 'create' : verb;
+  await recordWrite(ctx, w, written, result.object, opts.userAgent, result.removedAt);
+  return result;
 }
 
 export async function serveUpdate(deps: HandlerDeps, routed: Routed): Promise<void> {

@@ -2,12 +2,12 @@
 // process alike: the attributes admission sees, the mutating phase before the Store call,
 // the validating phase as the Store's hook, and the field manager check.
 import { invalid } from '../../apimachinery/errors.js';
-import type { GroupVersionKind, KubeObject, UserInfo } from '../../apimachinery/types.js';
+import { apiVersionOf, type GroupVersionKind, type KubeObject, type UserInfo } from '../../apimachinery/types.js';
 import type { AuditAnnotations } from '../../apimachinery/audit.js';
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../../admission/types.js';
-import { fieldManagerErrors } from '../../apply/index.js';
+import { fieldManagerErrors, managerFromUserAgent } from '../../apply/index.js';
 import { metaGroup } from '../../naming/index.js';
-import type { RESTStore, SubresourceStore, ValidateObjectFunc } from '../../rest/index.js';
+import type { HistoryVerb, RESTStore, RequestContext, SubresourceStore, ValidateObjectFunc } from '../../rest/index.js';
 
 /** What a write addresses and on whose behalf. */
 export interface WriteTarget {
@@ -94,4 +94,44 @@ function admissionOptions(operation: AdmissionOperation, dryRunValues: readonly 
   if (dryRunValues.length > 0) o.dryRun = [...dryRunValues];
   if (fieldManager && operation !== 'DELETE') o.fieldManager = fieldManager;
   return o;
+}
+
+/**
+ * Reports a successful write to the object history (when the server keeps one). A subresource
+ * that answers another kind (scale) or a Status (binding) is followed by a read of the object
+ * it wrote, from the watch cache.
+ */
+export async function recordWrite(
+  ctx: RequestContext,
+  w: WriteTarget,
+  verb: HistoryVerb,
+  answer: KubeObject | undefined,
+  userAgent?: string,
+  removedAt?: number,
+): Promise<void> {
+  const recorder = ctx.history;
+  if (!recorder || w.dryRun || !answer) return;
+  const def = w.store.definition;
+  // A removal is a revision of its own: the answer has the object's last resourceVersion.
+  let object = removedAt === undefined ? answer : { ...answer, metadata: { ...answer.metadata, resourceVersion: String(removedAt) } };
+  if (w.subresource && (answer.kind !== def.kind || !answer.metadata?.uid)) {
+    if (!w.store.get) return;
+    try {
+      object = await w.store.get(ctx, w.namespace, w.name, {});
+    } catch {
+      return;
+    }
+  }
+  const manager = w.fieldManager ?? (userAgent ? managerFromUserAgent(userAgent) : undefined);
+  recorder.record({
+    group: def.group,
+    resource: def.resource,
+    apiVersion: apiVersionOf(def),
+    kind: def.kind,
+    verb,
+    ...(w.subresource ? { subresource: w.subresource.definition.name } : {}),
+    user: { username: w.user.username, groups: w.user.groups },
+    ...(manager ? { fieldManager: manager } : {}),
+    object,
+  });
 }

@@ -1,0 +1,3 @@
+import { historyCases } from './cases.test.js';
+
+historyCases('kubernetes');
