@@ -20,13 +20,17 @@
 //           JSON.stringify of the same list behind node:https; LIST of 100,000 in pages of
 //           500; restart and RSS with 100,000 stored.
 //   apf     API priority and fairness: creates on against off; another user's GET p99 in a flood.
+//   million (only when named in BENCH_ONLY) 1,000,000 ConfigMaps of ~1 KB stored in SQLite
+//           (`BENCH_MILLION=<n>` for another count): restart to ready, RSS against the stored
+//           JSON, a paged LIST (limit=500) of them all against JSON.stringify of the same items,
+//           GET p99 under a 64-client create load, the SQLite file and WAL after compaction.
 //   etcd    creates on the etcd backend against raw etcd puts through the same client library
 //           (etcd3) at the same concurrency, and the backend's create transaction sent raw;
 //           skipped when no `etcd` is on PATH.
 // `BENCH_PROFILE=<dir>` has the API servers write CPU profiles to <dir> as they stop.
 // The servers run as child processes so that their memory is measured alike.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import http2 from 'node:http2';
 import { createServer as createNetServer } from 'node:net';
@@ -63,13 +67,16 @@ const WATCH_EVENTS = Number(process.env.BENCH_WATCH_EVENTS ?? 100);
 const STREAMS_PER_SESSION = 500;
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 5);
 
-const GROUPS = ['import', 'start', 'get', 'create', 'audit', 'cr', 'watch', 'list', 'apf', 'etcd'] as const;
+const GROUPS = ['import', 'start', 'get', 'create', 'audit', 'cr', 'watch', 'list', 'apf', 'etcd', 'million'] as const;
+/** Groups run only when BENCH_ONLY names them. */
+const ON_REQUEST: readonly Group[] = ['million'];
+const MILLION = Number(process.env.BENCH_MILLION ?? 1_000_000);
 type Group = (typeof GROUPS)[number];
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
 for (const g of ONLY ?? []) {
   if (!(GROUPS as readonly string[]).includes(g)) throw new Error(`BENCH_ONLY=${g}: the groups are ${GROUPS.join(', ')}`);
 }
-const runs = (g: Group): boolean => ONLY === undefined || ONLY.has(g);
+const runs = (g: Group): boolean => (ONLY === undefined ? !ON_REQUEST.includes(g) : ONLY.has(g));
 
 // ---------------------------------------------------------------------------------------
 // Processes and measurements
@@ -1032,6 +1039,10 @@ async function main(): Promise<void> {
       group = 'etcd';
       await etcdCreates(work, children, targets);
     }
+    if (runs('million')) {
+      group = 'million';
+      await millionObjects(work, children, targets);
+    }
   } finally {
     for (const t of targets) t.close();
     for (const c of children) await c.stop();
@@ -1039,6 +1050,102 @@ async function main(): Promise<void> {
     printTable();
     process.stdout.write(`\nFigures written to ${writeJson()}\n`);
   }
+}
+
+/** File sizes in MiB, 0 for a missing file. */
+function fileMiB(path: string): number {
+  try {
+    return statSync(path).size / 2 ** 20;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * MILLION ConfigMaps of ~1 KB written into a server's SQLite store (as `seed` writes them),
+ * then: restart to ready, RSS when idle against the stored JSON, a paged LIST of them all
+ * against JSON.stringify of the same items (page by page: its cost is linear, and the whole
+ * list would not fit the bench's heap), GET p99 while 64 clients create, and the database
+ * and WAL after compacting to the newest revision.
+ */
+async function millionObjects(work: string, children: Child[], targets: Target[]): Promise<void> {
+  process.stdout.write(`\n${MILLION} ConfigMaps of ~1 KB stored in SQLite:\n`);
+  const dataDir = join(work, 'million');
+  const port = await freePort();
+  const args = [ENTRY_POINT, '--data-dir', dataDir, '--storage-backend', 'sqlite', '--bind-address', '127.0.0.1', '--secure-port', String(port)];
+  let child = startChild(args);
+  children.push(child);
+  await waitForFile(join(dataDir, 'admin.kubeconfig'), child);
+  const tls = readKubeconfig(join(dataDir, 'admin.kubeconfig'));
+  let api = new Target('orch-apiserver (million)', `https://127.0.0.1:${port}`, tls, 64);
+  targets.push(api);
+  await timeToReady(api, child, performance.now());
+  await api.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'million' } }));
+  await api.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } }));
+  const sample = await api.request('POST', '/api/v1/namespaces/million/configmaps', kiloConfigMap('million', 'template'));
+  if (sample.status !== 201) throw new Error(`create answered ${sample.status}: ${sample.body.toString()}`);
+  await child.stop();
+  const seedT0 = performance.now();
+  await seed(dataDir, JSON.parse(sample.body.toString()) as KubeObject, 'million', MILLION);
+  note(`seeding ${MILLION} ConfigMaps into the store`, (performance.now() - seedT0) / 1000, 's');
+
+  const t0 = performance.now();
+  child = startChild(args);
+  children.push(child);
+  api.close();
+  api = new Target('orch-apiserver (million)', `https://127.0.0.1:${port}`, tls, 64);
+  targets.push(api);
+  const readyMs = await timeToReady(api, child, t0);
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleRssMiB = rssKiB(child.process.pid!) / 1024;
+
+  // The paged LIST, timed on its own; the items' JSON is measured after it.
+  let pageCount = 0;
+  let listMs = 0;
+  let stringifyMs = 0;
+  let itemBytes = 0;
+  let items = 0;
+  for (let cont: string | undefined = ''; cont !== undefined; pageCount++) {
+    const t = performance.now();
+    const res = await api.request('GET', `/api/v1/configmaps?limit=${LIST_PAGE}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+    listMs += performance.now() - t;
+    if (res.status !== 200) throw new Error(`LIST page answered ${res.status}: ${res.body.toString()}`);
+    const page = JSON.parse(res.body.toString()) as { items: unknown[]; metadata: { continue?: string } };
+    const s0 = performance.now();
+    const text = JSON.stringify(page.items);
+    stringifyMs += performance.now() - s0;
+    itemBytes += Buffer.byteLength(text) - 2 - Math.max(0, page.items.length - 1);
+    items += page.items.length;
+    cont = page.metadata.continue || undefined;
+  }
+  const storedMiB = itemBytes / 2 ** 20;
+  row(`restart to readyz 200 (${items} ConfigMaps stored)`, readyMs, NaN, 'ms', false, { goal: { on: 'value', op: '<=', limit: 5000 } });
+  row(`server RSS with ${items} ConfigMaps stored, ready and idle`, idleRssMiB, storedMiB, 'MiB', false, { baselineName: 'stored JSON size', goal: { on: 'ratio', op: '<=', limit: 2.0 } });
+  row(`LIST ${items} ConfigMaps in ${pageCount} pages of ${LIST_PAGE}, total`, listMs, stringifyMs, 'ms', false, { baselineName: 'JSON.stringify of the items', goal: { on: 'ratio', op: '<=', limit: 1.0 } });
+
+  // GET of one object by one client while 64 others create.
+  const [creates, gets] = await Promise.all([
+    drive(api, child.process.pid!, { connections: 64, seconds: CREATE_SECONDS, method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: kiloConfigMap('bench', 'c-{{n}}'), namePrefix: 'm-' }),
+    drive(api, child.process.pid!, { connections: 1, seconds: CREATE_SECONDS, method: 'GET', path: '/api/v1/namespaces/million/configmaps/cm-0' }),
+  ]);
+  headroom('creates', creates);
+  headroom('GETs', gets);
+  row(`GET p99 under a 64-client create load (${items} stored)`, gets.p99ms, NaN, 'ms', false, { goal: { on: 'value', op: '<=', limit: 10 } });
+  note(`create req/s beside the GETs (${items} stored)`, creates.rps, 'req/s');
+  await child.stop();
+
+  const db = join(dataDir, 'storage.db');
+  note('SQLite file before compaction', fileMiB(db), 'MiB');
+  note('SQLite WAL before compaction', fileMiB(`${db}-wal`), 'MiB');
+  const storage = await createStorage({ backend: 'sqlite', dataDir });
+  try {
+    await storage.compact(await storage.revision());
+  } finally {
+    await storage.close();
+  }
+  row('SQLite file after compaction', fileMiB(db), storedMiB, 'MiB', false, { baselineName: 'stored JSON size' });
+  note('SQLite WAL after compaction', fileMiB(`${db}-wal`), 'MiB');
+  rmSync(dataDir, { recursive: true, force: true });
 }
 
 /** The groups that share one sqlite server and the raw baseline server. */
