@@ -250,6 +250,35 @@ describe('CacheDelegator', () => {
     assert.equal(second.metadata.continue, undefined);
   });
 
+  test('a filter that says which keys may match decodes only those: cache lists, storage pages, a watch\'s initial state', async () => {
+    let decoded: string[] = [];
+    const counting: ReadView = { ...view, decode: (item) => (decoded.push(item.key.slice(PREFIX.length)), view.decode(item)) };
+    const byName = new CacheDelegator({
+      storage,
+      cacher,
+      view: counting,
+      resourcePrefix: '/registry/testing/',
+      groupKind: { group: 'testing', kind: 'Thing' },
+      qualified: { group: 'testing', resource: 'things' },
+      waitTimeoutMs: 10,
+    });
+    cacher.items = ['a', 'b', 'c', 'd', 'e'].map((n, i) => cached(n, i + 1));
+    cacher.rev = 5;
+    const named = Object.assign((obj: KubeObject) => obj.metadata?.name === 'c', { keyMayMatch: (key: string) => key.endsWith('/c') });
+    assert.deepEqual(names(await byName.list(PREFIX, {}, named)), ['c:cached']);
+    assert.deepEqual(decoded, ['c']);
+    decoded = [];
+    assert.deepEqual(names(await byName.list(PREFIX, { resourceVersion: '5', resourceVersionMatch: 'Exact', limit: 2 }, named)), ['c:red']);
+    assert.deepEqual(decoded, ['c']);
+    decoded = [];
+    const ac = new AbortController();
+    const events = (await byName.watch(PREFIX, { signal: ac.signal }, named))[Symbol.asyncIterator]();
+    const first = await events.next();
+    ac.abort();
+    assert.equal((first.value as WatchEvent).object.metadata?.name, 'c');
+    assert.deepEqual(decoded, ['c']);
+  });
+
   test('list: a compacted revision is 410; a compacted continue hands out a token at the latest revision', async () => {
     const page = await reads.list(PREFIX, { resourceVersion: '3', resourceVersionMatch: 'Exact', limit: 1 });
     await storage.update(`${PREFIX}a`, thing('a', 'green'));

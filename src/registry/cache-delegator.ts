@@ -19,7 +19,20 @@ const DEFAULT_WAIT_MS = 3000;
 const SELECTABLES_BUDGET = 16 * 1024 * 1024;
 
 /** Decides whether an object keeps living or passes a label and field selector. */
-export type ObjectFilter = (obj: KubeObject) => boolean;
+export type ObjectFilter = ((obj: KubeObject) => boolean) & {
+  /**
+   * A test of the storage key alone that every object the filter passes also passes (a
+   * `metadata.name=` selector: the key ends in the name), so that the items whose keys fail
+   * it are skipped without being decoded.
+   */
+  readonly keyMayMatch?: (key: string) => boolean;
+};
+
+/** The items of `items` whose keys may hold an object `filter` passes. */
+function keysMayMatch(items: Item[], filter: ObjectFilter | undefined): Item[] {
+  const test = filter?.keyMayMatch;
+  return test ? items.filter((item) => test(item.key)) : items;
+}
 
 /** How the Store wants stored items answered: decoding and conversion to the served version. */
 export interface ReadView {
@@ -199,7 +212,7 @@ export class CacheDelegator {
   private pageFromCache(prefix: string, revision: number, startKey: string | undefined, limit: number, filter: ObjectFilter | undefined): ListPage {
     if (filter) {
       const snapshot = this.cacher.list({ prefix, startKey });
-      return this.pageFromSnapshot(snapshot.items, snapshot.revision, limit, filter);
+      return this.pageFromSnapshot(keysMayMatch(snapshot.items, filter), snapshot.revision, limit, filter);
     }
     const { items, remaining } = this.cacher.list({ prefix, startKey, limit: limit > 0 ? limit : undefined });
     const last = items[items.length - 1];
@@ -283,6 +296,7 @@ export class CacheDelegator {
       let full = false;
       for (let i = 0; i < page.items.length; i++) {
         const item = page.items[i];
+        if (filter?.keyMayMatch && !filter.keyMayMatch(item.key)) continue;
         const obj = this.view.decode(item);
         if (filter && !filter(obj)) continue;
         out.push(this.view.toExternal(obj, item.modRevision));
@@ -318,7 +332,7 @@ export class CacheDelegator {
       if (rv === '') await this.waitForFresh();
       const snapshot = this.cacher.list({ prefix });
       start = snapshot.revision;
-      initial = snapshot.items;
+      initial = keysMayMatch(snapshot.items, filter);
     } else {
       start = parseResourceVersion(rv, { group: this.qualified.group, kind: this.qualified.resource }, '');
     }

@@ -421,11 +421,18 @@ export class GenericStore implements RESTStore {
     const useLabels = labels && !labels.empty ? labels : undefined;
     const useFields = fields && !fields.empty ? fields : undefined;
     if (!useLabels && !useFields) return undefined;
-    return (obj) => {
+    const filter = (obj: KubeObject): boolean => {
       if (useLabels && !useLabels.matches(obj.metadata?.labels)) return false;
       if (useFields && !useFields.matches(this.fieldsOf(obj))) return false;
       return true;
     };
+    // An object's key ends in its name (names hold no `/`): a name selector is answered from
+    // the keys, and only the object of that name is decoded (an informer of one name in every
+    // namespace, such as the root CA publisher's, among a million objects).
+    const name = useFields?.requiresExactMatch('metadata.name');
+    if (name === undefined) return filter;
+    const suffix = `/${name}`;
+    return Object.assign(filter, { keyMayMatch: (key: string) => key.endsWith(suffix) });
   }
 
   protected fieldsOf(obj: KubeObject): Record<string, string> {
