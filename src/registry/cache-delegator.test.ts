@@ -42,8 +42,11 @@ class ScriptedCacher implements Cacher {
     this.calls.push(`waitForRevision ${revision}`);
     if (revision > this.reachable) throw new TooLargeResourceVersionError(revision, this.rev);
   }
+  /** The store's revision as waitForFresh would learn it; beyond `reachable` the wait times out. */
+  storeRev = 0;
   async waitForFresh(): Promise<number> {
     this.calls.push('waitForFresh');
+    if (this.storeRev > this.reachable) throw new TooLargeResourceVersionError(this.storeRev, this.rev);
     return this.rev;
   }
   get(key: string): Item | undefined {
@@ -144,6 +147,15 @@ describe('CacheDelegator', () => {
     await rejects(reads.get(`${PREFIX}b`, '9'), 504, /Too large resource version: 9, current: 2/);
     const bad = await rejects(reads.get(`${PREFIX}b`, 'x', 'b'), 422, /Thing.testing "b" is invalid/);
     assert.equal(bad.status.details?.name, 'b');
+  });
+
+  test('get: unset falls back to storage when the cache cannot catch up in time', async () => {
+    cacher.storeRev = 5;
+    cacher.reachable = 2;
+    assert.equal((await reads.get(`${PREFIX}e`))?.modRevision, 5, 'storage answers');
+    assert.deepEqual(cacher.calls, ['ready', 'waitForFresh']);
+    // A list keeps its 504: it has no cheaper source.
+    await rejects(reads.list(PREFIX, {}), 504, /Too large resource version: 5, current: 2/);
   });
 
   test('get: unset reads storage without waiting where its revision is a round trip (etcd)', async () => {

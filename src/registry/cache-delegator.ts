@@ -150,7 +150,14 @@ export class CacheDelegator {
     if (resourceVersion === '') {
       if (!this.storage.localRevision) return { item: (await this.storage.get(key)).item, cached: false };
       await this.cacher.ready();
-      await this.waitForFresh();
+      try {
+        await this.cacher.waitForFresh(this.waitTimeoutMs);
+      } catch (e) {
+        // A cache that cannot catch up in time (a flood of writes): storage answers, as it
+        // always may; a GET does not fail for the cache's sake.
+        if (isTooLarge(e)) return { item: (await this.storage.get(key)).item, cached: false };
+        throw e;
+      }
       return { item: this.cacher.get(key), cached: true };
     }
     const revision = parseResourceVersion(resourceVersion, this.groupKind, name);
