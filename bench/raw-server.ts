@@ -5,9 +5,8 @@
 //   GET of a list fixture: JSON.stringify of the parsed list, per request (the same bytes the
 //     API server answered, built each time as a server that holds the objects would).
 //   other GETs: the recorded bytes of one object.
-//   POST: one row of the recorded create answer's bytes (what the API server stored) inserted
-//     into SQLite through better-sqlite3 (WAL, synchronous=FULL, one row per transaction, in
-//     <dir>, the disk of the API server's data directory), then that answer.
+//   POST: the recorded create answer's bytes (the create baseline is SQLite alone, in
+//     sqlite-baseline.ts).
 //   GET /watch (HTTP/1.1 here, or HTTP/2 on the second port) and POST /emit: a fan-out of the
 //     posted line to every watcher.
 import https from 'node:https';
@@ -22,22 +21,6 @@ export interface RawFixtures {
   lists: Record<string, string>;
 }
 
-interface Inserter {
-  insert(key: string, value: Buffer): void;
-}
-
-/** Opened on the first POST, so that start-up stays that of a bare HTTPS server. */
-async function openSqlite(file: string): Promise<Inserter> {
-  const { default: Database } = await import('better-sqlite3');
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.exec('CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value BLOB NOT NULL)');
-  const stmt = db.prepare('INSERT INTO kv (key, value) VALUES (?, ?)');
-  // Autocommit: each statement is its own transaction, fsynced before it returns.
-  return { insert: (key, value) => void stmt.run(key, value) };
-}
-
 function main(dir: string, port: number, h2Port: number): void {
   const fixtures = JSON.parse(readFileSync(join(dir, 'fixtures.json'), 'utf8')) as RawFixtures;
   const body = (file: string): Buffer => readFileSync(join(dir, file));
@@ -50,8 +33,6 @@ function main(dir: string, port: number, h2Port: number): void {
       return [path, { list: JSON.parse(text), tail: text.slice(text.trimEnd().length) }];
     }),
   );
-  let sqlite: Promise<Inserter> | undefined;
-  let created = 0;
   const watchers = new Set<{ write(line: Buffer): unknown }>();
   const tls = { cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) };
   const server = https.createServer(tls, (req, res) => {
@@ -76,18 +57,7 @@ function main(dir: string, port: number, h2Port: number): void {
         for (const w of watchers) w.write(line);
         return send(201, createBytes);
       }
-      if (req.method === 'POST') {
-        sqlite ??= openSqlite(join(dir, 'raw.sqlite'));
-        sqlite.then(
-          (db) => {
-            // The bytes the API server stores for such a create, not the shorter request.
-            db.insert(`${url}/${created++}`, createBytes);
-            send(201, createBytes);
-          },
-          (err: unknown) => send(500, String(err)),
-        );
-        return;
-      }
+      if (req.method === 'POST') return send(201, createBytes);
       const list = lists.get(url);
       if (list !== undefined) return send(200, JSON.stringify(list.list) + list.tail);
       send(200, getBytes);

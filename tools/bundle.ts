@@ -36,6 +36,7 @@ await build({
     // entry point of its own so that it has a stable name.
     { in: 'dist/src/cli/server.js', out: 'server' },
     { in: 'dist/src/storage/sqlite-worker.js', out: 'sqlite-worker' },
+    { in: 'dist/src/storage/etcd-worker.js', out: 'etcd-worker' },
     { in: 'dist/src/codec/yaml-worker.js', out: 'yaml-worker' },
   ],
   outdir,

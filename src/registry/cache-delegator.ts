@@ -19,7 +19,20 @@ const DEFAULT_WAIT_MS = 3000;
 const SELECTABLES_BUDGET = 16 * 1024 * 1024;
 
 /** Decides whether an object keeps living or passes a label and field selector. */
-export type ObjectFilter = (obj: KubeObject) => boolean;
+export type ObjectFilter = ((obj: KubeObject) => boolean) & {
+  /**
+   * A test of the storage key alone that every object the filter passes also passes (a
+   * `metadata.name=` selector: the key ends in the name), so that the items whose keys fail
+   * it are skipped without being decoded.
+   */
+  readonly keyMayMatch?: (key: string) => boolean;
+};
+
+/** The items of `items` whose keys may hold an object `filter` passes. */
+function keysMayMatch(items: Item[], filter: ObjectFilter | undefined): Item[] {
+  const test = filter?.keyMayMatch;
+  return test ? items.filter((item) => test(item.key)) : items;
+}
 
 /** How the Store wants stored items answered: decoding and conversion to the served version. */
 export interface ReadView {
@@ -122,15 +135,35 @@ export class CacheDelegator {
 
   /**
    * The stored item under `key` by get's resourceVersion rules: unset = the most recent
-   * (from storage, which is also what writes build on), `0` = any (the cache), N = not
-   * older than N (the cache, once it has N). `name` names the object in a 422.
+   * (also what writes build on), `0` = any (the cache), N = not older than N (the cache,
+   * once it has N). `name` names the object in a 422. The most recent is a consistent read
+   * of the cache (once it has the store's revision, it holds every acknowledged write) where
+   * the store knows its revision in process; else, on etcd, where learning the revision is a
+   * round trip and the cache then waits for the watch's progress, it is read from storage.
    */
   async get(key: string, resourceVersion = '', name = ''): Promise<Item | undefined> {
-    if (resourceVersion === '') return (await this.storage.get(key)).item;
+    return (await this.read(key, resourceVersion, name)).item;
+  }
+
+  /** `get`, saying whether the watch cache answered (its items are one object per stored revision). */
+  async read(key: string, resourceVersion = '', name = ''): Promise<{ item: Item | undefined; cached: boolean }> {
+    if (resourceVersion === '') {
+      if (!this.storage.localRevision) return { item: (await this.storage.get(key)).item, cached: false };
+      await this.cacher.ready();
+      try {
+        await this.cacher.waitForFresh(this.waitTimeoutMs);
+      } catch (e) {
+        // A cache that cannot catch up in time (a flood of writes): storage answers, as it
+        // always may; a GET does not fail for the cache's sake.
+        if (isTooLarge(e)) return { item: (await this.storage.get(key)).item, cached: false };
+        throw e;
+      }
+      return { item: this.cacher.get(key), cached: true };
+    }
     const revision = parseResourceVersion(resourceVersion, this.groupKind, name);
     await this.cacher.ready();
     if (revision > 0) await this.waitForRevision(revision);
-    return this.cacher.get(key);
+    return { item: this.cacher.get(key), cached: true };
   }
 
   // -------------------------------------------------------------------------------------
@@ -186,7 +219,7 @@ export class CacheDelegator {
   private pageFromCache(prefix: string, revision: number, startKey: string | undefined, limit: number, filter: ObjectFilter | undefined): ListPage {
     if (filter) {
       const snapshot = this.cacher.list({ prefix, startKey });
-      return this.pageFromSnapshot(snapshot.items, snapshot.revision, limit, filter);
+      return this.pageFromSnapshot(keysMayMatch(snapshot.items, filter), snapshot.revision, limit, filter);
     }
     const { items, remaining } = this.cacher.list({ prefix, startKey, limit: limit > 0 ? limit : undefined });
     const last = items[items.length - 1];
@@ -270,6 +303,7 @@ export class CacheDelegator {
       let full = false;
       for (let i = 0; i < page.items.length; i++) {
         const item = page.items[i];
+        if (filter?.keyMayMatch && !filter.keyMayMatch(item.key)) continue;
         const obj = this.view.decode(item);
         if (filter && !filter(obj)) continue;
         out.push(this.view.toExternal(obj, item.modRevision));
@@ -305,7 +339,7 @@ export class CacheDelegator {
       if (rv === '') await this.waitForFresh();
       const snapshot = this.cacher.list({ prefix });
       start = snapshot.revision;
-      initial = snapshot.items;
+      initial = keysMayMatch(snapshot.items, filter);
     } else {
       start = parseResourceVersion(rv, { group: this.qualified.group, kind: this.qualified.resource }, '');
     }

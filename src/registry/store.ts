@@ -23,6 +23,7 @@ import { apiVersionOf } from '../apimachinery/types.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ObjectCodec } from '../codec/storage.js';
 import { encodeForStorage, jsonCodec } from '../codec/storage.js';
+import { EventEncodings } from '../codec/encoding-memo.js';
 import { withLazyItems } from './list.js';
 import { CacheDelegator, type ObjectFilter } from './cache-delegator.js';
 import { isKeyExists, isStorageConflict, isStorageNotFound, parseResourceVersion } from './errors.js';
@@ -36,6 +37,7 @@ import type {
   CreateOptions,
   DeleteOptions,
   DeleteResult,
+  GetAnswer,
   GetOptions,
   ListOptions,
   RESTStore,
@@ -104,6 +106,8 @@ export interface StoreWrite {
 }
 
 const MAX_UPDATE_ATTEMPTS = 16;
+/** How many bytes of encodings of objects read by GET a served resource keeps. */
+const GET_ENCODINGS_BUDGET = 8 * 1024 * 1024;
 const MAX_NAME_GENERATION_ATTEMPTS = 8;
 
 function clone<T>(value: T): T {
@@ -180,6 +184,8 @@ export class GenericStore implements RESTStore {
   private readonly asyncConversion?: AsyncVersionConversion;
   /** Writes of the object itself: the strategy's update rules; status is nobody's when the kind has a status subresource. */
   readonly objectEndpoint: WriteEndpoint;
+  /** The encodings of recently read objects, for GETs of unchanged objects. */
+  private readonly getEncodings = new EventEncodings(GET_ENCODINGS_BUDGET);
 
   constructor(definition: ResourceDefinition, opts: GenericStoreOptions) {
     if (!definition.storage || !definition.strategy) {
@@ -365,6 +371,17 @@ export class GenericStore implements RESTStore {
     return this.asyncConversion ? this.answerOf(this.decode(item), item.modRevision) : this.itemToExternal(item);
   }
 
+  async getAnswer(ctx: RequestContext, namespace: string, name: string, opts: GetOptions): Promise<GetAnswer> {
+    if (this.asyncConversion) {
+      const object = await this.get(ctx, namespace, name, opts);
+      return { build: () => object };
+    }
+    const { item, cached } = await this.reads.read(this.key(namespace, name), opts.resourceVersion ?? '', name);
+    if (!item) throw notFound(this.qualified, name);
+    const build = (): KubeObject => this.itemToExternal(item);
+    return cached ? { build, shared: { source: item, encodings: this.getEncodings } } : { build };
+  }
+
   async list(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<StoreList> {
     validateListOptions(opts);
     const filter = this.selectionFilter(opts);
@@ -404,11 +421,18 @@ export class GenericStore implements RESTStore {
     const useLabels = labels && !labels.empty ? labels : undefined;
     const useFields = fields && !fields.empty ? fields : undefined;
     if (!useLabels && !useFields) return undefined;
-    return (obj) => {
+    const filter = (obj: KubeObject): boolean => {
       if (useLabels && !useLabels.matches(obj.metadata?.labels)) return false;
       if (useFields && !useFields.matches(this.fieldsOf(obj))) return false;
       return true;
     };
+    // An object's key ends in its name (names hold no `/`): a name selector is answered from
+    // the keys, and only the object of that name is decoded (an informer of one name in every
+    // namespace, such as the root CA publisher's, among a million objects).
+    const name = useFields?.requiresExactMatch('metadata.name');
+    if (name === undefined) return filter;
+    const suffix = `/${name}`;
+    return Object.assign(filter, { keyMayMatch: (key: string) => key.endsWith(suffix) });
   }
 
   protected fieldsOf(obj: KubeObject): Record<string, string> {

@@ -6,7 +6,7 @@ import type { KubeList, KubeObject } from '../apimachinery/types.js';
 import type { RequestContext } from './context.js';
 import type { ResourceDefinition } from './definition.js';
 import type { StoreList } from './list.js';
-import type { StoreWatchEvent } from './watch.js';
+import type { EventEncodingMemo, StoreWatchEvent } from './watch.js';
 import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions } from './options.js';
 
 /**
@@ -67,9 +67,22 @@ export interface ConnectRequest {
  * implement every verb; virtual resources implement only theirs. Its subresources are
  * stores of their own (`SubresourceStore`), which the resource table resolves.
  */
+/**
+ * `get`'s answer before it is built. Read from the watch cache it is the same for every
+ * request of the served version until the object changes: `source` (one object per stored
+ * revision) says so, and its encodings are kept in `encodings`, so that a GET of an
+ * unchanged object copies bytes instead of decoding and encoding it again.
+ */
+export interface GetAnswer {
+  build(): KubeObject;
+  readonly shared?: { readonly source: object; readonly encodings: EventEncodingMemo };
+}
+
 export interface RESTStore {
   readonly definition: ResourceDefinition;
   get?(ctx: RequestContext, namespace: string, name: string, opts: GetOptions): Promise<KubeObject>;
+  /** `get`, answered as a `GetAnswer`; a store without it is read with `get`. */
+  getAnswer?(ctx: RequestContext, namespace: string, name: string, opts: GetOptions): Promise<GetAnswer>;
   list?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<StoreList>;
   /** Ends when `ctx.signal` aborts or `timeoutSeconds` passes. Throws ApiError before the first event. */
   watch?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<StoreWatchEvent>>;

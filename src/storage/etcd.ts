@@ -1,371 +1,307 @@
-// The etcd v3 backend: the store is an etcd cluster, its revision is etcd's revision (less an
-// optional fixed offset), and every object key lives under a key prefix so several clusters
-// can share one etcd. Conditional writes are etcd transactions comparing create_revision or
-// mod_revision; reads at a revision are etcd ranges at that revision; watches are etcd watches
-// with prev_kv (see etcd-watch.ts).
+// The etcd v3 backend as the server holds it: the etcd client (etcd-engine.ts, see there for
+// the model) runs in a worker thread (etcd-worker.ts), so that gRPC's per-call CPU stays off
+// the event loop. Calls made in one turn of the loop cross in one message, each still its
+// own etcd call; watches stream their events back in batches, and the progress a consistent
+// read waits for is asked of the worker and answered behind the events it covers.
 
-import { Etcd3, type IEvent, type IKeyValue, type IRangeRequest, type ITxnResponse, type IWatchResponse } from 'etcd3';
-import {
-  CompactedError,
-  ConflictError,
-  KeyExistsError,
-  NotFoundError,
-  StorageError,
-  TooLargeResourceVersionError,
-  type Item,
-  type ListOptions,
-  type ListResult,
-  type Storage,
-  type StorageEvent,
-} from './interface.js';
-import { watchEtcd } from './etcd-watch.js';
+import { Worker } from 'node:worker_threads';
+import { StorageError, type Item, type ListOptions, type ListResult, type Storage, type StorageEvent } from './interface.js';
+import type { EtcdStorageOptions } from './etcd-engine.js';
+import { fromWireError, type toWireError } from './sqlite-protocol.js';
 import type { ProgressReporting } from './watch-hub.js';
-import { abortController } from '../apimachinery/abort.js';
 
-export interface EtcdStorageOptions {
-  /** Client URLs of the etcd members, e.g. `http://127.0.0.1:2379` (kube-apiserver's --etcd-servers). */
-  servers: string[];
-  /**
-   * Prepended to every key (default none: the registry's keys already begin with `/registry`).
-   * Stores sharing one etcd need prefixes of which none begins another.
-   */
-  keyPrefix?: string;
-  /** Live events a watch queues before it drops them and replays from etcd's history. */
-  watchBufferSize?: number;
-  /**
-   * Store revision = etcd revision - revisionOffset (default 0). A non-zero offset lets a store
-   * start at revision 0 on an etcd that already has history; the offset must never change
-   * for the life of the data.
-   */
-  revisionOffset?: number;
-  /** How long to wait for a connection to an etcd member (default 5 s). */
-  dialTimeoutMs?: number;
-  /**
-   * TLS to `https` members, PEM bytes: the CA that signed the members' certificates
-   * (--etcd-cafile) and the client certificate and key when etcd asks for one
-   * (--etcd-certfile, --etcd-keyfile).
-   */
-  tls?: { ca: Uint8Array; cert?: Uint8Array; key?: Uint8Array };
+export type { EtcdStorageOptions } from './etcd-engine.js';
+export { prefixEnd } from './etcd-engine.js';
+
+type WireError = ReturnType<typeof toWireError>;
+
+export type EtcdRequest =
+  | { op: 'revision' }
+  | { op: 'get'; key: string; atRevision?: number }
+  | { op: 'list'; prefix: string; opts: ListOptions }
+  | { op: 'create'; key: string; value: Uint8Array }
+  | { op: 'update'; key: string; value: Uint8Array; ifModRevision?: number }
+  | { op: 'delete'; key: string; ifModRevision?: number }
+  | { op: 'compact'; revision: number };
+
+export type EtcdResult = number | Item | ListResult | { item?: Item; revision: number } | null;
+
+export type EtcdReply = { id: number; ok: true; result: EtcdResult } | { id: number; ok: false; error: WireError };
+
+export type EtcdToWorker =
+  | { type: 'open'; opts: EtcdStorageOptions }
+  | { type: 'batch'; requests: { id: number; req: EtcdRequest }[] }
+  | { type: 'watch'; wid: number; prefix: string; after: number }
+  | { type: 'unwatch'; wid: number }
+  | { type: 'progress'; wid: number }
+  | { type: 'close' };
+
+export type EtcdFromWorker =
+  | { type: 'opened' }
+  | { type: 'open-failed'; message: string }
+  | { type: 'replies'; replies: EtcdReply[] }
+  | { type: 'events'; wid: number; events: StorageEvent[] }
+  | { type: 'progress'; wid: number; revision: number }
+  | { type: 'watch-end'; wid: number; error?: WireError }
+  | { type: 'closed' };
+
+interface Waiter {
+  resolve(result: EtcdResult): void;
+  reject(err: Error): void;
 }
 
-const compactedText = 'required revision has been compacted';
-const futureText = 'required revision is a future revision';
+/** One watch's events as they arrive from the worker, and the progress it last reported. */
+class WatchChannel {
+  private queue: StorageEvent[] = [];
+  private head = 0;
+  private wake: (() => void) | undefined;
+  private waiting = false;
+  private ended = false;
+  private error: StorageError | undefined;
+  private progress = 0;
+  private progressAsked = false;
 
-export class EtcdStorage implements Storage {
-  private readonly client: Etcd3;
-  private readonly prefix: Buffer;
-  private readonly offset: number;
-  private readonly bufferSize: number;
-  /** The newest compaction this process knows of (store terms); etcd is asked when unsure. */
-  private compacted = 0;
-  private closed = false;
-  private readonly watches = new Set<AbortController>();
-
-  private constructor(opts: EtcdStorageOptions) {
-    if (opts.servers.length === 0) throw new StorageError('the etcd storage backend needs at least one server URL');
-    const tls = opts.tls;
-    this.client = new Etcd3({
-      hosts: opts.servers,
-      dialTimeout: opts.dialTimeoutMs ?? 5000,
-      // A range answer is as large as the objects it holds (a cache's first read, a page of big
-      // objects): no receive limit, as etcd's own Go client has none by default. gRPC's 4 MiB
-      // default would refuse a page of ten thousand 1 KB objects.
-      grpcOptions: { 'grpc.max_receive_message_length': -1 },
-      ...(tls !== undefined
-        ? {
-            credentials: {
-              rootCertificate: Buffer.from(tls.ca),
-              ...(tls.key !== undefined ? { privateKey: Buffer.from(tls.key) } : {}),
-              ...(tls.cert !== undefined ? { certChain: Buffer.from(tls.cert) } : {}),
-            },
-          }
-        : {}),
-    });
-    this.prefix = Buffer.from(opts.keyPrefix ?? '', 'utf8');
-    this.offset = opts.revisionOffset ?? 0;
-    this.bufferSize = opts.watchBufferSize ?? 10_000;
+  push(events: StorageEvent[]): void {
+    for (const e of events) this.queue.push(e);
+    this.notify();
   }
 
-  /** Connects and checks that etcd answers. */
-  static async open(opts: EtcdStorageOptions): Promise<EtcdStorage> {
-    const storage = new EtcdStorage(opts);
+  reportProgress(revision: number): void {
+    this.progressAsked = false;
+    this.progress = Math.max(this.progress, revision);
+  }
+
+  end(error?: StorageError): void {
+    this.ended = true;
+    this.error ??= error;
+    this.notify();
+  }
+
+  async *events(signal: AbortSignal): AsyncGenerator<StorageEvent> {
+    const onAbort = (): void => this.notify();
+    signal.addEventListener('abort', onAbort);
     try {
-      await storage.revision();
-    } catch (err) {
-      await storage.client.close();
-      throw new StorageError(`cannot reach etcd at ${opts.servers.join(',')}: ${errorText(err)}`);
+      for (;;) {
+        if (signal.aborted) return;
+        if (this.head < this.queue.length) {
+          const event = this.queue[this.head++] as StorageEvent;
+          if (this.head > 1024 && this.head * 2 > this.queue.length) {
+            this.queue = this.queue.slice(this.head);
+            this.head = 0;
+          }
+          yield event;
+          continue;
+        }
+        if (this.error) throw this.error;
+        if (this.ended) return;
+        this.waiting = true;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.waiting = false;
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * While the consumer waits with nothing queued: the newest revision the worker's watch
+   * vouched for (every event at or below it arrived before its report), asking for a fresh
+   * report; otherwise 0.
+   */
+  progressRevision(ask: () => void): number {
+    if (!this.waiting || this.head < this.queue.length || this.ended) return 0;
+    if (!this.progressAsked) {
+      this.progressAsked = true;
+      ask();
+    }
+    return this.progress;
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}
+
+export class EtcdStorage implements Storage {
+  private readonly waiters = new Map<number, Waiter>();
+  private readonly watches = new Map<number, WatchChannel>();
+  private outgoing: { id: number; req: EtcdRequest }[] = [];
+  private scheduled = false;
+  private nextId = 1;
+  private nextWatch = 1;
+  private failure: StorageError | undefined;
+  private closing: Promise<void> | undefined;
+  private exited = false;
+
+  private constructor(private readonly worker: Worker) {}
+
+  /** Starts the worker, connects and checks that etcd answers. */
+  static async open(opts: EtcdStorageOptions): Promise<EtcdStorage> {
+    if (opts.servers.length === 0) throw new StorageError('the etcd storage backend needs at least one server URL');
+    const worker = new Worker(new URL('./etcd-worker.js', import.meta.url));
+    await new Promise<void>((resolve, reject) => {
+      const onMessage = (msg: EtcdFromWorker): void => {
+        worker.off('error', onError);
+        worker.off('message', onMessage);
+        if (msg.type === 'opened') resolve();
+        else if (msg.type === 'open-failed') reject(new StorageError(msg.message));
+        else reject(new StorageError(`unexpected message from the etcd worker: ${msg.type}`));
+      };
+      const onError = (err: Error): void => {
+        worker.off('message', onMessage);
+        reject(new StorageError(`etcd worker failed to start: ${err.message}`));
+      };
+      worker.on('message', onMessage);
+      worker.once('error', onError);
+      worker.postMessage({ type: 'open', opts } satisfies EtcdToWorker);
+    }).catch(async (err: unknown) => {
+      await worker.terminate();
+      throw err;
+    });
+    const storage = new EtcdStorage(worker);
+    storage.attach();
     return storage;
   }
 
   async revision(): Promise<number> {
-    this.checkOpen();
-    // A count-only range of one key still answers the header revision of the cluster.
-    const res = await this.call(() => this.client.kv.range({ key: this.fullKey('/'), count_only: true }));
-    return Number(res.header.revision) - this.offset;
+    return (await this.call({ op: 'revision' })) as number;
   }
 
   async get(key: string, opts?: { atRevision?: number }): Promise<{ item?: Item; revision: number }> {
-    this.checkOpen();
-    const at = this.requestedRevision(opts?.atRevision);
-    const res = await this.range({ key: this.fullKey(key), ...(at !== undefined ? { revision: at + this.offset } : {}) }, at);
-    const kv = res.kvs[0];
-    const revision = at ?? Number(res.header.revision) - this.offset;
-    return kv === undefined ? { revision } : { item: this.toItem(kv), revision };
+    return (await this.call({ op: 'get', key, ...(opts?.atRevision !== undefined ? { atRevision: opts.atRevision } : {}) })) as { item?: Item; revision: number };
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
-    this.checkOpen();
-    const at = this.requestedRevision(opts.atRevision);
-    const { key: start, rangeEnd } = this.prefixRange(prefix);
-    const asked = opts.startKey !== undefined ? this.fullKey(opts.startKey) : undefined;
-    const from = asked !== undefined && Buffer.compare(asked, start) > 0 ? asked : start;
-    const limit = opts.limit !== undefined && opts.limit > 0 ? Math.floor(opts.limit) : 0;
-    const res = await this.range(
-      {
-        key: from,
-        range_end: rangeEnd,
-        ...(limit > 0 ? { limit } : {}),
-        ...(at !== undefined ? { revision: at + this.offset } : {}),
-      },
-      at,
-    );
-    const items = res.kvs.map((kv) => this.toItem(kv));
-    // etcd's count covers the whole range from the page's first key at the same revision.
-    const remaining = Math.max(0, Number(res.count) - items.length);
-    const revision = at ?? Number(res.header.revision) - this.offset;
-    return { items, revision, more: remaining > 0, remaining };
+    return (await this.call({ op: 'list', prefix, opts })) as ListResult;
   }
 
   async create(key: string, value: Uint8Array): Promise<Item> {
-    this.checkOpen();
-    const full = this.fullKey(key);
-    const res = await this.txn(() =>
-      this.client.kv.txn({
-        compare: [{ key: full, target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [{ request_put: { key: full, value: Buffer.from(value) } }],
-        failure: [],
-      }),
-    );
-    if (!res.succeeded) throw new KeyExistsError(key);
-    const revision = Number(res.header.revision) - this.offset;
-    return { key, value: value.slice(), createRevision: revision, modRevision: revision };
+    return (await this.call({ op: 'create', key, value })) as Item;
   }
 
   async update(key: string, value: Uint8Array, ifModRevision?: number): Promise<Item> {
-    this.checkOpen();
-    const full = this.fullKey(key);
-    const res = await this.txn(() =>
-      this.client.kv.txn({
-        compare: [this.precondition(full, ifModRevision)],
-        success: [{ request_put: { key: full, value: Buffer.from(value), prev_kv: true } }],
-        failure: [{ request_range: { key: full } }],
-      }),
-    );
-    if (!res.succeeded) throw this.preconditionFailure(key, ifModRevision, res);
-    const prev = res.responses[0]?.response_put.prev_kv;
-    const revision = Number(res.header.revision) - this.offset;
-    const createRevision = prev !== undefined && prev !== null ? Number(prev.create_revision) - this.offset : revision;
-    return { key, value: value.slice(), createRevision, modRevision: revision };
+    return (await this.call({ op: 'update', key, value, ...(ifModRevision !== undefined ? { ifModRevision } : {}) })) as Item;
   }
 
   async delete(key: string, ifModRevision?: number): Promise<Item> {
-    this.checkOpen();
-    const full = this.fullKey(key);
-    const res = await this.txn(() =>
-      this.client.kv.txn({
-        compare: [this.precondition(full, ifModRevision)],
-        success: [{ request_delete_range: { key: full, prev_kv: true } }],
-        failure: [{ request_range: { key: full } }],
-      }),
-    );
-    if (!res.succeeded) throw this.preconditionFailure(key, ifModRevision, res);
-    const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
-    if (prev === undefined) throw new NotFoundError(key);
-    return this.toItem(prev);
-  }
-
-  watch(prefix: string, afterRevision: number, signal: AbortSignal): AsyncIterable<StorageEvent> & ProgressReporting {
-    const ctl = new AbortController();
-    const onAbort = (): void => abortController(ctl);
-    const inner = watchEtcd(
-      {
-        watchClient: this.client.watchClient,
-        revisionOffset: this.offset,
-        toEvent: (event) => this.toEvent(event),
-      },
-      this.prefixRange(prefix),
-      afterRevision,
-      this.bufferSize,
-      ctl.signal,
-    );
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const storage = this;
-    return {
-      async *[Symbol.asyncIterator]() {
-        if (storage.closed || signal.aborted) return;
-        storage.watches.add(ctl);
-        signal.addEventListener('abort', onAbort);
-        try {
-          yield* inner;
-        } finally {
-          signal.removeEventListener('abort', onAbort);
-          storage.watches.delete(ctl);
-          abortController(ctl);
-        }
-      },
-      progressRevision: () => inner.progressRevision(),
-    };
+    return (await this.call({ op: 'delete', key, ...(ifModRevision !== undefined ? { ifModRevision } : {}) })) as Item;
   }
 
   async compact(revision: number): Promise<void> {
-    this.checkOpen();
-    if (revision <= this.compacted) return;
-    try {
-      await this.client.kv.compact({ revision: revision + this.offset, physical: false });
-    } catch (err) {
-      const text = errorText(err);
-      if (text.includes(futureText)) throw new TooLargeResourceVersionError(revision, await this.revision());
-      // Someone compacted further already: nothing is left to do.
-      if (!text.includes(compactedText)) throw new StorageError(`etcd compaction at ${revision} failed: ${text}`);
-    }
-    this.compacted = Math.max(this.compacted, revision);
+    await this.call({ op: 'compact', revision });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const ctl of this.watches) abortController(ctl);
-    this.watches.clear();
-    await this.client.close();
-  }
-
-  private checkOpen(): void {
-    if (this.closed) throw new StorageError('storage is closed');
-  }
-
-  /** The etcd key; the empty key (the start of a range over everything) is etcd's "\0". */
-  private fullKey(key: string): Buffer {
-    const full = Buffer.concat([this.prefix, Buffer.from(key, 'utf8')]);
-    return full.length > 0 ? full : Buffer.from([0]);
-  }
-
-  /** The range of every key under `prefix`, as etcd spells it. */
-  private prefixRange(prefix: string): { key: Buffer; rangeEnd: Buffer } {
-    const key = this.fullKey(prefix);
-    return { key, rangeEnd: prefixEnd(Buffer.concat([this.prefix, Buffer.from(prefix, 'utf8')])) };
-  }
-
-  private toItem(kv: IKeyValue): Item {
+  watch(prefix: string, afterRevision: number, signal: AbortSignal): AsyncIterable<StorageEvent> & ProgressReporting {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const storage = this;
+    let current: { wid: number; channel: WatchChannel } | undefined;
     return {
-      key: kv.key.subarray(this.prefix.length).toString('utf8'),
-      // A copy: the item must not pin the buffer the whole gRPC message was read into.
-      value: new Uint8Array(kv.value),
-      createRevision: Number(kv.create_revision) - this.offset,
-      modRevision: Number(kv.mod_revision) - this.offset,
+      async *[Symbol.asyncIterator]() {
+        if (storage.failure !== undefined || signal.aborted) return;
+        const wid = storage.nextWatch++;
+        const channel = new WatchChannel();
+        storage.watches.set(wid, channel);
+        current = { wid, channel };
+        storage.worker.postMessage({ type: 'watch', wid, prefix, after: afterRevision } satisfies EtcdToWorker);
+        try {
+          yield* channel.events(signal);
+        } finally {
+          current = undefined;
+          if (storage.watches.delete(wid) && !storage.exited) storage.worker.postMessage({ type: 'unwatch', wid } satisfies EtcdToWorker);
+        }
+      },
+      progressRevision: () => {
+        const c = current;
+        if (c === undefined) return 0;
+        return c.channel.progressRevision(() => {
+          if (!storage.exited) storage.worker.postMessage({ type: 'progress', wid: c.wid } satisfies EtcdToWorker);
+        });
+      },
     };
   }
 
-  private toEvent(event: IEvent): StorageEvent {
-    const key = event.kv.key.subarray(this.prefix.length).toString('utf8');
-    const revision = Number(event.kv.mod_revision) - this.offset;
-    const prev = event.prev_kv !== undefined && event.prev_kv !== null ? this.toItem(event.prev_kv) : undefined;
-    if (event.type === 'Delete') return prev === undefined ? { type: 'delete', key, revision } : { type: 'delete', key, revision, prev };
-    const item = this.toItem(event.kv);
-    return prev === undefined ? { type: 'put', key, revision, item } : { type: 'put', key, revision, item, prev };
+  close(): Promise<void> {
+    this.closing ??= new Promise((resolve) => {
+      this.flush();
+      this.failure ??= new StorageError('storage is closed');
+      for (const channel of this.watches.values()) channel.end();
+      this.watches.clear();
+      if (this.exited) return resolve();
+      this.worker.ref();
+      this.worker.once('exit', () => resolve());
+      this.worker.postMessage({ type: 'close' } satisfies EtcdToWorker);
+    });
+    return this.closing;
   }
 
-  /** The compare of a conditional write: the key exists, at the given mod revision if any. */
-  private precondition(full: Buffer, ifModRevision: number | undefined) {
-    return ifModRevision === undefined
-      ? { key: full, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 }
-      : { key: full, target: 'Mod' as const, result: 'Equal' as const, mod_revision: ifModRevision + this.offset };
+  private attach(): void {
+    this.worker.unref();
+    this.worker.on('message', (msg: EtcdFromWorker) => {
+      switch (msg.type) {
+        case 'replies':
+          for (const reply of msg.replies) {
+            const waiter = this.waiters.get(reply.id);
+            this.waiters.delete(reply.id);
+            if (reply.ok) waiter?.resolve(reply.result);
+            else waiter?.reject(fromWireError(reply.error));
+          }
+          if (this.waiters.size === 0) this.worker.unref();
+          return;
+        case 'events':
+          this.watches.get(msg.wid)?.push(msg.events);
+          return;
+        case 'progress':
+          this.watches.get(msg.wid)?.reportProgress(msg.revision);
+          return;
+        case 'watch-end': {
+          const channel = this.watches.get(msg.wid);
+          this.watches.delete(msg.wid);
+          channel?.end(msg.error !== undefined ? fromWireError(msg.error) : undefined);
+          return;
+        }
+        default:
+          return;
+      }
+    });
+    this.worker.on('error', (err) => this.fail(new StorageError(`etcd worker failed: ${err.message}`)));
+    this.worker.on('exit', () => {
+      this.exited = true;
+      this.fail(this.failure ?? new StorageError('etcd worker exited'));
+    });
   }
 
-  private preconditionFailure(key: string, ifModRevision: number | undefined, res: ITxnResponse): StorageError {
-    const current = res.responses[0]?.response_range.kvs[0];
-    if (current === undefined || ifModRevision === undefined) return new NotFoundError(key);
-    return new ConflictError(key, ifModRevision, Number(current.mod_revision) - this.offset);
+  private fail(err: StorageError): void {
+    this.failure ??= err;
+    for (const waiter of this.waiters.values()) waiter.reject(err);
+    this.waiters.clear();
+    for (const channel of this.watches.values()) channel.end(err);
+    this.watches.clear();
   }
 
-  /** The revision a read asks etcd for: undefined for the current one. */
-  private requestedRevision(requested: number | undefined): number | undefined {
-    if (requested === undefined || requested === 0) return undefined;
-    if (!Number.isSafeInteger(requested) || requested < 0) throw new CompactedError(requested, this.compacted);
-    if (requested < this.compacted) throw new CompactedError(requested, this.compacted);
-    return requested;
+  private call(req: EtcdRequest): Promise<EtcdResult> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const idle = this.waiters.size === 0;
+      this.waiters.set(id, { resolve, reject });
+      this.worker.ref();
+      this.outgoing.push({ id, req });
+      if (idle) {
+        this.flush();
+      } else if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
   }
 
-  private async range(req: IRangeRequest, at: number | undefined) {
-    try {
-      return await this.client.kv.range(req);
-    } catch (err) {
-      const text = errorText(err);
-      if (at !== undefined && text.includes(futureText)) throw new TooLargeResourceVersionError(at, await this.revision());
-      if (at !== undefined && text.includes(compactedText)) throw new CompactedError(at, await this.compactedRevision(at));
-      throw new StorageError(`etcd read failed: ${text}`);
-    }
+  private flush(): void {
+    this.scheduled = false;
+    if (this.outgoing.length === 0 || this.exited) return;
+    const requests = this.outgoing;
+    this.outgoing = [];
+    this.worker.postMessage({ type: 'batch', requests } satisfies EtcdToWorker);
   }
-
-  private async call<T>(op: () => Promise<T>): Promise<T> {
-    try {
-      return await op();
-    } catch (err) {
-      throw new StorageError(`etcd request failed: ${errorText(err)}`);
-    }
-  }
-
-  private async txn(op: () => Promise<ITxnResponse>): Promise<ITxnResponse> {
-    try {
-      return await op();
-    } catch (err) {
-      throw new StorageError(`etcd write failed: ${errorText(err)}`);
-    }
-  }
-
-  /**
-   * etcd's compaction revision, which its read errors do not carry: a watch from a compacted
-   * revision is canceled with it. Remembered, since compactions only move forward.
-   */
-  private async compactedRevision(below: number): Promise<number> {
-    const stream = await this.client.watchClient.watch();
-    try {
-      const compacted = await new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new StorageError('etcd did not answer a watch in time')), 10_000);
-        stream.on('data', (res: IWatchResponse) => {
-          if (res.created && !res.canceled) return;
-          clearTimeout(timer);
-          resolve(Number(res.compact_revision));
-        });
-        stream.on('error', (err: unknown) => {
-          clearTimeout(timer);
-          reject(err instanceof Error ? err : new StorageError(String(err)));
-        });
-        stream.write({ create_request: { key: Buffer.concat([this.prefix, Buffer.from([0])]), start_revision: below + this.offset } });
-      });
-      this.compacted = Math.max(this.compacted, compacted - this.offset);
-    } catch {
-      // Report what is known.
-    } finally {
-      stream.cancel();
-    }
-    return this.compacted;
-  }
-}
-
-/** The end of the key range holding every key that starts with `start`. */
-export function prefixEnd(start: Buffer): Buffer {
-  const end = Buffer.from(start);
-  for (let i = end.length - 1; i >= 0; i--) {
-    if ((end[i] as number) < 0xff) {
-      end[i] = (end[i] as number) + 1;
-      return end.subarray(0, i + 1);
-    }
-  }
-  // Every byte is 0xff (or there is none): the range runs to the end of the keyspace.
-  return Buffer.from([0]);
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

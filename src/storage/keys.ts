@@ -26,6 +26,10 @@ function codePointRank(unit: number): number {
  * bound exists (empty prefix: every key matches).
  */
 export function prefixEnd(prefix: string): string | undefined {
+  // The usual key ends in a character below the surrogates whose successor is one too: one
+  // string operation (every list and every watch of the cache asks this).
+  const lastUnit = prefix.charCodeAt(prefix.length - 1);
+  if (lastUnit < 0xd7ff) return prefix.slice(0, -1) + String.fromCharCode(lastUnit + 1);
   const cps = Array.from(prefix);
   while (cps.length > 0) {
     const last = cps.pop() as string;

@@ -37,6 +37,7 @@ interface Waiter {
 }
 
 export class SqliteStorage implements Storage {
+  readonly localRevision: boolean = true;
   private readonly hub: WatchHub;
   private readonly waiters = new Map<number, Waiter>();
   private outgoing: { id: number; req: SqliteRequest }[] = [];

@@ -110,7 +110,9 @@ describe('leader election between two servers on one etcd', { skip }, () => {
     const tookMs = Date.now() - killedAt;
     // The survivor waits out the lease it last saw renewed (renewals every retry period at most).
     assert.ok(tookMs >= LEASE_DURATION_MS - 1000, `took over after ${tookMs} ms`);
-    assert.match(follower.output(), new RegExp(`${next} became leader`));
+    // The survivor logs its win once its write of the lease is acknowledged, which the read
+    // above may see first.
+    await eventually(() => follower.output().includes(`${next} became leader`) || undefined, 'the new leader saying so');
     assert.equal((await lease(follower))?.spec?.leaseTransitions, transitions + 1);
 
     await danglingDependent(follower, 'after-kill');

@@ -3,7 +3,7 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import type { GetOptions, RESTStore, RequestContext, SubresourceStore } from '../../rest/index.js';
 import { parseGetOptions } from './options.js';
 import type { HandlerDeps, Routed } from './request.js';
-import { negotiate, respond } from './response.js';
+import { negotiate, respond, writeAnswer } from './response.js';
 
 /** The object `name`, or what its `subresource` answers for it. */
 export function getResource(ctx: RequestContext, store: RESTStore, namespace: string, name: string, opts: GetOptions, subresource?: SubresourceStore): Promise<KubeObject> {
@@ -12,6 +12,14 @@ export function getResource(ctx: RequestContext, store: RESTStore, namespace: st
 
 export async function serveGet(deps: HandlerDeps, { r, ctx, store, subresource, namespace }: Routed): Promise<void> {
   const choice = negotiate(r, deps.serializers, store, 'object', subresource);
+  // The object as it is (no Table or metadata view) and no audit body to record: its bytes
+  // are those of every such GET of the same stored revision.
+  if (!subresource && store.getAnswer && choice.representation.as === 'Object' && r.audit === undefined) {
+    const answer = await store.getAnswer(ctx, namespace, r.info.name, parseGetOptions(r.query));
+    if (r.signal.aborted) return;
+    writeAnswer(r, choice, answer);
+    return;
+  }
   const obj = await getResource(ctx, store, namespace, r.info.name, parseGetOptions(r.query), subresource);
   if (r.signal.aborted) return;
   respond(r, deps.serializers, store, choice, 200, obj, deps.now?.() ?? new Date());

@@ -6,7 +6,7 @@ import { negotiateOutput, type OutputChoice, type Target } from '../../codec/neg
 import { jsonListChunks, type StreamedList } from '../../codec/json-list.js';
 import { fallbackTableConvertor, parseIncludeObject, partialObjectMetadata, partialObjectMetadataList, toTable } from '../../codec/representation.js';
 import { jsonSerializer, type SerializerSet } from '../../codec/serializer.js';
-import type { RESTStore, StoreList, SubresourceStore, TableConvertor } from '../../rest/index.js';
+import type { GetAnswer, RESTStore, StoreList, SubresourceStore, TableConvertor } from '../../rest/index.js';
 import { headerValue, setWarnings, writeBody, type ServerResponse } from '../http.js';
 import type { ResourceRequest } from './request.js';
 import { expectedKind } from './write.js';
@@ -43,6 +43,19 @@ export function writeEncoded(r: ResourceRequest, serializers: SerializerSet, cho
   const bytes = serializer.encode(out, { pretty: r.pretty });
   setWarnings(r.res, r.warnings);
   writeBody(r.res, code, contentType, bytes, r.req.method === 'HEAD');
+}
+
+/**
+ * Answers a GET of the object itself (representation Object, no audit body), as
+ * writeEncoded would: the bytes of a shared answer are encoded once per media type and
+ * indentation, then copied.
+ */
+export function writeAnswer(r: ResourceRequest, choice: OutputChoice, answer: GetAnswer): void {
+  const encode = (): Uint8Array => choice.serializer.encode(answer.build(), { pretty: r.pretty });
+  const shared = answer.shared;
+  const bytes = shared ? shared.encodings.get(shared.source, `get|${choice.contentType}|${r.pretty ? 'pretty' : ''}`, encode) : encode();
+  setWarnings(r.res, r.warnings);
+  writeBody(r.res, 200, choice.contentType, bytes, r.req.method === 'HEAD');
 }
 
 /**
