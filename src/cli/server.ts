@@ -545,8 +545,10 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       if (historyPruner) clearInterval(historyPruner);
       await customResources.stop();
       conversionTransport.close();
-      await table.stop();
+      // The history's last batch is written while the store's watches still run: their
+      // cancellation can trip the etcd client's circuit breaker for the calls after it.
       await historyPersistence?.stop();
+      await table.stop();
       await storage.close();
     })());
 

@@ -174,10 +174,12 @@ describe('GenericStore', () => {
     await rejects(widgets.get(ctx, 'n/s', 'g', {}), 404);
   });
 
-  test('getAnswer: one shared answer per stored revision, a new one once the object changes, in the served version', async () => {
+  test('getAnswer: one shared answer per stored revision read from the watch cache, a new one once the object changes, in the served version', async () => {
     const created = await widgets.create(ctx, 'ns1', widget('ga'), noDry);
-    const first = await widgets.getAnswer(ctx, 'ns1', 'ga', {});
-    const again = await widgets.getAnswer(ctx, 'ns1', 'ga', {});
+    const at = { resourceVersion: created.metadata?.resourceVersion ?? '' };
+    assert.equal((await widgets.getAnswer(ctx, 'ns1', 'ga', {})).shared, undefined, 'the most recent is read from storage');
+    const first = await widgets.getAnswer(ctx, 'ns1', 'ga', at);
+    const again = await widgets.getAnswer(ctx, 'ns1', 'ga', at);
     assert.ok(first.shared && again.shared, 'answered from the watch cache');
     assert.equal(first.shared.source, again.shared.source, 'the same stored revision is the same source');
     assert.deepEqual(first.build(), await widgets.get(ctx, 'ns1', 'ga', {}));
@@ -192,14 +194,14 @@ describe('GenericStore', () => {
     assert.deepEqual(encode(first), encode(again));
     assert.equal(builds, 1);
     const updated = await widgets.update(ctx, 'ns1', 'ga', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { changed: 'yes' } } }), noDry);
-    const after = await widgets.getAnswer(ctx, 'ns1', 'ga', {});
+    const after = await widgets.getAnswer(ctx, 'ns1', 'ga', { resourceVersion: updated.object.metadata?.resourceVersion ?? '' });
     assert.notEqual(after.shared?.source, first.shared.source);
     const bytes = JSON.parse(new TextDecoder().decode(encode(after))) as KubeObject;
     assert.equal(builds, 2);
     assert.deepEqual(bytes.metadata?.labels, { changed: 'yes' });
     assert.equal(bytes.metadata?.resourceVersion, updated.object.metadata?.resourceVersion);
     // Each served version answers in its own version.
-    assert.equal((await widgetsV2.getAnswer(ctx, 'ns1', 'ga', {})).build().apiVersion, `${TEST_GROUP}/v2`);
+    assert.equal((await widgetsV2.getAnswer(ctx, 'ns1', 'ga', at)).build().apiVersion, `${TEST_GROUP}/v2`);
     await rejects(widgets.getAnswer(ctx, 'ns1', 'missing', {}), 404);
   });
 

@@ -37,7 +37,6 @@ interface Waiter {
 }
 
 export class SqliteStorage implements Storage {
-  readonly localRevision: boolean = true;
   private readonly hub: WatchHub;
   private readonly waiters = new Map<number, Waiter>();
   private outgoing: { id: number; req: SqliteRequest }[] = [];
