@@ -82,7 +82,7 @@ export async function startControllerManager(flags: ParsedFlags, opts: Controlle
     const rootCA = rootCAFile ? readFileSync(rootCAFile, 'utf8') : config.caPem;
     const manager = new ControllerManager({
       client,
-      descriptors: opts.descriptors ?? builtinControllers({ rootCA: () => rootCA }),
+      descriptors: opts.descriptors ?? builtinControllers({ rootCA: () => rootCA, ...(settings.nodeIpam ? { nodeIpam: settings.nodeIpam } : {}) }),
       controllers: settings.controllers,
       options: settings.options,
       leaderElection: settings.leaderElection,
