@@ -42,7 +42,7 @@ export interface RunningControllerManager {
 }
 
 /** The flavor whose protocol the kubeconfig's credential plugin names, if it runs one of either. */
-function flavorOfExecPlugin(kubeconfig: string): Flavor | undefined {
+export function flavorOfExecPlugin(kubeconfig: string): Flavor | undefined {
   const apiVersion = execPluginApiVersion(kubeconfig) ?? '';
   const slash = apiVersion.lastIndexOf('/');
   return slash < 0 ? undefined : flavorOfGroup(apiVersion.slice(0, slash));

@@ -198,6 +198,20 @@ function unlessDefault<K extends keyof ControllerOptions>(flags: ParsedFlags, na
   return v === fallback ? {} : { [key]: v };
 }
 
+/** The `--leader-elect*` flags (kube's component-base names); false with `--leader-elect=false`. */
+export function leaderElectionFromFlags(flags: ParsedFlags, defaultName: string): ManagerLeaderElection | false {
+  if (flags.boolean('leader-elect') === false) return false;
+  const namespace = flags.string('leader-elect-resource-namespace');
+  const lease: ManagerLeaderElection = {
+    name: flags.string('leader-elect-resource-name') ?? defaultName,
+    ...(namespace ? { namespace } : {}),
+    leaseDurationMs: positive(flags, 'leader-elect-lease-duration', 15_000),
+    renewDeadlineMs: positive(flags, 'leader-elect-renew-deadline', 10_000),
+    retryPeriodMs: positive(flags, 'leader-elect-retry-period', 2_000),
+  };
+  return lease;
+}
+
 /** The controller manager's settings from its flags (bad values throw, naming the flag). */
 export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFlags {
   const certFile = flags.string('cluster-signing-cert-file');
@@ -225,17 +239,7 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
   const controllers = flags.has('controllers') ? flags.list('controllers') : ['*'];
   const unknown = validateControllers(controllers, [...KNOWN_CONTROLLERS, ...DISABLED_BY_DEFAULT_CONTROLLERS]);
   if (unknown.length > 0) throw new Error(`--controllers: ${unknown.join(', ')}`);
-  const namespace = flags.string('leader-elect-resource-namespace');
-  const leaderElection: ManagerLeaderElection | false =
-    flags.boolean('leader-elect') === false
-      ? false
-      : {
-          name: flags.string('leader-elect-resource-name') ?? 'kube-controller-manager',
-          ...(namespace ? { namespace } : {}),
-          leaseDurationMs: positive(flags, 'leader-elect-lease-duration', 15_000),
-          renewDeadlineMs: positive(flags, 'leader-elect-renew-deadline', 10_000),
-          retryPeriodMs: positive(flags, 'leader-elect-retry-period', 2_000),
-        };
+  const leaderElection = leaderElectionFromFlags(flags, 'kube-controller-manager');
   return { controllers, options, leaderElection, nodeIpam: nodeIpamFromFlags(flags) };
 }
 
