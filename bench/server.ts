@@ -37,6 +37,7 @@ import { readKubeconfig, type ClientConfig } from '../src/client/kubeconfig.js';
 import { createStorage } from '../src/storage/index.js';
 import { etcdInstallHint, etcdInstalled, startEtcd } from '../src/storage/etcd-testing.js';
 import type { RawFixtures } from './raw-server.js';
+import { clusterGroups } from './cluster.js';
 
 /** What `npm start` and the bin run: the bundle `npm run build` makes. */
 const ENTRY_POINT = fileURLToPath(new URL('../bundle/apiserver.js', import.meta.url));
@@ -54,7 +55,7 @@ const WATCH_EVENTS = Number(process.env.BENCH_WATCH_EVENTS ?? 100);
 const STREAMS_PER_SESSION = 500;
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 5);
 
-const GROUPS = ['import', 'start', 'get', 'create', 'audit', 'cr', 'watch', 'list', 'apf', 'etcd'] as const;
+const GROUPS = ['import', 'start', 'get', 'create', 'audit', 'cr', 'watch', 'list', 'apf', 'etcd', 'cluster', 'cluster-hold'] as const;
 type Group = (typeof GROUPS)[number];
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
 for (const g of ONLY ?? []) {
@@ -891,6 +892,8 @@ async function main(): Promise<void> {
       group = 'etcd';
       await etcdCreates(work, children, targets);
     }
+    // Simulated nodes and the scheduler (bench/cluster.ts): on request only, they take minutes.
+    await clusterGroups({ entryPoint: ENTRY_POINT, work, startChild, freePort, rssKiB, row, note, group: (g) => (group = g) }, ONLY);
   } finally {
     for (const t of targets) t.close();
     for (const c of children) await c.stop();
