@@ -23,7 +23,11 @@ export const schedulerFlagDefinitions: FlagDefinition[] = [
   },
   ...controllerFlagDefinitions
     .filter((d) => d.name.startsWith('leader-elect'))
-    .map((d) => (d.name === 'leader-elect-resource-name' ? { ...d, default: SCHEDULER_LEASE_NAME } : d)),
+    .map((d) => {
+      if (d.name === 'leader-elect-resource-name') return { ...d, default: SCHEDULER_LEASE_NAME };
+      if (d.name === 'leader-elect') return { ...d, usage: 'Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability.' };
+      return d;
+    }),
 ];
 
 export interface SchedulerRunOptions {
