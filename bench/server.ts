@@ -48,6 +48,7 @@ import type { RawFixtures } from './raw-server.js';
 import { historyCreates } from './history.js';
 import { BUCKET_US, type LoadJob, type LoadReport } from './load-client.js';
 import type { SqliteBaselineReport } from './sqlite-baseline.js';
+import { clusterGroups } from './cluster.js';
 
 /** What `npm start` and the bin run: the bundle `npm run build` makes. */
 const ENTRY_POINT = fileURLToPath(new URL('../bundle/apiserver.js', import.meta.url));
@@ -71,7 +72,7 @@ const WATCH_EVENTS = Number(process.env.BENCH_WATCH_EVENTS ?? 100);
 const STREAMS_PER_SESSION = 500;
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 5);
 
-const GROUPS = ['import', 'start', 'get', 'create', 'audit', 'history', 'cr', 'watch', 'list', 'apf', 'etcd', 'million'] as const;
+const GROUPS = ['import', 'start', 'get', 'create', 'audit', 'history', 'cr', 'watch', 'list', 'apf', 'etcd', 'million', 'cluster', 'cluster-hold'] as const;
 /** Groups run only when BENCH_ONLY names them. */
 const ON_REQUEST: readonly Group[] = ['million'];
 const MILLION = Number(process.env.BENCH_MILLION ?? 1_000_000);
@@ -1063,6 +1064,8 @@ async function main(): Promise<void> {
       group = 'million';
       await millionObjects(work, children, targets);
     }
+    // Simulated nodes and the scheduler (bench/cluster.ts): on request only, they take minutes.
+    await clusterGroups({ entryPoint: ENTRY_POINT, work, startChild, freePort, rssKiB, row, note, group: (g) => (group = g) }, ONLY);
   } finally {
     for (const t of targets) t.close();
     for (const c of children) await c.stop();

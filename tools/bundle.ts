@@ -32,6 +32,7 @@ await build({
   entryPoints: [
     { in: 'dist/src/cli/apiserver.js', out: 'apiserver' },
     { in: 'dist/src/cli/controller-manager.js', out: 'controller-manager' },
+    { in: 'dist/src/cli/scheduler.js', out: 'scheduler' },
     // The server behind the flags, which the entry point imports once they are parsed: an
     // entry point of its own so that it has a stable name.
     { in: 'dist/src/cli/server.js', out: 'server' },

@@ -41,7 +41,7 @@ function staticGraph(file: string): { files: Set<string>; packages: Set<string> 
 
 describe('the bundle', () => {
   it('was built beside the compiled sources', () => {
-    for (const f of ['apiserver.js', 'controller-manager.js', 'server.js', 'sqlite-worker.js', 'yaml-worker.js']) {
+    for (const f of ['apiserver.js', 'controller-manager.js', 'scheduler.js', 'server.js', 'sqlite-worker.js', 'yaml-worker.js']) {
       assert.ok(existsSync(join(BUNDLE, f)), `dist/bundle/${f} (npm run build makes it)`);
     }
   });

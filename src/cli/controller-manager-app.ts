@@ -42,7 +42,7 @@ export interface RunningControllerManager {
 }
 
 /** The flavor whose protocol the kubeconfig's credential plugin names, if it runs one of either. */
-function flavorOfExecPlugin(kubeconfig: string): Flavor | undefined {
+export function flavorOfExecPlugin(kubeconfig: string): Flavor | undefined {
   const apiVersion = execPluginApiVersion(kubeconfig) ?? '';
   const slash = apiVersion.lastIndexOf('/');
   return slash < 0 ? undefined : flavorOfGroup(apiVersion.slice(0, slash));
@@ -82,7 +82,7 @@ export async function startControllerManager(flags: ParsedFlags, opts: Controlle
     const rootCA = rootCAFile ? readFileSync(rootCAFile, 'utf8') : config.caPem;
     const manager = new ControllerManager({
       client,
-      descriptors: opts.descriptors ?? builtinControllers({ rootCA: () => rootCA }),
+      descriptors: opts.descriptors ?? builtinControllers({ rootCA: () => rootCA, ...(settings.nodeIpam ? { nodeIpam: settings.nodeIpam } : {}) }),
       controllers: settings.controllers,
       options: settings.options,
       leaderElection: settings.leaderElection,

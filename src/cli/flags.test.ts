@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseFlags } from '../apimachinery/flags.js';
-import { controllerFlagDefinitions, controllerManagerFlags, serverFlagDefinitions } from './flags.js';
+import { controllerFlagDefinitions, controllerManagerFlags, nodeIpamFromFlags, serverFlagDefinitions } from './flags.js';
 
 const parse = (argv: string[]): ReturnType<typeof controllerManagerFlags> => controllerManagerFlags(parseFlags(argv, controllerFlagDefinitions));
 
@@ -75,4 +75,26 @@ test('bad values are refused, naming the flag', () => {
   assert.throws(() => parse(['--cluster-signing-cert-file=/ca.crt']), /must be given together/);
   assert.throws(() => parse(['--terminated-pod-gc-threshold=2147483648']), { message: '--terminated-pod-gc-threshold: value out of range: 2147483648' });
   assert.throws(() => parse(['--terminated-pod-gc-threshold=lots']), /invalid argument "lots" for "--terminated-pod-gc-threshold" flag: expected an integer/);
+});
+
+test('node CIDR allocation: off by default, the range allocator with kube\'s masks when on, bad combinations refused', () => {
+  assert.equal(parse([]).nodeIpam, undefined);
+  assert.equal(parse(['--cluster-cidr=10.244.0.0/16']).nodeIpam, undefined);
+  assert.deepEqual(parse(['--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16,fd00:10:244::/56', '--node-cidr-mask-size-ipv6=72']).nodeIpam, {
+    clusterCIDRs: ['10.244.0.0/16', 'fd00:10:244::/56'],
+    nodeMaskSizes: [24, 72],
+  });
+  assert.throws(() => parse(['--allocate-node-cidrs']), /--cluster-cidr must be specified/);
+  assert.throws(() => parse(['--allocate-node-cidrs', '--cluster-cidr=10.244.0.0/16', '--node-cidr-mask-size=12']), /mask size of cluster CIDR must be less than or equal/);
+  assert.throws(() => parse(['--cluster-cidr=../8']), /invalid CIDR address/);
+});
+
+test('the server turns allocation on for simulated nodes unless told otherwise', () => {
+  const flags = (argv: string[]) => parseFlags(argv, controllerFlagDefinitions);
+  const simulated = { allocate: true, clusterCIDR: '10.128.0.0/9' };
+  assert.deepEqual(nodeIpamFromFlags(flags([]), simulated), { clusterCIDRs: ['10.128.0.0/9'], nodeMaskSizes: [24] });
+  assert.deepEqual(nodeIpamFromFlags(flags(['--cluster-cidr=10.200.0.0/16']), simulated), { clusterCIDRs: ['10.200.0.0/16'], nodeMaskSizes: [24] });
+  assert.equal(nodeIpamFromFlags(flags(['--allocate-node-cidrs=false']), simulated), undefined);
+  // Asked for explicitly, the cluster CIDR must be given, as kube asks.
+  assert.throws(() => nodeIpamFromFlags(flags(['--allocate-node-cidrs=true']), simulated), /--cluster-cidr must be specified/);
 });

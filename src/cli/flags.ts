@@ -5,8 +5,12 @@ import { defaultFeatureGate, FeatureGate } from '../apimachinery/features.js';
 import {
   DISABLED_BY_DEFAULT_CONTROLLERS,
   KNOWN_CONTROLLERS,
+  DEFAULT_SIMULATED_CLUSTER_CIDR,
+  nodeIpamConfig,
+  RANGE_ALLOCATOR,
   validateControllers,
   type ControllerOptions,
+  type NodeIpamConfig,
   type ManagerLeaderElection,
 } from '../controllers/index.js';
 import { serviceFlagDefinitions } from '../registry/services/index.js';
@@ -55,6 +59,16 @@ export const controllerFlagDefinitions: FlagDefinition[] = [
     default: 12500,
     usage: 'Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.',
   },
+  {
+    name: 'allocate-node-cidrs',
+    type: 'boolean',
+    usage: `Should CIDRs for Pods be allocated and set on the cloud provider (default false; in an API server with --simulated-nodes, true unless given, with --cluster-cidr ${DEFAULT_SIMULATED_CLUSTER_CIDR} unless given).`,
+  },
+  { name: 'cluster-cidr', type: 'string', usage: 'CIDR Range for Pods in cluster. Requires --allocate-node-cidrs to be true; two comma-separated CIDRs (one IPv4, one IPv6) for a dual-stack cluster.' },
+  { name: 'node-cidr-mask-size', type: 'int', default: 0, usage: 'Mask size for node cidr in cluster. Default is 24 for IPv4 and 64 for IPv6.' },
+  { name: 'node-cidr-mask-size-ipv4', type: 'int', default: 0, usage: 'Mask size for IPv4 node cidr in dual-stack cluster. Default is 24.' },
+  { name: 'node-cidr-mask-size-ipv6', type: 'int', default: 0, usage: 'Mask size for IPv6 node cidr in dual-stack cluster. Default is 64.' },
+  { name: 'cidr-allocator-type', type: 'string', default: RANGE_ALLOCATOR, usage: `Type of CIDR allocator to use (only ${RANGE_ALLOCATOR}).` },
   { name: 'cluster-signing-duration', type: 'duration', default: 365 * 24 * 3_600_000, usage: 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.' },
   { name: 'cluster-signing-cert-file', type: 'string', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates (the cluster CA when unset).' },
   { name: 'cluster-signing-key-file', type: 'string', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.' },
@@ -149,6 +163,31 @@ export interface ControllerManagerFlags {
   controllers: string[];
   options: ControllerOptions;
   leaderElection: ManagerLeaderElection | false;
+  /** The node IPAM controller's settings; undefined when `--allocate-node-cidrs` is false. */
+  nodeIpam: NodeIpamConfig | undefined;
+}
+
+/** The flags of node CIDR allocation; `allocateDefault` stands for `--allocate-node-cidrs` when it is not given. */
+export function nodeIpamFromFlags(flags: ParsedFlags, defaults: { allocate?: boolean; clusterCIDR?: string } = {}): NodeIpamConfig | undefined {
+  const allocate = flags.has('allocate-node-cidrs') ? flags.boolean('allocate-node-cidrs') === true : (defaults.allocate ?? false);
+  const clusterCIDR = flags.string('cluster-cidr') || (allocate && !flags.has('allocate-node-cidrs') ? (defaults.clusterCIDR ?? '') : '');
+  const mask = (name: string): number => {
+    const v = flags.number(name) ?? 0;
+    if (!Number.isInteger(v) || v < 0 || v > 128) throw new Error(`--${name}: must be a prefix length from 1 to 128 (0 for the default), not ${v}`);
+    return v;
+  };
+  try {
+    return nodeIpamConfig({
+      allocateNodeCIDRs: allocate,
+      clusterCIDR,
+      nodeCIDRMaskSize: mask('node-cidr-mask-size'),
+      nodeCIDRMaskSizeIPv4: mask('node-cidr-mask-size-ipv4'),
+      nodeCIDRMaskSizeIPv6: mask('node-cidr-mask-size-ipv6'),
+      cidrAllocatorType: flags.string('cidr-allocator-type') ?? RANGE_ALLOCATOR,
+    });
+  } catch (err) {
+    throw new Error(`node CIDR allocation: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function positive(flags: ParsedFlags, name: string, fallback: number): number {
@@ -173,6 +212,20 @@ function unlessDefault<K extends keyof ControllerOptions>(flags: ParsedFlags, na
   if (!Number.isInteger(v)) throw new Error(`--${name}: must be an integer, not ${v}`);
   if (max !== undefined && v > max) throw new Error(`--${name}: must be at most ${max}, not ${v}`);
   return v === fallback ? {} : { [key]: v };
+}
+
+/** The `--leader-elect*` flags (kube's component-base names); false with `--leader-elect=false`. */
+export function leaderElectionFromFlags(flags: ParsedFlags, defaultName: string): ManagerLeaderElection | false {
+  if (flags.boolean('leader-elect') === false) return false;
+  const namespace = flags.string('leader-elect-resource-namespace');
+  const lease: ManagerLeaderElection = {
+    name: flags.string('leader-elect-resource-name') ?? defaultName,
+    ...(namespace ? { namespace } : {}),
+    leaseDurationMs: positive(flags, 'leader-elect-lease-duration', 15_000),
+    renewDeadlineMs: positive(flags, 'leader-elect-renew-deadline', 10_000),
+    retryPeriodMs: positive(flags, 'leader-elect-retry-period', 2_000),
+  };
+  return lease;
 }
 
 /** The controller manager's settings from its flags (bad values throw, naming the flag). */
@@ -207,18 +260,8 @@ export function controllerManagerFlags(flags: ParsedFlags): ControllerManagerFla
   const controllers = flags.has('controllers') ? flags.list('controllers') : ['*'];
   const unknown = validateControllers(controllers, [...KNOWN_CONTROLLERS, ...DISABLED_BY_DEFAULT_CONTROLLERS]);
   if (unknown.length > 0) throw new Error(`--controllers: ${unknown.join(', ')}`);
-  const namespace = flags.string('leader-elect-resource-namespace');
-  const leaderElection: ManagerLeaderElection | false =
-    flags.boolean('leader-elect') === false
-      ? false
-      : {
-          name: flags.string('leader-elect-resource-name') ?? 'kube-controller-manager',
-          ...(namespace ? { namespace } : {}),
-          leaseDurationMs: positive(flags, 'leader-elect-lease-duration', 15_000),
-          renewDeadlineMs: positive(flags, 'leader-elect-renew-deadline', 10_000),
-          retryPeriodMs: positive(flags, 'leader-elect-retry-period', 2_000),
-        };
-  return { controllers, options, leaderElection };
+  const leaderElection = leaderElectionFromFlags(flags, 'kube-controller-manager');
+  return { controllers, options, leaderElection, nodeIpam: nodeIpamFromFlags(flags) };
 }
 
 /** Every flag `orch-apiserver` takes: the server's, authentication's, admission's, audit's, the codec's, priority and fairness' and the aggregator's. */

@@ -16,7 +16,7 @@ import { DEFAULT_RETENTION, HistoryPersistence, HistoryStore, parseRetention, Re
 import { renderKubeconfig } from '../client/kubeconfig.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import type { ApiClient } from '../client/types.js';
-import { ControllerManager, discoverFromTable, ensureSystemNamespaces, startControllers, type RunningControllers } from '../controllers/index.js';
+import { ControllerManager, DEFAULT_SIMULATED_CLUSTER_CIDR, discoverFromTable, ensureSystemNamespaces, startControllers, type RunningControllers } from '../controllers/index.js';
 import { SCHEDULER_LEASE_NAME, schedulerDescriptor } from '../scheduler/descriptor.js';
 import { ensureClusterInfo } from '../controllers/tokens/index.js';
 import { binarySerializer } from '../codec/binary.js';
@@ -44,7 +44,7 @@ import { closeEarlyStorage, type EarlyStorage } from './early-storage.js';
 import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
 import { Aggregator } from '../aggregator/index.js';
 import { frontProxyFromFlags } from '../aggregator/flags.js';
-import { controllerManagerFlags, featureGateFromFlags } from './flags.js';
+import { controllerManagerFlags, featureGateFromFlags, nodeIpamFromFlags } from './flags.js';
 import { auditorFromFlags } from '../audit/index.js';
 import { loadSimulatedNodeConfig, NodeAgent, type ConfigDocument } from '../nodeagent/index.js';
 import type { SimulatedNodes } from '../rest/index.js';
@@ -169,6 +169,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (!Number.isSafeInteger(simulatedNodes) || simulatedNodes < 0 || simulatedNodes > 100_000) {
     throw new Error(`--simulated-nodes: must be a number of nodes from 0 to 100000, not ${simulatedNodes}`);
   }
+  // Simulated nodes get pod CIDRs unless told otherwise, so their pods' addresses come from their own ranges.
+  const nodeIpam = nodeIpamFromFlags(flags, { allocate: simulatedNodes > 0, clusterCIDR: DEFAULT_SIMULATED_CLUSTER_CIDR });
   const simulatedNodeConfig = await loadSimulatedNodeConfig(flags.list('simulated-node-config'), opts.simulatedNodeConfig ?? []).catch((err: unknown) => {
     throw new Error(`--simulated-node-config: ${err instanceof Error ? err.message : String(err)}`);
   });
@@ -488,6 +490,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         rootCAFile: pki.caCert,
         systemPriorityClasses: true,
         controllers: controllerSettings.controllers,
+        ...(nodeIpam ? { nodeIpam } : {}),
         // The signer uses the cluster CA unless its own key pair is given, as kube-controller-manager set up by kubeadm.
         options: { clusterSigningCertFile: pki.caCert, clusterSigningKeyFile: pki.caKey, ...controllerSettings.options },
         // Only an etcd store can be shared by several servers; sqlite's lock and memory already

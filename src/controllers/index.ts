@@ -33,6 +33,7 @@ import { endpointSliceMirroringControllerDescriptor } from './endpointslicemirro
 import { resourceQuotaControllerDescriptor } from './resourcequota/index.js';
 import { statefulSetControllerDescriptor } from './statefulset/index.js';
 import { daemonSetControllerDescriptor } from './daemonset/index.js';
+import { nodeIpamControllerDescriptor, type NodeIpamConfig } from './nodeipam/index.js';
 
 export {
   NamespaceController,
@@ -61,6 +62,16 @@ export {
   type ManagerLeaderElection,
 } from './manager.js';
 export { DiscoveredResourceTable, discoverFromServer, discoverFromTable, type DiscoveryTransport } from './discovery.js';
+export {
+  DEFAULT_NODE_CIDR_MASK_SIZE_IPV4,
+  DEFAULT_NODE_CIDR_MASK_SIZE_IPV6,
+  DEFAULT_SIMULATED_CLUSTER_CIDR,
+  nodeIpamConfig,
+  NodeIpamConfigError,
+  RANGE_ALLOCATOR,
+  type NodeIpamConfig,
+  type NodeIpamFlags,
+} from './nodeipam/index.js';
 export { LeaderElector, leasesResource, validateLeaderElection, type LeaderElectionConfig, type LeaseSpec } from './leader-election.js';
 
 export interface BuiltinControllersOptions {
@@ -68,6 +79,8 @@ export interface BuiltinControllersOptions {
   table?: ResourceTable;
   /** The cluster CA (PEM) the root CA publisher puts in every namespace; no publisher without it. */
   rootCA?: () => string | undefined;
+  /** The node IPAM settings (`--allocate-node-cidrs`, `--cluster-cidr`, ...); no allocation when absent. */
+  nodeIpam?: NodeIpamConfig;
 }
 
 /** How often a namespace controller outside the server re-reads discovery. */
@@ -113,6 +126,7 @@ export function builtinControllers(opts: BuiltinControllersOptions = {}): Contro
     ...batchControllers,
     disruptionControllerDescriptor,
     nodeLifecycleControllerDescriptor,
+    nodeIpamControllerDescriptor(() => opts.nodeIpam),
     ...volumeProtectionControllers,
     persistentVolumeBinderDescriptor,
     podGCControllerDescriptor,
@@ -157,6 +171,8 @@ interface ControllersOptions {
   rootCAFile?: string;
   /** Create the system priority classes (system-node-critical, system-cluster-critical) when missing. */
   systemPriorityClasses?: boolean;
+  /** The node IPAM settings; no node CIDRs are allocated when absent. */
+  nodeIpam?: NodeIpamConfig;
   /** More descriptors beside the built-in ones. */
   descriptors?: readonly ControllerDescriptor[];
   /** `--controllers` (default `*`). */
@@ -183,6 +199,7 @@ export function startControllers(opts: ControllersOptions): RunningControllers {
   const builtin = builtinControllers({
     table: opts.table,
     rootCA: () => (opts.rootCAFile ? readFileSync(opts.rootCAFile, 'utf8') : undefined),
+    ...(opts.nodeIpam ? { nodeIpam: opts.nodeIpam } : {}),
   }).filter((d) => d.name !== 'serviceaccount' || opts.serviceAccounts === true); // the server asks for it; tests may not
   // Refuses unknown `--controllers` names before anything starts.
   const manager = new ControllerManager({

@@ -6,7 +6,7 @@
 //   ...
 //   await server.stop();
 export { startApiServer, type ApiServerHandle, type SettleOptions } from './server.js';
-export { OptionError, type ApiServerOptions, type EtcdOptions, type StorageBackend } from './options.js';
+export { OptionError, type ApiServerOptions, type EtcdOptions, type NodeCIDROptions, type StorageBackend } from './options.js';
 export type { Credentials, KubeConfigClass, KubeConfigCluster, KubeConfigContext, KubeConfigOptions, KubeConfigUser } from './kubeconfig.js';
 export type { AdmissionAnswer, AdmissionRequest, InstalledWebhook, WebhookOptions, WebhookRule } from './webhook.js';
 export { FakeClock, realClock, type Clock } from '../apimachinery/clock.js';

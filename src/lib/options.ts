@@ -5,6 +5,19 @@ import type { Clock } from '../apimachinery/clock.js';
 import type { Flavor } from '../naming/index.js';
 import { STORAGE_BACKEND_NAMES, type StorageBackendName } from '../storage/backends.js';
 import { parseRetention } from '../history/retention.js';
+import { DEFAULT_SIMULATED_CLUSTER_CIDR } from '../controllers/nodeipam/config.js';
+
+/** The pod CIDRs the node IPAM controller gives nodes: the cluster CIDR (two, comma-separated, for dual stack) and node mask sizes. */
+export interface NodeCIDROptions {
+  /** `--cluster-cidr` (default 10.128.0.0/9). */
+  clusterCIDR?: string;
+  /** `--node-cidr-mask-size` (one family only). */
+  maskSize?: number;
+  /** `--node-cidr-mask-size-ipv4` (24). */
+  maskSizeIPv4?: number;
+  /** `--node-cidr-mask-size-ipv6` (64). */
+  maskSizeIPv6?: number;
+}
 
 export type StorageBackend = StorageBackendName;
 
@@ -78,6 +91,12 @@ export interface ApiServerOptions {
    * object or both (`'24h'`, `'100'`, `'24h,100'`); `'0'` turns history off. Default `'1h,50'`.
    */
   historyRetention?: string;
+  /**
+   * Pod CIDRs for nodes (`--allocate-node-cidrs`, the `nodeipam` controller): `true` or the
+   * ranges to use, `false` for none. Default: on (cluster CIDR 10.128.0.0/9, a /24 per node)
+   * when `simulatedNodes` is set, so simulated pods take addresses from their node's range.
+   */
+  nodeCIDRs?: boolean | NodeCIDROptions;
 }
 
 const KNOWN: ReadonlySet<string> = new Set([
@@ -101,6 +120,7 @@ const KNOWN: ReadonlySet<string> = new Set([
   'scheduler',
   'console',
   'historyRetention',
+  'nodeCIDRs',
 ]);
 
 export class OptionError extends Error {
@@ -162,6 +182,18 @@ export function checkOptions(opts: unknown): asserts opts is ApiServerOptions {
   if (opts.log !== undefined && typeof opts.log !== 'function') throw new OptionError('option "log" must be a function');
   if (opts.scheduler !== undefined && typeof opts.scheduler !== 'boolean') throw new OptionError('option "scheduler" must be a boolean');
   if (opts.console !== undefined && typeof opts.console !== 'boolean') throw new OptionError('option "console" must be a boolean');
+  if (opts.nodeCIDRs !== undefined && typeof opts.nodeCIDRs !== 'boolean') {
+    if (!isRecord(opts.nodeCIDRs)) throw new OptionError('option "nodeCIDRs" must be a boolean or an object with "clusterCIDR" and mask sizes');
+    for (const [key, v] of Object.entries(opts.nodeCIDRs)) {
+      if (key === 'clusterCIDR') {
+        if (typeof v !== 'string') throw new OptionError('option "nodeCIDRs.clusterCIDR" must be a string');
+      } else if (key === 'maskSize' || key === 'maskSizeIPv4' || key === 'maskSizeIPv6') {
+        if (!(Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 128)) throw new OptionError(`option "nodeCIDRs.${key}" must be a prefix length from 1 to 128, not ${JSON.stringify(v)}`);
+      } else {
+        throw new OptionError(`unknown option "nodeCIDRs.${key}" (known: clusterCIDR, maskSize, maskSizeIPv4, maskSizeIPv6)`);
+      }
+    }
+  }
   if (opts.simulatedNodes !== undefined && !(Number.isSafeInteger(opts.simulatedNodes) && (opts.simulatedNodes as number) >= 0 && (opts.simulatedNodes as number) <= 100_000)) {
     throw new OptionError(`option "simulatedNodes" must be a number of nodes from 0 to 100000, not ${JSON.stringify(opts.simulatedNodes)}`);
   }
@@ -216,5 +248,13 @@ export function optionFlags(opts: ApiServerOptions, dataDir: string, uniqueSuffi
   if (opts.controllers) out.push(`--controllers=${opts.controllers.join(',')}`);
   if (opts.simulatedNodes) out.push(`--simulated-nodes=${opts.simulatedNodes}`);
   if (opts.historyRetention !== undefined) out.push(`--history-retention=${opts.historyRetention}`);
+  if (opts.nodeCIDRs === false) out.push('--allocate-node-cidrs=false');
+  else if (opts.nodeCIDRs !== undefined) {
+    const c = opts.nodeCIDRs === true ? {} : opts.nodeCIDRs;
+    out.push('--allocate-node-cidrs=true', `--cluster-cidr=${c.clusterCIDR ?? DEFAULT_SIMULATED_CLUSTER_CIDR}`);
+    if (c.maskSize !== undefined) out.push(`--node-cidr-mask-size=${c.maskSize}`);
+    if (c.maskSizeIPv4 !== undefined) out.push(`--node-cidr-mask-size-ipv4=${c.maskSizeIPv4}`);
+    if (c.maskSizeIPv6 !== undefined) out.push(`--node-cidr-mask-size-ipv6=${c.maskSizeIPv6}`);
+  }
   return [...out, ...(opts.flags ?? [])];
 }

@@ -98,7 +98,10 @@ describe('a server with simulatedNodes: 3', () => {
     const p = await core.readNamespacedPod({ name: 'web', namespace: 'default' });
     assert.equal(p.status?.phase, 'Running');
     assert.equal(p.status?.hostIP, '192.0.2.1');
-    assert.match(p.status?.podIP ?? '', /^10\.0\.0\.\d+$/);
+    // The node IPAM controller gave the node a /24 of 10.128.0.0/9; the pod's address is in it.
+    const podCIDR = (await core.readNode({ name: 'node-000000' })).spec?.podCIDR ?? '';
+    assert.match(podCIDR, /^10\.(1[2-9]\d|2[0-5]\d)\.\d+\.0\/24$/);
+    assert.equal(p.status?.podIP, podCIDR.replace(/0\/24$/, '1'));
     const c = p.status?.containerStatuses?.[0];
     assert.equal(c?.ready, true);
     assert.equal(c?.started, true);

@@ -60,10 +60,11 @@ for (const flavor of ['orch', 'kubernetes'] as const) {
         const r = await kubectl.run(['get', 'pod', 'web', '-o', 'jsonpath={.status.phase} {.status.podIP} {.status.hostIP}']);
         return r.stdout.startsWith('Running ') ? r.stdout : undefined;
       }, 'the pod Running');
-      assert.match(phase, /^Running 10\.0\.0\.\d+ 192\.0\.2\.2$/);
+      // The address is from the node's pod CIDR (node IPAM gives simulated nodes a /24 of 10.128.0.0/9).
+      assert.match(phase, /^Running 10\.(1[2-9]\d|2[0-5]\d)\.\d+\.\d+ 192\.0\.2\.2$/);
       if (flavor === 'kubernetes') {
         const r = await kubectl.run(['get', 'pods', '-o', 'wide', '--no-headers']);
-        assert.match(r.stdout, /^web\s+1\/1\s+Running\s+0\s+\S+\s+10\.0\.0\.\d+\s+node-000001\s/m);
+        assert.match(r.stdout, /^web\s+1\/1\s+Running\s+0\s+\S+\s+10\.\d+\.\d+\.\d+\s+node-000001\s/m);
       }
       const logs = await kubectl.run(['logs', 'web']);
       assert.deepEqual([logs.code, logs.stdout], [0, '']);
