@@ -73,7 +73,7 @@ immediateNextStage: false
   // Given Pod stages replace the built-in ones for pods; nodes keep theirs.
   assert.deepEqual(stagesOf(config, 'Pod', defaultPodStages).map((x) => x.name), ['pod-crash-loop']);
   assert.deepEqual(stagesOf(config, 'Node', () => []).length, 0);
-  assert.deepEqual(stagesOf(load(''), 'Pod', defaultPodStages).map((x) => x.name), ['pod-ready', 'pod-complete', 'pod-delete']);
+  assert.deepEqual(stagesOf(load(''), 'Pod', defaultPodStages).map((x) => x.name), ['pod-ready', 'pod-ready-again', 'pod-complete', 'pod-delete']);
 });
 
 test('what is not supported is refused at load, naming the file, the document and the stage', () => {

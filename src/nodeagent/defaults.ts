@@ -282,6 +282,18 @@ function podReadyStatus(pod: KubeObject, env: TemplateEnv): Record<string, unkno
   return status;
 }
 
+/**
+ * Ready again: the kubelet derives a running pod's Ready and ContainersReady from its
+ * containers and writes them back when someone else (the node lifecycle controller marking
+ * the pods of a node it lost touch with) set them False while the containers stayed ready.
+ */
+function podReadyAgainStatus(pod: KubeObject, env: TemplateEnv): Record<string, unknown> {
+  const now = rfc3339(env.now());
+  let conds = podConditions(pod);
+  for (const type of ['Ready', 'ContainersReady']) conds = withPodCondition(conds, condition(type, 'True'), now);
+  return { conditions: conds };
+}
+
 /** Every container exited 0 (KWOK's pod-complete, for pods of Jobs), as the kubelet reports it. */
 function podCompleteStatus(pod: KubeObject, env: TemplateEnv): Record<string, unknown> {
   const now = rfc3339(env.now());
@@ -331,6 +343,21 @@ export function defaultPodStages(): Stage[] {
       ],
       weight: 0,
       next: { delete: false, status: podReadyStatus },
+      immediateNextStage: false,
+    },
+    {
+      name: 'pod-ready-again',
+      source: BUILT_IN,
+      kind: 'Pod',
+      matchExpressions: [
+        requirement(deleting, 'DoesNotExist'),
+        requirement('.status.phase', 'In', ['Running']),
+        requirement('.status.conditions.[] | select( .type == "Ready" ) | .status', 'NotIn', ['True']),
+        requirement('.status.containerStatuses.[].ready', 'In', ['true']),
+        requirement('.status.containerStatuses.[].ready', 'NotIn', ['false']),
+      ],
+      weight: 0,
+      next: { delete: false, status: podReadyAgainStatus },
       immediateNextStage: false,
     },
     {

@@ -109,6 +109,28 @@ test('hostNetwork pods take the node address; readiness gates are met; PodSchedu
   assert.equal(status.conditions[0].type, 'PodScheduled', 'existing conditions keep their place');
 });
 
+test('a running pod whose Ready condition someone else set False while its containers stayed ready is made ready again, as the kubelet does', () => {
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const stages = defaultPodStages();
+  const ready = playStage(stages[0]!, pendingPod(), envAt(clock)).status as J;
+  // The node lifecycle controller's MarkPodsNotReady: the Ready condition only.
+  const marked = { ...ready, conditions: (ready.conditions as J[]).map((c) => (c.type === 'Ready' ? { ...c, status: 'False', lastTransitionTime: '2024-01-01T00:00:05Z' } : c)) };
+  const pod = pendingPod({ status: marked });
+  const stage = chooseStage(pod, stages, never)!;
+  assert.equal(stage.name, 'pod-ready-again');
+  assert.equal(stageDelayMs(stage, pod, clock.now().getTime(), never), 0);
+  clock.step(10_000);
+  const again = playStage(stage, pod, envAt(clock)).status as J;
+  for (const type of ['Ready', 'ContainersReady']) {
+    const c = (again.conditions as J[]).find((x) => x.type === type);
+    assert.equal(c.status, 'True', type);
+  }
+  assert.equal(chooseStage({ ...pod, status: { ...marked, conditions: again.conditions } }, stages, never), undefined, 'a ready pod rests');
+  // A pod whose containers are not ready (a user's stage made them so) stays not ready.
+  const notReadyContainers = { ...marked, containerStatuses: (marked.containerStatuses as J[]).map((c) => ({ ...c, ready: false })) };
+  assert.equal(chooseStage(pendingPod({ status: notReadyContainers }), stages, never), undefined);
+});
+
 test("a Job's running pod completes after KWOK's pod-complete delay; a pod being deleted is deleted", () => {
   const clock = new FakeClock(Date.UTC(2024, 0, 1));
   const stages = defaultPodStages();
