@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { StorageError, type Item, type ListOptions, type ListResult, type Storage, type StorageEvent } from './interface.js';
 import type { EtcdStorageOptions } from './etcd-engine.js';
 import { fromWireError, type toWireError } from './sqlite-protocol.js';
+import { WorkerRequests, type WorkerReply } from './worker-requests.js';
 import type { ProgressReporting } from './watch-hub.js';
 
 export type { EtcdStorageOptions } from './etcd-engine.js';
@@ -26,7 +27,7 @@ export type EtcdRequest =
 
 export type EtcdResult = number | Item | ListResult | { item?: Item; revision: number } | null;
 
-export type EtcdReply = { id: number; ok: true; result: EtcdResult } | { id: number; ok: false; error: WireError };
+export type EtcdReply = WorkerReply<EtcdResult>;
 
 export type EtcdToWorker =
   | { type: 'open'; opts: EtcdStorageOptions }
@@ -44,11 +45,6 @@ export type EtcdFromWorker =
   | { type: 'progress'; wid: number; revision: number }
   | { type: 'watch-end'; wid: number; error?: WireError }
   | { type: 'closed' };
-
-interface Waiter {
-  resolve(result: EtcdResult): void;
-  reject(err: Error): void;
-}
 
 /** One watch's events as they arrive from the worker, and the progress it last reported. */
 class WatchChannel {
@@ -125,17 +121,18 @@ class WatchChannel {
 }
 
 export class EtcdStorage implements Storage {
-  private readonly waiters = new Map<number, Waiter>();
+  private readonly requests: WorkerRequests<EtcdRequest, EtcdResult>;
   private readonly watches = new Map<number, WatchChannel>();
-  private outgoing: { id: number; req: EtcdRequest }[] = [];
-  private scheduled = false;
-  private nextId = 1;
   private nextWatch = 1;
   private failure: StorageError | undefined;
   private closing: Promise<void> | undefined;
   private exited = false;
 
-  private constructor(private readonly worker: Worker) {}
+  private constructor(private readonly worker: Worker) {
+    this.requests = new WorkerRequests(worker, (requests) => {
+      if (!this.exited) worker.postMessage({ type: 'batch', requests } satisfies EtcdToWorker);
+    });
+  }
 
   /** Starts the worker, connects and checks that etcd answers. */
   static async open(opts: EtcdStorageOptions): Promise<EtcdStorage> {
@@ -224,7 +221,7 @@ export class EtcdStorage implements Storage {
 
   close(): Promise<void> {
     this.closing ??= new Promise((resolve) => {
-      this.flush();
+      this.requests.flush();
       this.failure ??= new StorageError('storage is closed');
       for (const channel of this.watches.values()) channel.end();
       this.watches.clear();
@@ -241,13 +238,7 @@ export class EtcdStorage implements Storage {
     this.worker.on('message', (msg: EtcdFromWorker) => {
       switch (msg.type) {
         case 'replies':
-          for (const reply of msg.replies) {
-            const waiter = this.waiters.get(reply.id);
-            this.waiters.delete(reply.id);
-            if (reply.ok) waiter?.resolve(reply.result);
-            else waiter?.reject(fromWireError(reply.error));
-          }
-          if (this.waiters.size === 0) this.worker.unref();
+          this.requests.settle(msg.replies);
           return;
         case 'events':
           this.watches.get(msg.wid)?.push(msg.events);
@@ -274,34 +265,13 @@ export class EtcdStorage implements Storage {
 
   private fail(err: StorageError): void {
     this.failure ??= err;
-    for (const waiter of this.waiters.values()) waiter.reject(err);
-    this.waiters.clear();
+    this.requests.failAll(err);
     for (const channel of this.watches.values()) channel.end(err);
     this.watches.clear();
   }
 
   private call(req: EtcdRequest): Promise<EtcdResult> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const idle = this.waiters.size === 0;
-      this.waiters.set(id, { resolve, reject });
-      this.worker.ref();
-      this.outgoing.push({ id, req });
-      if (idle) {
-        this.flush();
-      } else if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    if (this.outgoing.length === 0 || this.exited) return;
-    const requests = this.outgoing;
-    this.outgoing = [];
-    this.worker.postMessage({ type: 'batch', requests } satisfies EtcdToWorker);
+    return this.requests.call(req);
   }
 }

@@ -13,7 +13,8 @@ import {
   type Storage,
   type StorageEvent,
 } from './interface.js';
-import { fromWireError, type FromWorker, type SqliteRequest, type SqliteResult, type ToWorker } from './sqlite-protocol.js';
+import type { FromWorker, SqliteRequest, SqliteResult, ToWorker } from './sqlite-protocol.js';
+import { WorkerRequests } from './worker-requests.js';
 import { WatchHub, type ProgressReporting } from './watch-hub.js';
 import { unpackList, type PackedList } from './sqlite-wire.js';
 
@@ -31,17 +32,9 @@ export interface SqliteStorageOptions {
 
 export const defaultDatabaseFile = 'storage.db';
 
-interface Waiter {
-  resolve(result: SqliteResult): void;
-  reject(err: Error): void;
-}
-
 export class SqliteStorage implements Storage {
   private readonly hub: WatchHub;
-  private readonly waiters = new Map<number, Waiter>();
-  private outgoing: { id: number; req: SqliteRequest }[] = [];
-  private scheduled = false;
-  private nextId = 1;
+  private readonly requests: WorkerRequests<SqliteRequest, SqliteResult>;
   private failure: StorageError | undefined;
   private closing: Promise<void> | undefined;
   private exited = false;
@@ -51,6 +44,8 @@ export class SqliteStorage implements Storage {
     readonly file: string,
     opts: SqliteStorageOptions,
   ) {
+    // While the worker works, requests gather into one message per turn of the event loop.
+    this.requests = new WorkerRequests(worker, (requests) => worker.postMessage({ type: 'batch', requests } satisfies ToWorker));
     this.hub = new WatchHub(
       (prefix, after, limit) => this.call({ op: 'events', prefix, after, limit }) as Promise<StorageEvent[]>,
       opts.watchBufferSize ?? 10_000,
@@ -137,7 +132,7 @@ export class SqliteStorage implements Storage {
     this.closing ??= new Promise<void>((resolve) => {
       if (this.exited) return resolve();
       this.worker.ref();
-      this.flush();
+      this.requests.flush();
       this.failure ??= new StorageError('storage is closed');
       this.worker.once('exit', () => resolve());
       this.worker.postMessage({ type: 'close' } satisfies ToWorker);
@@ -151,13 +146,7 @@ export class SqliteStorage implements Storage {
       if (msg.type !== 'batch') return;
       // Watches see a write no later than its writer hears it was acknowledged.
       for (const event of msg.events) this.hub.publish(event);
-      for (const reply of msg.replies) {
-        const waiter = this.waiters.get(reply.id);
-        this.waiters.delete(reply.id);
-        if (reply.ok) waiter?.resolve(reply.result);
-        else waiter?.reject(fromWireError(reply.error));
-      }
-      if (this.waiters.size === 0) this.worker.unref();
+      this.requests.settle(msg.replies);
     });
     this.worker.on('error', (err) => this.fail(new StorageError(`storage worker failed: ${err.message}`)));
     this.worker.on('exit', () => {
@@ -168,36 +157,12 @@ export class SqliteStorage implements Storage {
 
   private fail(err: StorageError): void {
     this.failure ??= err;
-    for (const waiter of this.waiters.values()) waiter.reject(err);
-    this.waiters.clear();
+    this.requests.failAll(err);
     this.hub.close();
   }
 
   private call(req: SqliteRequest): Promise<SqliteResult> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    return new Promise<SqliteResult>((resolve, reject) => {
-      const idle = this.waiters.size === 0;
-      this.waiters.set(id, { resolve, reject });
-      // An answer in flight keeps the process alive; an idle store does not.
-      this.worker.ref();
-      this.outgoing.push({ id, req });
-      if (idle) {
-        // An idle worker gets the request at once; while it works, requests gather into
-        // one message per turn of the event loop.
-        this.flush();
-      } else if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    if (this.outgoing.length === 0) return;
-    const requests = this.outgoing;
-    this.outgoing = [];
-    this.worker.postMessage({ type: 'batch', requests } satisfies ToWorker);
+    return this.requests.call(req);
   }
 }
