@@ -1,15 +1,11 @@
 // The endpoint controller over the real registry (memory storage), in both flavors.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { builtinResourceDefinitions } from '../../apis/definitions.js';
 import { FakeClock } from '../../apimachinery/clock.js';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { LoopbackClient } from '../../server/loopback.js';
-import { memoryTable } from '../../testing/memory-table.js';
-import { eventually } from '../../testing/wait.js';
-import { testControllerContext, type TestControllerContext } from '../../testing/controllers.js';
+import type { LoopbackClient } from '../../server/loopback.js';
+import { startControllerHarness, type ControllerHarness } from '../../testing/controller-harness.js';
 import { setFlavor, type Flavor } from '../../naming/index.js';
-import type { RunningController } from '../types.js';
 import { endpointControllerDescriptor, ENDPOINTS, PODS, SERVICES, truncateSubsets, type EndpointSubset } from './index.js';
 
 for (const flavor of ['kubernetes', 'orch'] as Flavor[]) {
@@ -17,40 +13,19 @@ for (const flavor of ['kubernetes', 'orch'] as Flavor[]) {
   describe(`endpoint controller (${flavor} flavor)`, () => {
     let client: LoopbackClient;
     let clock: FakeClock;
-    let ctx: TestControllerContext;
-    let running: RunningController;
-    let close: () => Promise<void>;
+    let h: ControllerHarness;
 
     before(async () => {
       setFlavor(flavor);
-      const defs = builtinResourceDefinitions({ runtimeConfig: '' }).filter(
-        (d) => d.group === '' && d.version === 'v1' && ['namespaces', 'pods', 'services', 'endpoints'].includes(d.resource),
-      );
-      clock = new FakeClock(Date.UTC(2024, 0, 1));
-      const mt = memoryTable(defs, { now: () => clock.now() });
-      close = mt.close;
-      client = new LoopbackClient(mt.table, { username: 'admin', groups: ['system:masters'] });
-      ctx = testControllerContext(client, { clock });
-      running = await endpointControllerDescriptor.start(ctx);
-      ctx.informers.start();
-      await ctx.informers.waitForSync();
-      await client.create({ group: '', version: 'v1', resource: 'namespaces' }, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+      h = await startControllerHarness(endpointControllerDescriptor, (d) => d.group === '' && d.version === 'v1' && ['namespaces', 'pods', 'services', 'endpoints'].includes(d.resource));
+      ({ client, clock } = h);
     });
     after(async () => {
-      await running.stop();
-      await ctx.informers.stop();
-      await close();
+      await h.stop();
       setFlavor('orch');
     });
 
-    const settle = async (): Promise<void> => {
-      let quiet = 0;
-      await eventually(async () => {
-        await new Promise((r) => setTimeout(r, 10));
-        quiet = running.idle?.() ? quiet + 1 : 0;
-        return quiet >= 3 ? true : undefined;
-      }, 'the controller to settle');
-    };
+    const settle = (): Promise<void> => h.settle();
 
     async function pod(name: string, labels: Record<string, string>, ip: string, ready: boolean, spec: Record<string, unknown> = {}): Promise<KubeObject> {
       const created = await client.create(PODS, 'default', {

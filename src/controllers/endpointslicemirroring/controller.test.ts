@@ -1,15 +1,10 @@
 // The endpointslicemirroring controller over the real registry (memory storage), in both flavors.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { builtinResourceDefinitions } from '../../apis/definitions.js';
-import { FakeClock } from '../../apimachinery/clock.js';
 import type { KubeObject } from '../../apimachinery/types.js';
-import { LoopbackClient } from '../../server/loopback.js';
-import { memoryTable } from '../../testing/memory-table.js';
-import { eventually } from '../../testing/wait.js';
-import { testControllerContext, type TestControllerContext } from '../../testing/controllers.js';
+import type { LoopbackClient } from '../../server/loopback.js';
+import { startControllerHarness, type ControllerHarness } from '../../testing/controller-harness.js';
 import { setFlavor, type Flavor } from '../../naming/index.js';
-import type { RunningController } from '../types.js';
 import { ENDPOINTS, SERVICES } from '../endpoint/util.js';
 import { endpointSlicesResource } from '../endpointslice/reconcile.js';
 import { endpointSliceMirroringControllerDescriptor } from './index.js';
@@ -19,40 +14,19 @@ for (const flavor of ['kubernetes', 'orch'] as Flavor[]) {
   const short = flavor === 'kubernetes' ? 'k8s.io' : 'orch.io';
   describe(`endpointslicemirroring controller (${flavor} flavor)`, () => {
     let client: LoopbackClient;
-    let ctx: TestControllerContext;
-    let running: RunningController;
-    let close: () => Promise<void>;
+    let h: ControllerHarness;
 
     before(async () => {
       setFlavor(flavor);
-      const defs = builtinResourceDefinitions({ runtimeConfig: '' }).filter(
-        (d) => (d.group === '' && d.version === 'v1' && ['namespaces', 'services', 'endpoints'].includes(d.resource)) || (d.resource === 'endpointslices' && d.version === 'v1'),
-      );
-      const clock = new FakeClock(Date.UTC(2024, 0, 1));
-      const mt = memoryTable(defs, { now: () => clock.now() });
-      close = mt.close;
-      client = new LoopbackClient(mt.table, { username: 'admin', groups: ['system:masters'] });
-      ctx = testControllerContext(client, { clock });
-      running = await endpointSliceMirroringControllerDescriptor.start(ctx);
-      ctx.informers.start();
-      await ctx.informers.waitForSync();
-      await client.create({ group: '', version: 'v1', resource: 'namespaces' }, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+      h = await startControllerHarness(endpointSliceMirroringControllerDescriptor, (d) => (d.group === '' && d.version === 'v1' && ['namespaces', 'services', 'endpoints'].includes(d.resource)) || (d.resource === 'endpointslices' && d.version === 'v1'));
+      ({ client } = h);
     });
     after(async () => {
-      await running.stop();
-      await ctx.informers.stop();
-      await close();
+      await h.stop();
       setFlavor('orch');
     });
 
-    const settle = async (): Promise<void> => {
-      let quiet = 0;
-      await eventually(async () => {
-        await new Promise((r) => setTimeout(r, 10));
-        quiet = running.idle?.() ? quiet + 1 : 0;
-        return quiet >= 3 ? true : undefined;
-      }, 'the controller to settle');
-    };
+    const settle = (): Promise<void> => h.settle();
     const slicesOf = async (name: string): Promise<KubeObject[]> =>
       (await client.list(endpointSlicesResource(), 'default')).items.filter((s) => s.metadata?.labels?.[`${long}/service-name`] === name);
 
