@@ -56,9 +56,36 @@ export class RecentEventMemo<V> {
 /** How many bytes of recent events' encodings a served version keeps for its watchers. */
 const ENCODINGS_BUDGET = 16 * 1024 * 1024;
 
+/** What makes a watch event the same for every watcher (see `SharedWatchEvent` in `rest/watch.ts`). */
+export interface DescribedEvent {
+  readonly source: object;
+  readonly type: string;
+  readonly revision: number;
+  readonly encodings: EventEncodings;
+}
+
 /** Each recent event's encodings, shared by the watchers of one served version. */
 export class EventEncodings extends RecentEventMemo<Uint8Array> {
+  /** Per stored item, the events it was answered in (an item is answered in one to three). */
+  private readonly described = new WeakMap<object, DescribedEvent[]>();
+
   constructor(budget = ENCODINGS_BUDGET) {
     super(budget, (bytes) => bytes.byteLength);
+  }
+
+  /**
+   * The one description of `source` answered as `type` at `revision`, for every watcher that
+   * gets it: its encodings are kept under it, so a watcher finds them by identity.
+   */
+  describe(source: object, type: string, revision: number): DescribedEvent {
+    let list = this.described.get(source);
+    if (list === undefined) {
+      list = [];
+      this.described.set(source, list);
+    }
+    for (const d of list) if (d.type === type && d.revision === revision) return d;
+    const d: DescribedEvent = { source, type, revision, encodings: this };
+    list.push(d);
+    return d;
   }
 }

@@ -26,5 +26,7 @@ export function watchFramer(serializer: Serializer): WatchFramer {
 export function sharedFrame(event: StoreWatchEvent, key: string, frame: () => Uint8Array): Uint8Array {
   const shared = event.shared;
   if (shared === undefined) return frame();
-  return shared.encodings.get(shared.source, `${event.type}@${shared.revision}|${key}`, frame);
+  // One description per stored item, event type and revision (`EventEncodings.describe`):
+  // its encodings are found by identity, without a key built per watcher.
+  return shared.encodings.get(shared, key, frame);
 }

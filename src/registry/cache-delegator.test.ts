@@ -13,6 +13,7 @@ import {
   type CacheListResult,
   type Cacher,
   type Item,
+  type CacheCursor,
 } from '../storage/index.js';
 import { CacheDelegator, listSource, type ReadView } from './cache-delegator.js';
 import { decodeContinue } from './continue.js';
@@ -57,6 +58,23 @@ class ScriptedCacher implements Cacher {
   async *watch(_prefix: string, _after: number, signal: AbortSignal): AsyncGenerator<CacheEvent> {
     if (signal.aborted) return;
     await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+  }
+  /** A watch that never has an event, until closed. */
+  async cursor(): Promise<CacheCursor> {
+    let ended = false;
+    let wake: (() => void) | undefined;
+    return {
+      take: () => undefined,
+      pending: () => false,
+      get ended() {
+        return ended;
+      },
+      wait: (w) => (ended ? w() : (wake = w)),
+      close: () => {
+        ended = true;
+        wake?.();
+      },
+    };
   }
   async stop(): Promise<void> {}
 }

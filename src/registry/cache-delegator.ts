@@ -6,7 +6,7 @@
 import { badRequest, internalError, isApiError, tooLargeResourceVersion } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { EventEncodings, RecentEventMemo } from '../codec/encoding-memo.js';
-import type { LazyItems, StoreWatchEvent } from '../rest/index.js';
+import type { LazyItems, StoreWatch } from '../rest/index.js';
 import { withLazyItems } from './list.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ListOptions } from '../rest/index.js';
@@ -315,7 +315,7 @@ export class CacheDelegator {
    * A watch of `prefix` from the cache: unset = the current state (consistent) as ADDED
    * events, then changes; `0` = the cache's state as it is; N = changes after N.
    */
-  async watch(prefix: string, opts: WatchRequest, filter?: ObjectFilter): Promise<AsyncIterable<StoreWatchEvent>> {
+  async watch(prefix: string, opts: WatchRequest, filter?: ObjectFilter): Promise<StoreWatch> {
     const rv = opts.resourceVersion ?? '';
     await this.cacher.ready();
     let start: number;

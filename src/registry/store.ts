@@ -46,7 +46,7 @@ import type {
   ResourceDefinition,
   Strategy,
   StoreList,
-  StoreWatchEvent,
+  StoreWatch,
   SubresourceDefinition,
   UpdatedObjectInfo,
   UpdateOptions,
@@ -392,7 +392,7 @@ export class GenericStore implements RESTStore {
     return page.lazy ? withLazyItems(head, page.lazy) : { ...head, items: page.items };
   }
 
-  async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<StoreWatchEvent>> {
+  async watch(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<StoreWatch> {
     validateWatchOptions(opts);
     const filter = this.selectionFilter(opts);
     const prefix = collectionPrefix(this.definition, this.storageLocation, namespace);

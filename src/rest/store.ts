@@ -6,7 +6,7 @@ import type { KubeList, KubeObject } from '../apimachinery/types.js';
 import type { RequestContext } from './context.js';
 import type { ResourceDefinition } from './definition.js';
 import type { StoreList } from './list.js';
-import type { EventEncodingMemo, StoreWatchEvent } from './watch.js';
+import type { EventEncodingMemo, StoreWatch } from './watch.js';
 import type { CreateOptions, DeleteOptions, GetOptions, ListOptions, UpdateOptions } from './options.js';
 
 /**
@@ -85,7 +85,7 @@ export interface RESTStore {
   getAnswer?(ctx: RequestContext, namespace: string, name: string, opts: GetOptions): Promise<GetAnswer>;
   list?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<StoreList>;
   /** Ends when `ctx.signal` aborts or `timeoutSeconds` passes. Throws ApiError before the first event. */
-  watch?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<AsyncIterable<StoreWatchEvent>>;
+  watch?(ctx: RequestContext, namespace: string, opts: ListOptions): Promise<StoreWatch>;
   create?(ctx: RequestContext, namespace: string, obj: KubeObject, opts: CreateOptions): Promise<KubeObject>;
   update?(ctx: RequestContext, namespace: string, name: string, objInfo: UpdatedObjectInfo, opts: UpdateOptions): Promise<UpdateResult>;
   delete?(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult>;

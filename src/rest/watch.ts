@@ -10,11 +10,13 @@ export interface EventEncodingMemo {
 
 /**
  * What makes a watch event the same for every watcher of one served version: the stored item
- * it answers (one object per stored revision) and the revision it is answered at. Its
- * encodings are kept in `encodings`.
+ * it answers (one object per stored revision), the event type and the revision it is answered
+ * at. There is one such object per item, type and revision, and its encodings are kept in
+ * `encodings` under the object itself, so that a watcher finds them by identity.
  */
 export interface SharedWatchEvent {
   readonly source: object;
+  readonly type: string;
   readonly revision: number;
   readonly encodings: EventEncodingMemo;
 }
@@ -22,4 +24,22 @@ export interface SharedWatchEvent {
 export interface StoreWatchEvent extends WatchEvent {
   /** Present when every watcher of the served version gets this very event. */
   readonly shared?: SharedWatchEvent;
+}
+
+/**
+ * A watch taken event by event without waiting: `poll` answers the next event, or undefined
+ * when none is ready (then `done` says whether the watch has ended). `wait` calls its callback
+ * once, when `poll` may answer again; `close` ends the watch. A consumer that writes events
+ * to many clients polls while each can take more, and needs no promise per event.
+ */
+export interface WatchCursor {
+  poll(): StoreWatchEvent | undefined;
+  readonly done: boolean;
+  wait(wake: () => void): void;
+  close(): void;
+}
+
+/** A watch a consumer may iterate, or take through a cursor (one or the other). */
+export interface StoreWatch extends AsyncIterable<StoreWatchEvent> {
+  cursor?(): WatchCursor;
 }

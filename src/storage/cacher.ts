@@ -8,6 +8,7 @@ import {
   StorageError,
   TooLargeResourceVersionError,
   TooOldResourceVersionError,
+  type CacheCursor,
   type CacheEvent,
   type CacheListResult,
   type CacheWatchOptions,
@@ -50,7 +51,14 @@ interface RingEntry {
   at: number;
 }
 
-class CacheWatcher {
+/**
+ * One watcher's events: the backlog from the ring when it started, then the live events the
+ * cache pushes. Its consumer takes them synchronously and asks to be woken when it found none,
+ * so that a change fans out to every watcher without a promise per watcher.
+ */
+class CacheWatcher implements CacheCursor {
+  private backlog: StorageEvent[];
+  private next = 0;
   private live: CacheEvent[] = [];
   private head = 0;
   private wake: (() => void) | undefined;
@@ -60,9 +68,13 @@ class CacheWatcher {
     readonly prefix: string,
     readonly bookmarks: boolean,
     private readonly capacity: number,
-  ) {}
+    backlog: StorageEvent[],
+    private readonly release: (w: CacheWatcher) => void,
+  ) {
+    this.backlog = backlog;
+  }
 
-  /** Queues an event; a watcher that is a full buffer behind is ended instead. */
+  /** Queues an event; a watcher that is a full buffer of live events behind is ended instead. */
   push(event: CacheEvent): void {
     if (this.ended) return;
     if (this.live.length - this.head >= this.capacity) {
@@ -76,6 +88,15 @@ class CacheWatcher {
   }
 
   take(): CacheEvent | undefined {
+    if (this.ended) return undefined;
+    if (this.next < this.backlog.length) {
+      const event = this.backlog[this.next++];
+      if (this.next === this.backlog.length) {
+        this.backlog = [];
+        this.next = 0;
+      }
+      return event;
+    }
     if (this.head >= this.live.length) return undefined;
     const event = this.live[this.head++];
     if (this.head === this.live.length) {
@@ -85,23 +106,36 @@ class CacheWatcher {
     return event;
   }
 
+  /** Whether an event is queued (taking it would not wait). */
+  pending(): boolean {
+    return !this.ended && (this.next < this.backlog.length || this.head < this.live.length);
+  }
+
+  wait(wake: () => void): void {
+    if (this.ended || this.pending()) wake();
+    else this.wake = wake;
+  }
+
+  /** Ends the watch: queued events are dropped and the consumer is woken to see the end. */
   end(): void {
+    if (this.ended) return;
     this.ended = true;
+    this.backlog = [];
     this.live = [];
     this.head = 0;
+    this.release(this);
     this.notify();
   }
 
-  notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+  close(): void {
+    this.end();
   }
 
-  next(): Promise<void> {
-    return new Promise((resolve) => {
-      this.wake = resolve;
-    });
+  private notify(): void {
+    const wake = this.wake;
+    if (wake === undefined) return;
+    this.wake = undefined;
+    wake();
   }
 }
 
@@ -230,18 +264,17 @@ export class WatchCache implements Cacher {
     abortController(this.abort);
     clearInterval(this.bookmarkTimer);
     if (this.pollTimer !== undefined) clearInterval(this.pollTimer);
-    for (const w of this.watchers) w.end();
+    for (const w of [...this.watchers]) w.end();
     this.watchers.clear();
     await this.running;
   }
 
-  private async *serve(prefix: string, after: number, signal: AbortSignal, bookmarks: boolean): AsyncGenerator<CacheEvent> {
+  async cursor(prefix: string, after: number, opts: CacheWatchOptions = {}): Promise<CacheCursor> {
     if (!prefix.startsWith(this.prefix) && !this.prefix.startsWith(prefix)) {
       throw new StorageError(`watch of ${prefix} asked of the watch cache of ${this.prefix}`);
     }
     await this.loaded;
     if (after > this.current) await this.waitForRevision(after);
-    if (this.stopped || signal.aborted) return;
     if (after < this.oldest) throw new TooOldResourceVersionError(after, this.oldest);
     // Reading the ring and registering happen in one turn, so no event falls in between.
     const backlog: StorageEvent[] = [];
@@ -249,23 +282,34 @@ export class WatchCache implements Cacher {
       const event = (this.ring[i] as RingEntry).event;
       if (event.key.startsWith(prefix)) backlog.push(event);
     }
-    const watcher = new CacheWatcher(prefix, bookmarks, this.opts.watcherBufferSize);
-    this.watchers.add(watcher);
-    const onAbort = (): void => watcher.end();
+    const watcher = new CacheWatcher(prefix, opts.bookmarks ?? false, this.opts.watcherBufferSize, backlog, (w) => this.watchers.delete(w));
+    if (this.stopped) watcher.end();
+    else this.watchers.add(watcher);
+    return watcher;
+  }
+
+  private async *serve(prefix: string, after: number, signal: AbortSignal, bookmarks: boolean): AsyncGenerator<CacheEvent> {
+    if (signal.aborted) return;
+    const watcher = await this.cursor(prefix, after, { bookmarks });
+    if (signal.aborted) {
+      watcher.close();
+      return;
+    }
+    const onAbort = (): void => watcher.close();
     signal.addEventListener('abort', onAbort);
     try {
-      for (const event of backlog) {
-        if (watcher.ended) return;
-        yield event;
-      }
-      while (!watcher.ended) {
+      for (;;) {
         const event = watcher.take();
-        if (event === undefined) await watcher.next();
-        else yield event;
+        if (event !== undefined) {
+          yield event;
+          continue;
+        }
+        if (watcher.ended) return;
+        await new Promise<void>((resolve) => watcher.wait(resolve));
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
-      this.watchers.delete(watcher);
+      watcher.close();
     }
   }
 
@@ -284,7 +328,7 @@ export class WatchCache implements Cacher {
         if (this.stopped) return;
         // The cache restarts from a fresh list; its watchers re-watch, as after any break.
         this.progress = undefined;
-        for (const w of this.watchers) w.end();
+        for (const w of [...this.watchers]) w.end();
         await sleep(backoffMs, undefined, { signal: this.abort.signal, ref: false }).catch(() => undefined);
         backoffMs = Math.min(backoffMs * 2, 5000);
       }

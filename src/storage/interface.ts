@@ -101,6 +101,23 @@ export class CompactedError extends StorageError {
 /** An event delivered by the watch cache: a store event, or a progress mark for BOOKMARKs. */
 export type CacheEvent = StorageEvent | { type: 'bookmark'; revision: number };
 
+/**
+ * One watcher's events, taken synchronously: `take` answers the next queued event, or
+ * undefined when none is queued (then `ended` says whether more can come). `wait` calls its
+ * callback once, when an event is queued or the watch ended (at once when that is already so).
+ * A watcher that falls a full buffer of live events behind is ended; its consumer ends the
+ * client's watch and the client re-watches.
+ */
+export interface CacheCursor {
+  take(): CacheEvent | undefined;
+  /** Whether an event is queued. */
+  pending(): boolean;
+  readonly ended: boolean;
+  wait(wake: () => void): void;
+  /** Ends the watch and drops what is queued. */
+  close(): void;
+}
+
 export interface CacheListResult {
   items: Item[];
   /** The cache's revision when the list was taken. */
@@ -139,6 +156,11 @@ export interface Cacher {
    * cannot keep up has its iteration ended; the client re-watches.
    */
   watch(prefix: string, afterRevision: number, signal: AbortSignal, opts?: CacheWatchOptions): AsyncIterable<CacheEvent>;
+  /**
+   * The watch of `watch` as a cursor, registered when this resolves. Fails with
+   * TooOldResourceVersionError when the revision left the history window.
+   */
+  cursor(prefix: string, afterRevision: number, opts?: CacheWatchOptions): Promise<CacheCursor>;
   stop(): Promise<void>;
 }
 

@@ -7,18 +7,19 @@ import type { KubeObject, WatchEvent } from '../../apimachinery/types.js';
 import { negotiateOutput } from '../../codec/negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../../codec/representation.js';
 import { sharedFrame, watchFramer } from '../../codec/watch-frame.js';
-import type { ListOptions, RESTStore, RequestContext } from '../../rest/index.js';
+import type { ListOptions, RESTStore, RequestContext, StoreWatch } from '../../rest/index.js';
 import { headerValue, setWarnings, toApiError } from '../http.js';
 import { parseListOptions } from './options.js';
 import type { HandlerDeps, Routed } from './request.js';
 import { tableConvertorOf } from './response.js';
 import { abortController } from '../../apimachinery/abort.js';
+import { iteratorCursor, onShutdown, WatchPump, type WatchResponse } from './watch-pump.js';
 
 /** The longest watch timeout a timer can hold, in whole seconds. */
 export const MAX_WATCH_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 /** The Store's watch: events until `ctx.signal` aborts or the Store ends the stream. */
-export function watchResources(ctx: RequestContext, store: RESTStore, namespace: string, opts: ListOptions): Promise<AsyncIterable<WatchEvent>> {
+export function watchResources(ctx: RequestContext, store: RESTStore, namespace: string, opts: ListOptions): Promise<StoreWatch> {
   return store.watch!(ctx, namespace, opts);
 }
 
@@ -42,17 +43,17 @@ export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: 
   const stop = (): void => abortController(ac);
   if (r.signal.aborted || deps.shutdownSignal.aborted) abortController(ac);
   r.signal.addEventListener('abort', stop, { once: true });
-  deps.shutdownSignal.addEventListener('abort', stop, { once: true });
+  const unlisten = onShutdown(deps.shutdownSignal, stop);
   const timer = setTimeout(stop, timeoutSeconds * 1000);
   timer.unref?.();
   const cleanup = (): void => {
     clearTimeout(timer);
     r.signal.removeEventListener('abort', stop);
-    deps.shutdownSignal.removeEventListener('abort', stop);
+    unlisten();
     abortController(ac);
   };
 
-  let events: AsyncIterable<WatchEvent>;
+  let events: StoreWatch;
   try {
     events = await watchResources({ ...ctx, signal: ac.signal }, store, ns, { ...opts, timeoutSeconds });
   } catch (err) {
@@ -87,54 +88,23 @@ export async function serveWatch(deps: HandlerDeps, { r, ctx, store, namespace: 
   res.setHeader('Content-Type', choice.serializer.mediaType === 'application/json' ? choice.contentType : `${choice.contentType};stream=watch`);
   setWarnings(res, r.warnings);
   res.flushHeaders?.();
-  const write = async (chunk: Uint8Array): Promise<void> => {
-    if (res.writableEnded) return;
-    if (!res.write(chunk)) {
-      // Backpressure: wait for the socket to drain, or for the watch to end.
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          ac.signal.removeEventListener('abort', done);
-          resolve();
-        };
-        (res as unknown as { once(e: string, l: () => void): void }).once('drain', done);
-        ac.signal.addEventListener('abort', done, { once: true });
-      });
-    }
-  };
-  let initialized = r.onWatchInitialized;
-  const iterator = events[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      const next = iterator.next();
-      if (initialized) {
-        // The initial events are the ones ready at once: the first wait for more means they are sent.
-        const ready = await Promise.race([next.then(() => true, () => true), new Promise<false>((resolve) => setImmediate(resolve, false))]);
-        if (!ready) {
-          initialized();
-          initialized = undefined;
-        }
-      }
-      const ev = await next;
-      if (ev.done || ac.signal.aborted) break;
-      const event = ev.value;
+  await new Promise<void>((resolve) => {
+    new WatchPump({
+      cursor: events.cursor?.() ?? iteratorCursor(events),
+      res: res as unknown as WatchResponse,
+      signal: ac.signal,
       // Tables are each watcher's own (columns on its first event, ages at its time); the
       // object and its metadata are framed once for every watcher in this encoding.
-      await write(
+      frame: (event) =>
         rep.as === 'Table'
           ? framer.frame({ type: event.type, object: transform(event) })
           : sharedFrame(event, frameKey, () => framer.frame({ type: event.type, object: transform(event) })),
-      );
-    }
-  } catch (err) {
-    // An abort (client gone, timeout, shutdown) ends the stream quietly; anything else is
-    // reported to the client as an ERROR event.
-    if (!ac.signal.aborted && !res.writableEnded) {
-      await write(framer.frame({ type: 'ERROR', object: toApiError(err).status }));
-    }
-  } finally {
-    initialized?.();
-    cleanup();
-    void Promise.resolve(iterator.return?.()).catch(() => {});
-    if (!res.writableEnded) res.end();
-  }
+      errorFrame: (err) => framer.frame({ type: 'ERROR', object: toApiError(err).status }),
+      initialized: r.onWatchInitialized,
+      done: () => {
+        cleanup();
+        resolve();
+      },
+    }).start();
+  });
 }
