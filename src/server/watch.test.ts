@@ -1,5 +1,6 @@
 // Watch over HTTPS: event framing, ends of streams, errors before and after the first byte.
 import assert from 'node:assert/strict';
+import http2 from 'node:http2';
 import { after, before, describe, it } from 'node:test';
 import { resourceExpired } from '../apimachinery/errors.js';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
@@ -153,6 +154,48 @@ describe('watch', () => {
   it('refuses YAML for watch with 406', async () => {
     const r = await t.request('GET', `${CM}?watch=true`, { headers: { Accept: 'application/yaml' } });
     assert.equal(r.status, 406);
+  });
+
+  it('watchers sharing one HTTP/2 connection each get every event of a burst of writes once, in resourceVersion order', async () => {
+    const ns = 'burst';
+    await t.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } });
+    const rv = (await t.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json().metadata?.resourceVersion;
+    const session = http2.connect(`https://127.0.0.1:${t.port}`, { ca: t.caPem, cert: t.admin.cert, key: t.admin.key });
+    const writes = 40;
+    try {
+      const watchers = Array.from({ length: 25 }, () => {
+        const lines: Ev[] = [];
+        let rest = '';
+        const stream = session.request({ ':path': `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${rv}` });
+        stream.setEncoding('utf8');
+        const complete = new Promise<void>((resolve, reject) => {
+          stream.on('data', (chunk: string) => {
+            const parts = (rest + chunk).split('\n');
+            rest = parts.pop()!;
+            for (const line of parts) lines.push(JSON.parse(line) as Ev);
+            if (lines.length >= writes) resolve();
+          });
+          stream.on('error', reject);
+          stream.on('close', () => reject(new Error(`closed after ${lines.length} events`)));
+        });
+        const ready = new Promise((resolve) => stream.once('response', resolve));
+        return { lines, complete, ready };
+      });
+      await Promise.all(watchers.map((w) => w.ready));
+      // Concurrent writes: several events reach the watchers in one turn.
+      await Promise.all(Array.from({ length: writes }, (_, i) => t.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: `b${i}` } } })));
+      await Promise.all(watchers.map((w) => w.complete));
+      for (const w of watchers) {
+        assert.equal(w.lines.length, writes);
+        const rvs = w.lines.map((e) => Number(e.object.metadata?.resourceVersion));
+        assert.deepEqual(rvs, [...rvs].sort((a, b) => a - b), 'in resourceVersion order');
+        assert.equal(new Set(w.lines.map((e) => e.object.metadata?.name)).size, writes, 'each event once');
+        assert.ok(w.lines.every((e) => e.type === 'ADDED'));
+      }
+      assert.deepEqual(watchers[0]!.lines, watchers[24]!.lines);
+    } finally {
+      session.destroy();
+    }
   });
 
   it('ends open watches when the server shuts down', async () => {

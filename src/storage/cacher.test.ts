@@ -258,6 +258,45 @@ describe('watch cache', () => {
       ctl.abort();
     }));
 
+  it('a cursor gives the backlog, then live events, synchronously and in order; one not taken from is ended at its buffer and let go', () =>
+    withCache({ watcherBufferSize: 3 }, async (storage, cache) => {
+      const start = cache.revision();
+      await storage.create('/registry/pods/a', bytes('1'));
+      await storage.create('/registry/other/x', bytes('1'));
+      await storage.create('/registry/pods/b', bytes('2'));
+      await cache.waitForFresh();
+      const cursor = await cache.cursor('/registry/pods/', start);
+      const idle = await cache.cursor('/registry/pods/', cache.revision());
+      assert.equal(cursor.pending(), true);
+      assert.deepEqual([cursor.take()?.revision, cursor.take()?.revision, cursor.take()], [1, 3, undefined]);
+      let woken = 0;
+      cursor.wait(() => woken++);
+      await storage.create('/registry/pods/c', bytes('3'));
+      await cache.waitForFresh();
+      assert.equal(woken, 1, 'woken once by the event');
+      assert.equal(cursor.take()?.revision, 4);
+      // `idle` takes nothing: its fourth live event ends it, and it holds nothing more.
+      for (const name of ['d', 'e', 'f']) await storage.create(`/registry/pods/${name}`, bytes('4'));
+      await cache.waitForFresh();
+      assert.equal(idle.ended, true);
+      assert.equal(idle.take(), undefined);
+      let told = false;
+      idle.wait(() => (told = true));
+      assert.equal(told, true, 'an ended cursor wakes its consumer at once');
+      assert.deepEqual([cursor.take()?.revision, cursor.take()?.revision, cursor.take()?.revision], [5, 6, 7]);
+      cursor.close();
+      assert.equal(cursor.ended, true);
+    }));
+
+  it('a cursor from a revision the ring no longer has fails', () =>
+    withCache({ maxEvents: 1 }, async (storage, cache) => {
+      await storage.create('/registry/pods/a', bytes('1'));
+      await storage.create('/registry/pods/b', bytes('1'));
+      await storage.create('/registry/pods/c', bytes('1'));
+      await cache.waitForFresh();
+      await assert.rejects(cache.cursor('/registry/pods/', 0), TooOldResourceVersionError);
+    }));
+
   it('sends bookmarks to the watchers that asked for them', () =>
     withCache({}, async (storage, cache) => {
       await storage.create('/registry/pods/a', bytes('1'));
