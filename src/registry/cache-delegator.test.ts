@@ -34,6 +34,11 @@ class ScriptedCacher implements Cacher {
   revision(): number {
     return this.rev;
   }
+  /** The revision of the newest change to `items`. */
+  changed = 0;
+  holdsRevision(revision: number): boolean {
+    return this.changed <= revision && revision <= this.rev;
+  }
   async waitForRevision(revision: number): Promise<void> {
     this.calls.push(`waitForRevision ${revision}`);
     if (revision > this.reachable) throw new TooLargeResourceVersionError(revision, this.rev);
@@ -228,9 +233,13 @@ describe('CacheDelegator', () => {
     const last = await reads.list(PREFIX, { continue: rest.metadata.continue, limit: 1 });
     assert.deepEqual(names(last), ['c:cached']);
     assert.deepEqual(last.metadata, { resourceVersion: '2' });
-    // Once the cache moves past the token's revision, the pages come from storage at it.
+    // Writes elsewhere in the store move the cache's revision on, not its items: the pages still come from it.
     cacher.rev = 3;
+    assert.deepEqual(names(await reads.list(PREFIX, { continue: first.metadata.continue, limit: 1 })), ['b:cached']);
+    // Once the items change after the token's revision, the pages come from storage at it.
+    cacher.changed = 3;
     assert.deepEqual(names(await reads.list(PREFIX, { continue: first.metadata.continue, limit: 1 })), ['b:blue']);
+    cacher.changed = 0;
   });
 
   test('list: the filter runs during the scan, across storage pages, and hides the remaining count', async () => {

@@ -171,10 +171,11 @@ export class CacheDelegator {
         const token = decodeContinue(opts.continue ?? '');
         const startKey = this.resourcePrefix + token.start;
         const revision = token.revision === LATEST_REVISION ? await this.waitForFresh() : token.revision;
-        // A cache standing at the token's revision holds exactly the snapshot the pages read:
-        // the next page comes from it (the usual case of a list paged through while nothing
-        // is written), else from storage at that revision.
-        if (this.cacher.revision() === revision) return this.pageFromCache(prefix, revision, startKey, limit, filter);
+        // A cache whose items have not changed since the token's revision holds exactly the
+        // snapshot the pages read: the next page comes from it (the usual case of a list paged
+        // through while nothing of its resource is written, whatever else is), else from
+        // storage at that revision.
+        if (this.cacher.holdsRevision(revision)) return this.pageFromCache(prefix, revision, startKey, limit, filter);
         return this.listFromStorage(prefix, revision, startKey, limit, filter, true);
       }
       case 'exact': {

@@ -297,6 +297,23 @@ describe('watch cache', () => {
       await assert.rejects(cache.cursor('/registry/pods/', 0), TooOldResourceVersionError);
     }));
 
+  it('holds the snapshot of a revision until something under its prefix changes, whatever is written elsewhere', () =>
+    withCache({}, async (storage, cache) => {
+      await storage.create('/registry/pods/a', bytes('1'));
+      const at = await cache.waitForFresh();
+      assert.equal(cache.holdsRevision(at), true);
+      assert.equal(cache.holdsRevision(at - 1), false, 'a change came after it');
+      assert.equal(cache.holdsRevision(at + 1), false, 'not reached yet');
+      await storage.create('/registry/other/x', bytes('1'));
+      const later = await cache.waitForFresh();
+      assert.ok(later > at);
+      assert.equal(cache.holdsRevision(at), true, 'a write elsewhere changes nothing here');
+      await storage.create('/registry/pods/b', bytes('1'));
+      await cache.waitForFresh();
+      assert.equal(cache.holdsRevision(at), false);
+      assert.equal(cache.holdsRevision(later), false);
+    }));
+
   it('sends bookmarks to the watchers that asked for them', () =>
     withCache({}, async (storage, cache) => {
       await storage.create('/registry/pods/a', bytes('1'));

@@ -150,6 +150,8 @@ export class WatchCache implements Cacher {
   private readonly items = new Map<string, Item>();
   private readonly keys = new SortedKeys();
   private current = 0;
+  /** The revision of the newest change the items reflect: the last event applied, or the load. */
+  private changed = 0;
   private ring: RingEntry[] = [];
   private ringHead = 0;
   /** Watches after this revision can be served from the ring. */
@@ -197,6 +199,11 @@ export class WatchCache implements Cacher {
   revision(): number {
     this.catchUpProgress();
     return this.current;
+  }
+
+  holdsRevision(revision: number): boolean {
+    this.catchUpProgress();
+    return this.changed <= revision && revision <= this.current;
   }
 
   /** The oldest revision a watch may start after. */
@@ -347,6 +354,7 @@ export class WatchCache implements Cacher {
     this.ringHead = 0;
     this.oldest = revision;
     this.current = revision;
+    this.changed = revision;
     this.markLoaded();
     this.releaseWaiters();
   }
@@ -374,6 +382,7 @@ export class WatchCache implements Cacher {
       this.keys.remove(event.key);
     }
     this.current = event.revision;
+    this.changed = event.revision;
     const now = this.opts.now();
     this.ring.push({ event, at: now });
     this.evict(now);

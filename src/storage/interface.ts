@@ -141,6 +141,12 @@ export interface Cacher {
   /** The newest revision the cache has applied. */
   revision(): number;
   /**
+   * Whether the cache's items are the store's under its prefix at `revision`: nothing under
+   * the prefix changed between `revision` and the cache's revision (writes elsewhere in the
+   * store move the revision on without changing the items).
+   */
+  holdsRevision(revision: number): boolean;
+  /**
    * Resolves once the cache has applied `revision`; fails with TooLargeResourceVersionError
    * after `timeoutMs`.
    */
