@@ -314,6 +314,29 @@ describe('watch cache', () => {
       assert.equal(cache.holdsRevision(later), false);
     }));
 
+  it('with many watched prefixes, each watcher gets exactly the events under its own', () =>
+    withCache({}, async (storage, cache) => {
+      const start = cache.revision();
+      const namespaces = Array.from({ length: 24 }, (_, i) => `ns${i}`);
+      const cursors = await Promise.all([
+        ...namespaces.map((ns) => cache.cursor(`/registry/pods/${ns}/`, start)),
+        cache.cursor('/registry/pods/', start),
+        // A prefix that is not a whole path segment: ns1, ns10, ns11, ...
+        cache.cursor('/registry/pods/ns1', start),
+      ]);
+      for (const ns of namespaces) await storage.create(`/registry/pods/${ns}/p`, bytes(ns));
+      await cache.waitForFresh();
+      const keys = (c: (typeof cursors)[number]): string[] => {
+        const out: string[] = [];
+        for (let e = c.take(); e !== undefined; e = c.take()) if (e.type !== 'bookmark') out.push(e.key);
+        return out;
+      };
+      namespaces.forEach((ns, i) => assert.deepEqual(keys(cursors[i]!), [`/registry/pods/${ns}/p`]));
+      assert.equal(keys(cursors[24]!).length, 24);
+      assert.deepEqual(keys(cursors[25]!), namespaces.filter((ns) => ns.startsWith('ns1')).map((ns) => `/registry/pods/${ns}/p`));
+      for (const c of cursors) c.close();
+    }));
+
   it('sends bookmarks to the watchers that asked for them', () =>
     withCache({}, async (storage, cache) => {
       await storage.create('/registry/pods/a', bytes('1'));

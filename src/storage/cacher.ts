@@ -139,6 +139,58 @@ class CacheWatcher implements CacheCursor {
   }
 }
 
+/**
+ * The watchers by the prefix they watch, so that a change is matched against each prefix
+ * once, not against each watcher: with a few prefixes (a resource, its namespaces) every
+ * group is tested; with many, only the groups whose prefix is a `/`-ended start of the key.
+ */
+class WatcherIndex {
+  private readonly byPrefix = new Map<string, Set<CacheWatcher>>();
+  /** Prefixes that do not end in `/`, tested one by one. */
+  private readonly odd = new Set<string>();
+
+  add(w: CacheWatcher): void {
+    let group = this.byPrefix.get(w.prefix);
+    if (group === undefined) {
+      group = new Set();
+      this.byPrefix.set(w.prefix, group);
+      if (!w.prefix.endsWith('/')) this.odd.add(w.prefix);
+    }
+    group.add(w);
+  }
+
+  delete(w: CacheWatcher): void {
+    const group = this.byPrefix.get(w.prefix);
+    if (group === undefined || !group.delete(w) || group.size > 0) return;
+    this.byPrefix.delete(w.prefix);
+    this.odd.delete(w.prefix);
+  }
+
+  /** Every watcher, as a copy (ending one removes it). */
+  all(): CacheWatcher[] {
+    const out: CacheWatcher[] = [];
+    for (const group of this.byPrefix.values()) for (const w of group) out.push(w);
+    return out;
+  }
+
+  dispatch(event: StorageEvent): void {
+    const key = event.key;
+    if (this.byPrefix.size <= 16) {
+      for (const [prefix, group] of this.byPrefix) if (key.startsWith(prefix)) push(group, event);
+      return;
+    }
+    for (let slash = key.indexOf('/'); slash >= 0; slash = key.indexOf('/', slash + 1)) {
+      const group = this.byPrefix.get(key.slice(0, slash + 1));
+      if (group !== undefined) push(group, event);
+    }
+    for (const prefix of this.odd) if (key.startsWith(prefix)) push(this.byPrefix.get(prefix)!, event);
+  }
+}
+
+function push(group: Set<CacheWatcher>, event: StorageEvent): void {
+  for (const w of group) w.push(event);
+}
+
 interface RevisionWaiter {
   revision: number;
   resolve(): void;
@@ -156,7 +208,7 @@ export class WatchCache implements Cacher {
   private ringHead = 0;
   /** Watches after this revision can be served from the ring. */
   private oldest = 0;
-  private readonly watchers = new Set<CacheWatcher>();
+  private readonly watchers = new WatcherIndex();
   private waiters: RevisionWaiter[] = [];
   private progress: ProgressReporting | undefined;
   private readonly abort = new AbortController();
@@ -262,7 +314,7 @@ export class WatchCache implements Cacher {
   bookmarkNow(): void {
     this.catchUpProgress();
     const mark: CacheEvent = { type: 'bookmark', revision: this.current };
-    for (const w of this.watchers) if (w.bookmarks) w.push(mark);
+    for (const w of this.watchers.all()) if (w.bookmarks) w.push(mark);
   }
 
   async stop(): Promise<void> {
@@ -271,8 +323,7 @@ export class WatchCache implements Cacher {
     abortController(this.abort);
     clearInterval(this.bookmarkTimer);
     if (this.pollTimer !== undefined) clearInterval(this.pollTimer);
-    for (const w of [...this.watchers]) w.end();
-    this.watchers.clear();
+    for (const w of this.watchers.all()) w.end();
     await this.running;
   }
 
@@ -335,7 +386,7 @@ export class WatchCache implements Cacher {
         if (this.stopped) return;
         // The cache restarts from a fresh list; its watchers re-watch, as after any break.
         this.progress = undefined;
-        for (const w of [...this.watchers]) w.end();
+        for (const w of this.watchers.all()) w.end();
         await sleep(backoffMs, undefined, { signal: this.abort.signal, ref: false }).catch(() => undefined);
         backoffMs = Math.min(backoffMs * 2, 5000);
       }
@@ -386,7 +437,7 @@ export class WatchCache implements Cacher {
     const now = this.opts.now();
     this.ring.push({ event, at: now });
     this.evict(now);
-    for (const w of this.watchers) if (event.key.startsWith(w.prefix)) w.push(event);
+    this.watchers.dispatch(event);
     this.releaseWaiters();
   }
 

@@ -65,9 +65,19 @@ class FakeResponse extends EventEmitter {
     return undefined;
   }
   removeHeader(): void {}
+  private corked: string[] | undefined;
+  /** Writes while corked count as one, as they go down together. */
+  cork(): void {
+    this.corked ??= [];
+  }
+  uncork(): void {
+    if (this.corked?.length) this.writes.push(this.corked.join(''));
+    this.corked = undefined;
+  }
   write(chunk: Uint8Array | string): boolean {
     assert.equal(this.writableEnded, false, 'no write after the end');
-    this.writes.push(Buffer.from(chunk).toString());
+    if (this.corked) this.corked.push(Buffer.from(chunk).toString());
+    else this.writes.push(Buffer.from(chunk).toString());
     return !this.full;
   }
   end(): void {

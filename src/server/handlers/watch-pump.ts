@@ -13,11 +13,13 @@ import type { ServerResponse } from '../http.js';
 
 /** What a pump needs of Node's responses beyond ServerResponse (both HTTP versions have it). */
 export type WatchResponse = ServerResponse & {
+  cork(): void;
+  uncork(): void;
   once(event: 'drain', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
 };
 
-/** Events of one pump gathered into one write up to about this many bytes. */
+/** Events of one pump gathered into one (corked) write up to about this many bytes. */
 const WRITE_BYTES = 64 * 1024;
 
 export interface WatchPumpOptions {
@@ -74,10 +76,17 @@ export class WatchPump {
     let size = 0;
     const flush = (): boolean => {
       if (chunks.length === 0) return true;
-      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      let room = true;
+      if (chunks.length === 1) room = res.write(chunks[0]!);
+      else {
+        // Corked, the frames go down as one write of several buffers: none is copied.
+        res.cork();
+        for (const chunk of chunks) room = res.write(chunk);
+        res.uncork();
+      }
       chunks = [];
       size = 0;
-      return res.write(bytes);
+      return room;
     };
     try {
       for (;;) {
