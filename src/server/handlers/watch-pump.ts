@@ -40,6 +40,9 @@ export interface WatchPumpOptions {
 /** One watch's stream: events from its cursor to its response, as the client takes them. */
 export class WatchPump {
   private finished = false;
+  /** Frames taken and not yet written, and their bytes. */
+  private readonly chunks: Uint8Array[] = [];
+  private size = 0;
   private draining = false;
   private initialized: (() => void) | undefined;
   /** Counts the waits, so that a check after one knows whether it was woken since. */
@@ -72,42 +75,26 @@ export class WatchPump {
   pump(): void {
     if (this.finished || this.draining) return;
     const { cursor, res } = this.o;
-    let chunks: Uint8Array[] = [];
-    let size = 0;
-    const flush = (): boolean => {
-      if (chunks.length === 0) return true;
-      let room = true;
-      if (chunks.length === 1) room = res.write(chunks[0]!);
-      else {
-        // Corked, the frames go down as one write of several buffers: none is copied.
-        res.cork();
-        for (const chunk of chunks) room = res.write(chunk);
-        res.uncork();
-      }
-      chunks = [];
-      size = 0;
-      return room;
-    };
     try {
       for (;;) {
         const event = cursor.poll();
         if (event === undefined) break;
         const bytes = this.o.frame(event);
-        chunks.push(bytes);
-        size += bytes.byteLength;
-        if (size >= WRITE_BYTES && !flush()) {
+        this.chunks.push(bytes);
+        this.size += bytes.byteLength;
+        if (this.size >= WRITE_BYTES && !this.flush()) {
           this.waitForDrain();
           return;
         }
       }
     } catch (err) {
-      flush();
+      this.flush();
       // A failure after the first byte is reported to the client as an ERROR event.
       if (!this.o.signal.aborted && !res.writableEnded) res.write(this.o.errorFrame(err));
       this.finish();
       return;
     }
-    const room = flush();
+    const room = this.flush();
     if (cursor.done) {
       this.finish();
       return;
@@ -129,6 +116,24 @@ export class WatchPump {
       });
     }
     cursor.wait(this.wake);
+  }
+
+  /** Writes the frames gathered; answers whether the response has room for more. */
+  private flush(): boolean {
+    const chunks = this.chunks;
+    if (chunks.length === 0) return true;
+    const res = this.o.res;
+    let room = true;
+    if (chunks.length === 1) room = res.write(chunks[0]!);
+    else {
+      // Corked, the frames go down as one write of several buffers: none is copied.
+      res.cork();
+      for (const chunk of chunks) room = res.write(chunk);
+      res.uncork();
+    }
+    chunks.length = 0;
+    this.size = 0;
+    return room;
   }
 
   private waitForDrain(): void {
