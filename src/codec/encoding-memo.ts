@@ -73,6 +73,15 @@ export class EventEncodings extends RecentEventMemo<Uint8Array> {
     super(budget, (bytes) => bytes.byteLength);
   }
 
+  /** The source of the most recent bookmark's description. */
+  private mark: { revision: number } | undefined;
+
+  /** The description of a BOOKMARK at `revision`, one for every watcher while it is the latest. */
+  describeBookmark(revision: number): DescribedEvent {
+    if (this.mark?.revision !== revision) this.mark = { revision };
+    return this.describe(this.mark, 'BOOKMARK', revision);
+  }
+
   /**
    * The one description of `source` answered as `type` at `revision`, for every watcher that
    * gets it: its encodings are kept under it, so a watcher finds them by identity.

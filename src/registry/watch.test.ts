@@ -1,10 +1,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject, WatchEvent } from '../apimachinery/types.js';
-import { MemoryStorage } from '../storage/index.js';
+import { MemoryStorage, createCacher } from '../storage/index.js';
 import { EventEncodings, RecentEventMemo } from '../codec/encoding-memo.js';
 import type { Item } from '../storage/index.js';
-import { translateEvent } from './watch.js';
+import { translateEvent, watchStream } from './watch.js';
 import { sharedFrame } from '../codec/watch-frame.js';
 import type { GenericStore } from './store.js';
 import { buildResourceTable, type DefaultResourceTable } from './table.js';
@@ -126,4 +126,46 @@ test('watchers with selectors test one shared decode of each event, and answer w
   const missed = translateEvent({ type: 'put', key: item.key, revision: 3, item }, { ...opts, filter: () => false });
   assert.equal(missed, undefined);
   assert.equal(decoded, 3);
+});
+
+test('a bookmark sent to many watchers is framed once for all of them; each reads its own object', async () => {
+  const store = new MemoryStorage();
+  const cache = createCacher(store, '/registry/marks/', { bookmarkIntervalMs: 600_000 });
+  try {
+    await cache.ready();
+    const encodings = new EventEncodings();
+    let built = 0;
+    const ac = new AbortController();
+    const open = () =>
+      watchStream({
+        cacher: cache,
+        prefix: '/registry/marks/',
+        start: cache.revision(),
+        initial: [],
+        signal: ac.signal,
+        bookmarks: true,
+        decode: (item) => JSON.parse(Buffer.from(item.value).toString()) as KubeObject,
+        toExternal: (obj) => obj,
+        bookmark: (revision) => (built++, { kind: 'Mark', metadata: { resourceVersion: String(revision) } }),
+        encodings,
+      }).cursor!();
+    const cursors = [open(), open(), open()];
+    // Each opens the cache's watch; a wait resolves once it is open.
+    await Promise.all(cursors.map((c) => new Promise<void>((resolve) => c.wait(resolve))));
+    cache.bookmarkNow();
+    const marks = cursors.map((c) => c.poll()!);
+    assert.deepEqual(marks.map((m) => m.type), ['BOOKMARK', 'BOOKMARK', 'BOOKMARK']);
+    assert.equal(built, 0, 'not built until read');
+    let framed = 0;
+    const bytes = marks.map((m) => sharedFrame(m, 'json', () => (framed++, Buffer.from(JSON.stringify(m.object)))));
+    assert.equal(framed, 1);
+    assert.equal(bytes[0], bytes[2]);
+    assert.notEqual(marks[0]!.object, marks[1]!.object);
+    assert.deepEqual(marks[0]!.object, marks[1]!.object);
+    for (const c of cursors) c.close();
+    ac.abort();
+  } finally {
+    await cache.stop();
+    await store.close();
+  }
 });

@@ -92,6 +92,33 @@ class LazyWatchEvent implements StoreWatchEvent {
   }
 }
 
+/**
+ * A BOOKMARK at `revision`: the same for every watcher of the served version, so it is framed
+ * once for all of them (the cache marks them all at once); its object is built when read.
+ */
+class BookmarkEvent implements StoreWatchEvent {
+  readonly type = 'BOOKMARK';
+  private built: KubeObject | undefined;
+
+  constructor(
+    private readonly revision: number,
+    private readonly o: Pick<WatchStreamOptions, 'bookmark'>,
+    readonly shared: SharedWatchEvent | undefined,
+  ) {}
+
+  get object(): KubeObject {
+    return (this.built ??= this.o.bookmark(this.revision));
+  }
+
+  set object(value: KubeObject) {
+    this.built = value;
+  }
+}
+
+function bookmarkEvent(revision: number, o: Pick<WatchStreamOptions, 'bookmark' | 'encodings'>): StoreWatchEvent {
+  return new BookmarkEvent(revision, o, o.encodings?.describeBookmark(revision));
+}
+
 /** The event a watcher gets for one storage event, if any. */
 export function translateEvent(ev: StorageEvent, o: Pick<WatchStreamOptions, 'decode' | 'toExternal' | 'filter' | 'encodings' | 'selectable'>): StoreWatchEvent | undefined {
   if (!o.filter) {
@@ -221,7 +248,7 @@ class StoreWatchCursor implements WatchCursor {
         case 'done':
           return undefined;
         case 'closing':
-          this.end(this.o.bookmarks && (this.timedOut || !this.o.signal.aborted) ? { type: 'BOOKMARK', object: o.bookmark(this.last) } : undefined);
+          this.end(this.o.bookmarks && (this.timedOut || !this.o.signal.aborted) ? bookmarkEvent(this.last, o) : undefined);
           continue;
         case 'live': {
           const events = this.events!;
@@ -236,13 +263,13 @@ class StoreWatchCursor implements WatchCursor {
               // revision has been sent: the client may resume there.
               this.preTimeoutSent = true;
               this.last = Math.max(this.last, o.cacher.revision());
-              return { type: 'BOOKMARK', object: o.bookmark(this.last) };
+              return bookmarkEvent(this.last, o);
             }
             return undefined;
           }
           this.last = Math.max(this.last, ev.revision);
           if (ev.type === 'bookmark') {
-            if (o.bookmarks) return { type: 'BOOKMARK', object: o.bookmark(ev.revision) };
+            if (o.bookmarks) return bookmarkEvent(ev.revision, o);
             continue;
           }
           let out: StoreWatchEvent | undefined;
