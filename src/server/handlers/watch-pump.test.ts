@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { StoreWatch, StoreWatchEvent, WatchCursor } from '../../rest/index.js';
 import { iteratorCursor, onShutdown, WatchPump, type WatchResponse } from './watch-pump.js';
+import { watchStream } from '../../registry/watch.js';
+import { MemoryStorage, createCacher } from '../../storage/index.js';
 
 /** A cursor over a queue the test fills; `push` wakes a waiting pump. */
 class QueueCursor implements WatchCursor {
@@ -220,4 +222,46 @@ test('the watches share one listener on the shutdown signal', () => {
   forget[0]!();
   ac.abort();
   assert.equal(called, 99);
+});
+
+test('a client that does not read holds no more than the cache\'s buffer: its watch ends there, with what was written before in order', async () => {
+  const store = new MemoryStorage();
+  const cache = createCacher(store, '/registry/slow/', { watcherBufferSize: 8 });
+  try {
+    await cache.ready();
+    const ac = new AbortController();
+    const cursor = watchStream({
+      cacher: cache,
+      prefix: '/registry/slow/',
+      start: cache.revision(),
+      initial: [],
+      signal: ac.signal,
+      bookmarks: false,
+      decode: (item) => ({ metadata: { name: item.key, resourceVersion: String(item.modRevision) } }) as KubeObject,
+      toExternal: (obj) => obj,
+      bookmark: (revision) => ({ metadata: { resourceVersion: String(revision) } }) as KubeObject,
+    }).cursor!();
+    const res = new FakeResponse();
+    const done = pump(cursor, res, { signal: ac.signal });
+    // The cache's watch opens (the cursor has one waiter: the pump).
+    await turn();
+    res.full = true;
+    for (let i = 0; i < 50; i++) {
+      await store.create(`/registry/slow/o${i}`, Buffer.from('{}'));
+      // The pump writes the first event, then stops: the response reports a full buffer.
+      await turn();
+    }
+    assert.deepEqual(res.writes, ['1\n']);
+    assert.equal(res.ends, 0);
+    res.full = false;
+    res.emit('drain');
+    await done;
+    // Events 2.. waited in the cache's buffer; the ninth live one ended the watch.
+    assert.equal(res.ends, 1);
+    assert.deepEqual(res.writes, ['1\n']);
+    ac.abort();
+  } finally {
+    await cache.stop();
+    await store.close();
+  }
 });
