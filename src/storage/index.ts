@@ -10,8 +10,10 @@
 //   unset (most recent)      -> const rv = await cache.waitForFresh(); cache.list(...)
 //   "0" (any)                -> cache.list(...)
 //   NotOlderThan R           -> await cache.waitForRevision(R); cache.list(...)
-//   Exact R, or a continue   -> storage.list(prefix, { atRevision: R, startKey, limit })
-//   watch from R             -> cache.watch(prefix, R, signal, { bookmarks })
+//   Exact R                  -> storage.list(prefix, { atRevision: R, startKey, limit })
+//   a continue at R          -> cache.holdsRevision(R) ? cache.list({ startKey, limit }) : storage.list(...)
+//   watch from R             -> await cache.cursor(prefix, R, { bookmarks }) (take, wait, close),
+//                               or cache.watch(prefix, R, signal, { bookmarks }) to iterate
 // Errors: KeyExistsError, ConflictError, NotFoundError, CompactedError (410 for an exact
 // read), TooOldResourceVersionError (410), TooLargeResourceVersionError (504 on a wait).
 
