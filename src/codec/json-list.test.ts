@@ -2,7 +2,7 @@
 // holds and however small the chunks are.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonListChunks, type StreamedList } from './json-list.js';
+import { jsonListChunks, type StoredSplice, type StreamedList } from './json-list.js';
 import { jsonSerializer } from './serializer.js';
 
 function configMap(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -128,7 +128,7 @@ describe('streamed JSON lists copied from stored bytes', () => {
   it('writes the bytes of the whole encode, and encodes each stored item once to learn where its resource version goes', () => {
     const stored = items(2000);
     const whole = Buffer.from(jsonSerializer.encode({ ...envelope, items: stored.map(answer) }, { pretty: false })).toString();
-    const splices = new WeakMap<object, number>();
+    const splices = new WeakMap<object, StoredSplice>();
     let built = 0;
     const list: StreamedList = {
       envelope,
@@ -147,22 +147,55 @@ describe('streamed JSON lists copied from stored bytes', () => {
     // Items whose bytes are not their answer (here: type fields out of Go's order) are encoded every time.
     assert.equal(built, 400);
     assert.equal(splices.get(stored[3]!), -1);
-    assert.ok(splices.get(stored[0]!)! > 0);
+    assert.ok((splices.get(stored[0]!) as number) > 0);
     // Indented answers never copy.
     built = 0;
     assert.equal(Buffer.concat([...jsonListChunks(list, true)]).toString(), Buffer.from(jsonSerializer.encode({ ...envelope, items: stored.map(answer) }, { pretty: true })).toString());
     assert.equal(built, 2000);
   });
 
+  it('copies objects whose metadata fields are stored in the order they were set, rearranged into the answer\'s order', () => {
+    // As the server stores what it writes: the metadata's fields in the order the request and
+    // the Store set them; strings that hold quotes, backslashes, braces and non-ASCII text.
+    const tricky = 'a "quoted" {brace} [x], back\\slash é ✓';
+    const stored = Array.from({ length: 300 }, (_, i) => {
+      const metadata: Record<string, unknown> = { name: `cm-${i}`, labels: { app: tricky, n: String(i) }, namespace: 'ns', uid: `u-${i}`, creationTimestamp: '2026-01-01T00:00:00Z' };
+      if (i % 3 === 0) metadata.annotations = { note: `{"json":"inside ${i}"}` };
+      // A field the answer leaves out (Go's omitempty), and one the answer writes differently (an escape).
+      if (i % 7 === 0) metadata.generateName = '';
+      const text = i % 11 === 0 ? JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata }).replace('"ns"', '"\\u006es"') : JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata, data: { k: `v-${i}` } });
+      return { key: `k${i}`, value: Buffer.from(text), revision: String(1000 + i) };
+    });
+    const whole = Buffer.from(jsonSerializer.encode({ ...envelope, items: stored.map(answer) }, { pretty: false })).toString();
+    const splices = new WeakMap<object, StoredSplice>();
+    let built = 0;
+    const list: StreamedList = {
+      envelope,
+      key: 'items',
+      count: stored.length,
+      element: (i) => (built++, answer(stored[i]!)),
+      stored: (i) => ({ item: stored[i]!, bytes: stored[i]!.value, resourceVersion: stored[i]!.revision }),
+      splices,
+    };
+    assert.equal(Buffer.concat([...jsonListChunks(list, false, 4096)]).toString(), whole);
+    assert.equal(built, 300);
+    built = 0;
+    assert.equal(Buffer.concat([...jsonListChunks(list, false, 4096)]).toString(), whole);
+    // Only the items with an escape the answer writes otherwise are encoded again.
+    assert.equal(built, stored.filter((_, i) => i % 11 === 0).length);
+    assert.ok(splices.get(stored[1]!) instanceof Int32Array, 'learnt as slices');
+    assert.equal(splices.get(stored[0]!), -1);
+  });
+
   it('puts the resource version back after a last metadata field', () => {
     const value = Buffer.from('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","uid":"x"}}');
     const item = { value };
-    const splices = new WeakMap<object, number>();
+    const splices = new WeakMap<object, StoredSplice>();
     const element = (): Record<string, unknown> => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', uid: 'x', resourceVersion: '3' } });
     const list: StreamedList = { envelope, key: 'items', count: 1, element, stored: () => ({ item, bytes: value, resourceVersion: '3' }), splices };
     const whole = Buffer.from(jsonSerializer.encode({ ...envelope, items: [element()] }, { pretty: false })).toString();
     assert.equal(Buffer.concat([...jsonListChunks(list, false)]).toString(), whole);
     assert.equal(Buffer.concat([...jsonListChunks(list, false)]).toString(), whole);
-    assert.equal(splices.get(item)! & 1, 0, 'the comma goes before the field');
+    assert.equal((splices.get(item) as number) & 1, 0, 'the comma goes before the field');
   });
 });

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setOwn } from '../apimachinery/own.js';
 import { goOrderOfElement, inGoOrder } from './field-order.js';
 import { stringifyJson } from './json.js';
-import type { StoredElement } from '../rest/index.js';
+import type { StoredElement, StoredSplice } from '../rest/index.js';
 
 /** A list to stream: an envelope whose `key` holds `count` elements produced on demand. */
 export interface StreamedList {
@@ -18,11 +18,11 @@ export interface StreamedList {
   element(i: number): unknown;
   /** The stored form of element `i`, when its compact JSON may be copied from it (see `storedCopy`). */
   stored?(i: number): StoredElement | undefined;
-  /** Per stored item, where its resource version goes (learnt once per item; see `spliceOf`). */
-  splices?: WeakMap<object, number>;
+  /** Per stored item, how its answer is made of its bytes (learnt once per item; see `spliceOf`, `slicesOf`). */
+  splices?: WeakMap<object, StoredSplice>;
 }
 
-export type { LazyItems, StoredElement } from '../rest/index.js';
+export type { LazyItems, StoredElement, StoredSplice } from '../rest/index.js';
 
 /** About how many bytes of JSON go out in one write (fewer, larger writes cost less on TLS). */
 export const LIST_CHUNK_BYTES = 256 * 1024;
@@ -82,13 +82,14 @@ export function* jsonListChunks(list: StreamedList, pretty: boolean, chunkBytes 
 
 /**
  * Writes element `i` from its stored bytes when they are its compact JSON but for the
- * resource version, once that has been checked for this item (the first time it is encoded,
- * by comparing the encode with the bytes): the field goes back where the encode had it.
- * Answers false when the element must be encoded (the bytes differ: another version, a
- * converted or reordered object, another storage codec).
+ * resource version, or its metadata's fields in another order, once that has been checked for
+ * this item (the first time it is encoded, by comparing the encode with the bytes): the field
+ * goes back where the encode had it, the fields in the encode's order. Answers false when the
+ * element must be encoded (the bytes differ otherwise: another version, a converted or
+ * reordered object, another storage codec).
  */
 function copyStored(
-  copies: { stored(i: number): StoredElement | undefined; splices: WeakMap<object, number> },
+  copies: { stored(i: number): StoredElement | undefined; splices: WeakMap<object, StoredSplice> },
   i: number,
   out: ChunkBuilder,
   begin: number,
@@ -102,17 +103,22 @@ function copyStored(
   if (known === undefined) {
     encoded = Buffer.from(encode());
     known = spliceOf(encoded, s);
+    if (known === -1) known = slicesOf(encoded, s) ?? -1;
     copies.splices.set(s.item, known);
   }
-  if (known < 0 && encoded === undefined) return false;
+  if (known === -1 && encoded === undefined) return false;
   flush();
   if (out.total > begin) out.text(',');
   if (encoded !== undefined) {
     out.bytes(encoded, 0, encoded.length);
     return true;
   }
-  const at = known >> 1;
   const field = `"resourceVersion":"${s.resourceVersion}"`;
+  if (typeof known !== 'number') {
+    writeSlices(out, s.bytes, known, field);
+    return true;
+  }
+  const at = known >> 1;
   out.bytes(s.bytes, 0, at);
   out.text((known & 1) === 1 ? `${field},` : `,${field}`);
   out.bytes(s.bytes, at, s.bytes.length);
@@ -192,6 +198,139 @@ function spliceOf(encoded: Buffer, s: StoredElement): number {
   if (Buffer.compare(encoded.subarray(0, start), bytes.subarray(0, start)) !== 0) return -1;
   if (Buffer.compare(encoded.subarray(resume), bytes.subarray(start)) !== 0) return -1;
   return start * 2 + (commaAfter ? 1 : 0);
+}
+
+// An object the server wrote keeps its metadata's fields in the order they were set, while
+// the answer writes them in Go's order: the answer is then the stored bytes with the metadata's
+// fields rearranged and the resource version among them. `slicesOf` learns that arrangement
+// by cutting both texts at their fields (compact JSON: strings hold no raw quote or
+// backslash byte of their own) and checks that the slices give the answer byte for byte.
+// Its form: [metadata's `{` in the stored bytes, its `}`, then per answer field the start
+// and end of the stored field, or -1, -1 for the resource version].
+
+/** The slices of the stored bytes that make `encoded` with the resource version, or undefined. */
+function slicesOf(encoded: Buffer, s: StoredElement): Int32Array | undefined {
+  const bytes = Buffer.from(s.bytes.buffer, s.bytes.byteOffset, s.bytes.byteLength);
+  const a = metadataOf(encoded);
+  const b = metadataOf(bytes);
+  if (a === undefined || b === undefined) return undefined;
+  // Around the metadata, the bytes must be the answer's.
+  if (a.open !== b.open || encoded.length - a.close !== bytes.length - b.close) return undefined;
+  if (Buffer.compare(encoded.subarray(0, a.open), bytes.subarray(0, b.open)) !== 0) return undefined;
+  if (Buffer.compare(encoded.subarray(a.close), bytes.subarray(b.close)) !== 0) return undefined;
+  const storedFields = new Map<string, [number, number]>();
+  for (const [start, end, keyEnd] of b.fields) storedFields.set(bytes.toString('latin1', start, keyEnd), [start, end]);
+  const plan = new Int32Array(2 + 2 * a.fields.length);
+  plan[0] = b.open;
+  plan[1] = b.close;
+  const field = `"resourceVersion":"${s.resourceVersion}"`;
+  let k = 2;
+  for (const [start, end, keyEnd] of a.fields) {
+    const key = encoded.toString('latin1', start, keyEnd);
+    if (key === '"resourceVersion"') {
+      if (encoded.toString('latin1', start, end) !== field) return undefined;
+      plan[k++] = -1;
+      plan[k++] = -1;
+      continue;
+    }
+    const from = storedFields.get(key);
+    if (from === undefined) return undefined;
+    plan[k++] = from[0];
+    plan[k++] = from[1];
+  }
+  // The plan is kept only when it gives the answer exactly.
+  const check = new ChunkBuilder(encoded.length + 1);
+  writeSlices(check, s.bytes, plan, field);
+  const [made] = [...check.take(true)];
+  return made !== undefined && made.equals(encoded) ? plan : undefined;
+}
+
+function writeSlices(out: ChunkBuilder, bytes: Uint8Array, plan: Int32Array, field: string): void {
+  out.bytes(bytes, 0, plan[0]! + 1);
+  for (let k = 2; k < plan.length; k += 2) {
+    if (k > 2) out.text(',');
+    if (plan[k] === -1) out.text(field);
+    else out.bytes(bytes, plan[k]!, plan[k + 1]!);
+  }
+  out.bytes(bytes, plan[1]!, bytes.length);
+}
+
+/** Where the top-level `metadata` object of compact JSON `text` opens and closes, and its fields. */
+function metadataOf(text: Buffer): { open: number; close: number; fields: [number, number, number][] } | undefined {
+  if (text[0] !== 0x7b) return undefined;
+  const top = fieldsOf(text, 0);
+  if (top === undefined) return undefined;
+  for (const [start, end, keyEnd] of top.fields) {
+    if (text.toString('latin1', start, keyEnd) !== '"metadata"') continue;
+    const open = keyEnd + 1;
+    if (text[open] !== 0x7b) return undefined;
+    const inner = fieldsOf(text, open);
+    if (inner === undefined || inner.end !== end) return undefined;
+    return { open, close: end - 1, fields: inner.fields };
+  }
+  return undefined;
+}
+
+/**
+ * The fields of the compact JSON object opening at `at`: each as its start, end and the end
+ * of its key, and where the object ends; undefined for anything but compact JSON.
+ */
+function fieldsOf(text: Buffer, at: number): { fields: [number, number, number][]; end: number } | undefined {
+  const fields: [number, number, number][] = [];
+  let i = at + 1;
+  if (text[i] === 0x7d) return { fields, end: i + 1 };
+  for (;;) {
+    if (text[i] !== 0x22) return undefined;
+    const start = i;
+    const keyEnd = skipString(text, i);
+    if (keyEnd < 0 || text[keyEnd] !== 0x3a) return undefined;
+    const end = skipValue(text, keyEnd + 1);
+    if (end < 0) return undefined;
+    fields.push([start, end, keyEnd]);
+    i = end;
+    if (text[i] === 0x2c) {
+      i++;
+      continue;
+    }
+    if (text[i] === 0x7d) return { fields, end: i + 1 };
+    return undefined;
+  }
+}
+
+/** The end of the string opening at `i`, or -1. */
+function skipString(text: Buffer, i: number): number {
+  for (i++; i < text.length; i++) {
+    const c = text[i];
+    if (c === 0x5c) i++;
+    else if (c === 0x22) return i + 1;
+  }
+  return -1;
+}
+
+/** The end of the value starting at `i`, or -1. */
+function skipValue(text: Buffer, i: number): number {
+  const c = text[i];
+  if (c === 0x22) return skipString(text, i);
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    for (; i < text.length; i++) {
+      const d = text[i];
+      if (d === 0x22) {
+        i = skipString(text, i) - 1;
+        if (i < 0) return -1;
+      } else if (d === 0x7b || d === 0x5b) depth++;
+      else if (d === 0x7d || d === 0x5d) {
+        if (--depth === 0) return i + 1;
+      }
+    }
+    return -1;
+  }
+  // A number, true, false or null: up to the next separator.
+  for (; i < text.length; i++) {
+    const d = text[i];
+    if (d === 0x2c || d === 0x7d || d === 0x5d) return i;
+  }
+  return -1;
 }
 
 /**

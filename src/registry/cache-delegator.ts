@@ -6,7 +6,7 @@
 import { badRequest, internalError, isApiError, tooLargeResourceVersion } from '../apimachinery/errors.js';
 import type { KubeList, KubeObject, WatchEvent } from '../apimachinery/types.js';
 import { EventEncodings, RecentEventMemo } from '../codec/encoding-memo.js';
-import type { LazyItems, StoreWatch } from '../rest/index.js';
+import type { LazyItems, StoredSplice, StoreWatch } from '../rest/index.js';
 import { withLazyItems } from './list.js';
 import type { Cacher, Item, Storage } from '../storage/interface.js';
 import type { ListOptions } from '../rest/index.js';
@@ -114,7 +114,7 @@ export class CacheDelegator {
    * bytes. Per delegator, since each served version answers the same item differently; it
    * goes away with the item.
    */
-  private readonly splices = new WeakMap<object, number>();
+  private readonly splices = new WeakMap<object, StoredSplice>();
   /** Each recent event's encodings, shared by the watchers of this served version. */
   private readonly encodings = new EventEncodings();
   /** Each recent event's objects decoded for the selectors of this resource's watchers (weighed at a few times their stored size). */

@@ -21,8 +21,15 @@ export interface LazyItems {
   /** Item `i` as stored, whose bytes may be the answer's JSON but for the resource version. */
   stored?(i: number): StoredElement | undefined;
   /** The producer's memo of which stored items are their answer (one per served version). */
-  splices?: WeakMap<object, number>;
+  splices?: WeakMap<object, StoredSplice>;
 }
+
+/**
+ * How an item's answer is made of its stored bytes (`codec/json-list.ts`): where the resource
+ * version goes (a number; -1 when the bytes are not the answer), or the slices of the stored
+ * bytes whose concatenation with the resource version is the answer (an Int32Array).
+ */
+export type StoredSplice = number | Int32Array;
 
 /** A list as a Store answers it. */
 export interface StoreList extends KubeList {
