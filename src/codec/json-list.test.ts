@@ -187,6 +187,30 @@ describe('streamed JSON lists copied from stored bytes', () => {
     assert.equal(splices.get(stored[0]!), -1);
   });
 
+  it('encodes every time the stored bytes it cannot cut into the answer\'s fields (whitespace, a deeply nested field the answer leaves out)', () => {
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    const texts = [
+      '{ "kind": "ConfigMap", "apiVersion": "v1", "metadata": { "namespace": "ns", "name": "a" } }',
+      `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"namespace":"ns","name":"b","annotations":{"x":"${'\\"'.repeat(10)}"}},"data":{"deep":"${deep}"}}`,
+      `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"namespace":"ns","name":"c"},"deep":${deep}}`,
+    ];
+    const stored = texts.map((text, i) => ({ key: `k${i}`, value: Buffer.from(text), revision: String(i + 1) }));
+    const element = (i: number): Record<string, unknown> => {
+      const obj = answer(stored[i]!);
+      // What a decode would give, without the deep array the answer does not carry.
+      delete obj.deep;
+      return obj;
+    };
+    const splices = new WeakMap<object, StoredSplice>();
+    const list: StreamedList = { envelope, key: 'items', count: stored.length, element, stored: (i) => ({ item: stored[i]!, bytes: stored[i]!.value, resourceVersion: stored[i]!.revision }), splices };
+    const whole = Buffer.from(jsonSerializer.encode({ ...envelope, items: stored.map((_, i) => element(i)) }, { pretty: false })).toString();
+    for (let pass = 0; pass < 2; pass++) assert.equal(Buffer.concat([...jsonListChunks(list, false)]).toString(), whole);
+    assert.equal(splices.get(stored[0]!), -1, 'whitespace');
+    assert.equal(splices.get(stored[2]!), -1, 'a field the answer does not have');
+    // The second's metadata fields rearrange into the answer: it is copied.
+    assert.ok(splices.get(stored[1]!) instanceof Int32Array);
+  });
+
   it('puts the resource version back after a last metadata field', () => {
     const value = Buffer.from('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","uid":"x"}}');
     const item = { value };
