@@ -196,6 +196,7 @@ class StoreWatchCursor implements WatchCursor {
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly preTimer: NodeJS.Timeout | undefined;
   private readonly onAbort = (): void => this.finish(false);
+  private readonly onEvent = (): void => this.notify();
 
   constructor(private readonly o: WatchStreamOptions) {
     this.last = o.start;
@@ -296,7 +297,7 @@ class StoreWatchCursor implements WatchCursor {
       return;
     }
     this.wake = wake;
-    if (this.phase === 'live') this.events!.wait(() => this.notify());
+    if (this.phase === 'live') this.events!.wait(this.onEvent);
   }
 
   close(): void {
