@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeObject } from '../apimachinery/types.js';
 import { LoopbackClient } from '../server/loopback.js';
-import { Informer, keyOf, splitKey } from './informer.js';
+import { Informer, keyOf, splitKey, type CachedObject } from './informer.js';
+import { deepCopy } from '../apimachinery/copy.js';
 import { memoryTable, probeStore } from '../testing/memory-table.js';
 import { eventually } from '../testing/wait.js';
 
@@ -113,20 +114,38 @@ test('resync replays the cache as updates; late handlers hear the cache as adds'
   }
 });
 
-test('get hands out a copy; peek the cached object itself', async () => {
+test('readers and handlers share the cached object, frozen once when stored', async () => {
   const { table, close } = memoryTable();
   const client = new LoopbackClient(table, admin);
-  await client.create(CM, 'ns', { metadata: { name: 'a' }, data: { k: 'v' } });
+  await client.create(CM, 'ns', { metadata: { name: 'a', labels: { l: 'x' } }, data: { k: 'v' } });
   const informer = new Informer(client, CM);
+  const seen: CachedObject[] = [];
+  informer.addEventHandler({ onAdd: (o) => seen.push(o), onUpdate: (_old, o) => seen.push(o) });
   informer.start();
   try {
     await informer.waitForSync();
-    const copy = informer.get('ns', 'a')!;
+    const cached = informer.get('ns', 'a')!;
+    assert.equal(cached, informer.get('ns', 'a'), 'no copy per read');
+    assert.equal(cached, informer.getByKey('ns/a'));
+    assert.equal(cached, informer.list()[0]);
+    assert.equal(seen[0], cached, 'the handler got the cached object itself');
+    assert.ok(Object.isFrozen(cached) && Object.isFrozen(cached.metadata) && Object.isFrozen(cached.metadata?.labels) && Object.isFrozen(cached.data));
+    // Strict-mode code that forgets to copy fails instead of changing what everyone reads.
+    assert.throws(() => {
+      (cached.data as Record<string, string>).k = 'changed';
+    }, TypeError);
+    const copy = deepCopy(cached) as KubeObject;
     copy.data = { k: 'changed' };
-    assert.deepEqual(informer.peek('ns', 'a')?.data, { k: 'v' });
-    assert.equal(informer.peek('ns', 'a'), informer.peek('ns', 'a'));
-    assert.notEqual(informer.get('ns', 'a'), informer.peek('ns', 'a'));
-    assert.equal(informer.peek('ns', 'missing'), undefined);
+    assert.deepEqual(informer.get('ns', 'a')?.data, { k: 'v' });
+    // A later handler hears the same instance as an add.
+    const late: CachedObject[] = [];
+    informer.addEventHandler({ onAdd: (o) => late.push(o) });
+    assert.equal(late[0], cached);
+    await client.patch(CM, 'ns', 'a', { data: { k: 'w' } });
+    await eventually(() => seen.length === 2, 'the update');
+    assert.equal(seen[1], informer.get('ns', 'a'));
+    assert.ok(Object.isFrozen(seen[1]!.data));
+    assert.equal(informer.get('ns', 'missing'), undefined);
   } finally {
     await informer.stop();
     await close();

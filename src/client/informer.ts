@@ -3,16 +3,25 @@
 // expired) or a failed watch leads to a fresh list; a watch the server ended normally is
 // resumed from the last resourceVersion seen. Resync replays every cached object as an
 // update so controllers can correct drift.
+//
+// As in client-go, the cache's objects are shared: handlers and readers get the cached object
+// itself, never a copy, and must not change it; a caller that wants to change one copies it
+// first (`deepCopy`). Each object is deep-frozen once, when it is stored, so a caller that
+// forgets fails at once rather than corrupting what everyone else reads.
 import { ApiError, isApiError, type Status } from '../apimachinery/errors.js';
 import { isPlainObject, type GroupVersionResource, type KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from './types.js';
 import { abortController } from '../apimachinery/abort.js';
-import { deepCopy } from '../apimachinery/copy.js';
+import { deepFreeze } from '../apimachinery/freeze.js';
 
+/** An object of an informer's cache: shared by every reader, frozen, never to be changed in place. */
+export type CachedObject = Readonly<KubeObject>;
+
+/** Handlers receive the cached objects themselves (frozen): copy one before changing it. */
 export interface ResourceEventHandler {
-  onAdd?(obj: KubeObject): void;
-  onUpdate?(oldObj: KubeObject, newObj: KubeObject): void;
-  onDelete?(obj: KubeObject): void;
+  onAdd?(obj: CachedObject): void;
+  onUpdate?(oldObj: CachedObject, newObj: CachedObject): void;
+  onDelete?(obj: CachedObject): void;
 }
 
 export interface InformerOptions {
@@ -58,7 +67,7 @@ export function splitKey(key: string): { namespace: string; name: string } {
 type WatchOutcome = 'relist' | 'rewatch';
 
 export class Informer {
-  private readonly cache = new Map<string, KubeObject>();
+  private readonly cache = new Map<string, CachedObject>();
   private readonly handlers = new Set<ResourceEventHandler>();
   private resourceVersion = '';
   private synced = false;
@@ -108,22 +117,18 @@ export class Informer {
     return new Promise((resolve) => this.syncWaiters.push(resolve));
   }
 
-  get(namespace: string, name: string): KubeObject | undefined {
-    return this.getByKey(namespace ? `${namespace}/${name}` : name);
-  }
-
-  getByKey(key: string): KubeObject | undefined {
-    const obj = this.cache.get(key);
-    return obj ? deepCopy(obj) : undefined;
-  }
-
-  /** The cached object itself, without the copy `get` makes: for callers that only read it. */
-  peek(namespace: string, name: string): Readonly<KubeObject> | undefined {
+  /** The cached object (shared and frozen: copy it to change it). */
+  get(namespace: string, name: string): CachedObject | undefined {
     return this.cache.get(namespace ? `${namespace}/${name}` : name);
   }
 
-  list(): KubeObject[] {
-    return [...this.cache.values()].map((o) => deepCopy(o));
+  getByKey(key: string): CachedObject | undefined {
+    return this.cache.get(key);
+  }
+
+  /** Every cached object (shared and frozen); the array is the caller's own. */
+  list(): CachedObject[] {
+    return [...this.cache.values()];
   }
 
   listKeys(): string[] {
@@ -143,7 +148,7 @@ export class Informer {
     const fn = handler[method] as ((...a: unknown[]) => void) | undefined;
     if (!fn) return;
     try {
-      fn.apply(handler, args.map((a) => deepCopy(a)));
+      fn.apply(handler, args);
     } catch (err) {
       this.opts.onError?.(err);
     }
@@ -230,9 +235,9 @@ export class Informer {
     }
   }
 
-  /** What the cache keeps of an object the server sent. */
+  /** What the cache keeps of an object the server sent (the informer's own: frozen here, once). */
   private held(obj: KubeObject): KubeObject {
-    return this.opts.metadataOnly ? metadataOf(obj) : obj;
+    return deepFreeze(this.opts.metadataOnly ? metadataOf(obj) : obj);
   }
 
   private upsert(key: string, obj: KubeObject): void {

@@ -221,7 +221,7 @@ export class NodeAgent implements SimulatedNodes {
     const worker = async (): Promise<void> => {
       while (!this.stopped && next < count) {
         const name = `${base}-${String(next++).padStart(6, '0')}`;
-        if (this.nodeInformer.peek('', name)) continue;
+        if (this.nodeInformer.get('', name)) continue;
         const ip = this.nodeIP(name);
         try {
           await this.client.create(NODES, '', newSimulatedNode(name, { template, internalIP: ip, kubeletVersion: this.kubeletVersion }));
@@ -380,7 +380,7 @@ export class NodeAgent implements SimulatedNodes {
   /** The addresses a pod already holds, marked in use (after a restart, or when its node turns simulated). */
   private markPodIPs(key: string, pod?: KubeObject): void {
     const { namespace, name } = splitKey(key);
-    const obj = pod ?? this.podInformer?.peek(namespace, name);
+    const obj = pod ?? this.podInformer?.get(namespace, name);
     if (!obj) return;
     const ips = podIPsOf(obj);
     const nodeName = podNodeName(obj);
@@ -477,7 +477,7 @@ export class NodeAgent implements SimulatedNodes {
     const pending = this.pending[kind];
     const loop = this.loopOf(kind);
     const stages = kind === 'Pod' ? this.podStages : this.nodeStages;
-    let obj: Readonly<KubeObject> | undefined = this.informerOf(kind).peek(namespace, name);
+    let obj: Readonly<KubeObject> | undefined = this.informerOf(kind).get(namespace, name);
     // `immediateNextStage` plays the next stage on the written object without waiting for its event.
     for (let hop = 0; hop < 16 && obj; hop++) {
       if (!this.simulates(kind, obj)) {

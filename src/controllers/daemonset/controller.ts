@@ -236,7 +236,7 @@ export class DaemonSetController extends KeyedLoop {
   private ownerKey(pod: KubeObject): string | undefined {
     const ref = controllerOf(pod);
     if (ref?.kind !== 'DaemonSet') return undefined;
-    const ds = this.opts.daemonSets.peek(pod.metadata?.namespace ?? '', ref.name);
+    const ds = this.opts.daemonSets.get(pod.metadata?.namespace ?? '', ref.name);
     return ds && ds.metadata?.uid === ref.uid ? `${pod.metadata?.namespace ?? ''}/${ref.name}` : undefined;
   }
 
@@ -251,7 +251,7 @@ export class DaemonSetController extends KeyedLoop {
     const ns = pod.metadata?.namespace ?? '';
     for (const key of this.opts.daemonSets.listKeys()) {
       if (!key.startsWith(`${ns}/`)) continue;
-      const ds = this.opts.daemonSets.peek(ns, key.slice(ns.length + 1));
+      const ds = this.opts.daemonSets.get(ns, key.slice(ns.length + 1));
       try {
         if (ds && labelSelectorAsSelector((ds.spec as { selector?: LabelSelectorObject } | undefined)?.selector).matches(pod.metadata?.labels)) this.add(key);
       } catch {
@@ -324,7 +324,7 @@ export class DaemonSetController extends KeyedLoop {
     const out: KubeObject[] = [];
     for (const key of informer.listKeys()) {
       if (!key.startsWith(`${ns}/`)) continue;
-      const o = informer.peek(ns, key.slice(ns.length + 1));
+      const o = informer.get(ns, key.slice(ns.length + 1));
       if (o) out.push(o as KubeObject);
     }
     return out;
@@ -375,7 +375,7 @@ export class DaemonSetController extends KeyedLoop {
     const plans: NodePlan[] = [];
     for (const nodeKey of this.opts.nodes.listKeys()) {
       // Read without the copy `list` makes: nodes are large and never written here.
-      const node = this.opts.nodes.peek('', nodeKey) as KubeObject | undefined;
+      const node = this.opts.nodes.get('', nodeKey) as KubeObject | undefined;
       if (!node) continue;
       const fit = nodeShouldRunDaemonPod(template, node);
       const name = node.metadata?.name ?? '';

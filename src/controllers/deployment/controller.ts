@@ -99,7 +99,7 @@ export class DeploymentController extends KeyedLoop {
         onDelete: (pod) => {
           const ref = controllerOf(pod);
           if (ref?.kind !== 'ReplicaSet' || !pod.metadata?.namespace) return;
-          const rs = opts.replicaSets.peek(pod.metadata.namespace, ref.name);
+          const rs = opts.replicaSets.get(pod.metadata.namespace, ref.name);
           if (rs) rsChanged(rs as KubeObject);
         },
       }),
@@ -113,7 +113,7 @@ export class DeploymentController extends KeyedLoop {
   private ownerKey(rs: KubeObject): string | undefined {
     const ref = controllerOf(rs);
     if (ref?.kind !== 'Deployment' || !rs.metadata?.namespace) return undefined;
-    const d = this.opts.deployments.peek(rs.metadata.namespace, ref.name);
+    const d = this.opts.deployments.get(rs.metadata.namespace, ref.name);
     return d && d.metadata?.uid === ref.uid ? `${rs.metadata.namespace}/${ref.name}` : undefined;
   }
 
@@ -121,7 +121,7 @@ export class DeploymentController extends KeyedLoop {
     const ns = rs.metadata?.namespace ?? '';
     for (const key of this.opts.deployments.listKeys()) {
       if (!key.startsWith(`${ns}/`)) continue;
-      const d = this.opts.deployments.peek(ns, key.slice(ns.length + 1));
+      const d = this.opts.deployments.get(ns, key.slice(ns.length + 1));
       try {
         if (d && selectorOf(d as KubeObject).matches(rs.metadata?.labels)) this.add(key);
       } catch {
@@ -522,7 +522,7 @@ export class DeploymentController extends KeyedLoop {
     if (ns === undefined) return false;
     for (const key of this.opts.pods.listKeys()) {
       if (!key.startsWith(`${ns}/`)) continue;
-      const p = this.opts.pods.peek(ns, key.slice(ns.length + 1));
+      const p = this.opts.pods.get(ns, key.slice(ns.length + 1));
       if (p && uids.has(controllerOf(p as KubeObject)?.uid) && !isPodTerminal(p as KubeObject)) return true;
     }
     return false;

@@ -81,7 +81,7 @@ export class NodeLifecycleController extends KeyedLoop {
       if (!set.has(key)) {
         set.add(key);
         // A pod bound to a node with a NoExecute taint is checked at once.
-        if (this.opts.nodes.peek('', node) && nodeTaints(this.opts.nodes.peek('', node) as KubeObject).some((t) => t.effect === 'NoExecute')) this.add(node);
+        if (this.opts.nodes.get('', node) && nodeTaints(this.opts.nodes.get('', node) as KubeObject).some((t) => t.effect === 'NoExecute')) this.add(node);
       }
     };
     this.onStop(
@@ -120,7 +120,7 @@ export class NodeLifecycleController extends KeyedLoop {
   /** Marks a silent node's conditions Unknown and its pods not ready; true when it wrote. */
   private async monitorHealth(node: KubeObject): Promise<boolean> {
     const name = node.metadata?.name ?? '';
-    const lease = this.opts.leases.peek(systemNamespace('node-lease'), name) as KubeObject | undefined;
+    const lease = this.opts.leases.get(systemNamespace('node-lease'), name) as KubeObject | undefined;
     const ready = nodeCondition(node, 'Ready');
     const renew = (lease?.spec as { renewTime?: string } | undefined)?.renewTime ?? '';
     const signature = `${renew}|${ready?.lastHeartbeatTime ?? ''}|${ready?.status ?? ''}`;

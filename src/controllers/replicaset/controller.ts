@@ -233,7 +233,7 @@ export class ReplicaSetController extends KeyedLoop {
   private ownerKey(pod: KubeObject): string | undefined {
     const ref = controllerOf(pod);
     if (!ref || ref.kind !== this.kind.kind || !pod.metadata?.namespace) return undefined;
-    const owner = this.opts.owners.peek(pod.metadata.namespace, ref.name);
+    const owner = this.opts.owners.get(pod.metadata.namespace, ref.name);
     return owner && owner.metadata?.uid === ref.uid ? `${pod.metadata.namespace}/${ref.name}` : undefined;
   }
 
@@ -253,7 +253,7 @@ export class ReplicaSetController extends KeyedLoop {
     const ns = pod.metadata?.namespace ?? '';
     for (const key of this.opts.owners.listKeys()) {
       if (!key.startsWith(`${ns}/`)) continue;
-      const owner = this.opts.owners.peek(ns, key.slice(ns.length + 1));
+      const owner = this.opts.owners.get(ns, key.slice(ns.length + 1));
       if (!owner) continue;
       try {
         if (this.kind.selectorOf(owner).matches(pod.metadata?.labels)) this.add(key);
@@ -269,7 +269,7 @@ export class ReplicaSetController extends KeyedLoop {
     const prefix = `${namespace}/`;
     for (const key of this.opts.pods.listKeys()) {
       if (!key.startsWith(prefix)) continue;
-      const p = this.opts.pods.peek(namespace, key.slice(prefix.length));
+      const p = this.opts.pods.get(namespace, key.slice(prefix.length));
       if (p) out.push(p);
     }
     return out;

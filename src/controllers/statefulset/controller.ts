@@ -138,14 +138,14 @@ export class StatefulSetController extends KeyedLoop {
   private enqueueMatching(pod: KubeObject): void {
     const ns = pod.metadata?.namespace ?? '';
     const { parent } = parentAndOrdinal(pod);
-    if (parent && this.opts.sets.peek(ns, parent)) this.add(`${ns}/${parent}`);
+    if (parent && this.opts.sets.get(ns, parent)) this.add(`${ns}/${parent}`);
   }
 
   private inNamespace(informer: Informer, ns: string): Readonly<KubeObject>[] {
     const out: Readonly<KubeObject>[] = [];
     for (const key of informer.listKeys()) {
       if (!key.startsWith(`${ns}/`)) continue;
-      const o = informer.peek(ns, key.slice(ns.length + 1));
+      const o = informer.get(ns, key.slice(ns.length + 1));
       if (o) out.push(o);
     }
     return out;
@@ -326,7 +326,7 @@ export class StatefulSetController extends KeyedLoop {
     for (const template of setSpec(set).volumeClaimTemplates ?? []) {
       const claim = newClaim(set, template, ordinal, claimOwners(set, pod, condemned));
       const claimName = claim.metadata?.name ?? '';
-      const existing = this.opts.claims.peek(ns, claimName);
+      const existing = this.opts.claims.get(ns, claimName);
       if (existing) {
         const refs = reconcileClaimOwners(existing, set, name, claimOwners(set, pod, condemned));
         if (refs) {
