@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeObject } from '../apimachinery/types.js';
 import { LoopbackClient } from '../server/loopback.js';
-import { Informer, keyOf, splitKey, type CachedObject } from './informer.js';
+import { Informer, keyOf, NAMESPACE_INDEX, splitKey, type CachedObject, type IndexFunc } from './informer.js';
 import { deepCopy } from '../apimachinery/copy.js';
 import { memoryTable, probeStore } from '../testing/memory-table.js';
 import { eventually } from '../testing/wait.js';
@@ -146,6 +146,56 @@ test('readers and handlers share the cached object, frozen once when stored', as
     assert.equal(seen[1], informer.get('ns', 'a'));
     assert.ok(Object.isFrozen(seen[1]!.data));
     assert.equal(informer.get('ns', 'missing'), undefined);
+  } finally {
+    await informer.stop();
+    await close();
+  }
+});
+
+test('indexes: namespace built in, more added at any time, kept up to date through updates, deletes and relists', async () => {
+  let now = 0;
+  const { table, close } = memoryTable(undefined, { cacherOptions: { now: () => now, historyWindowMs: 60_000 } });
+  const configmaps = probeStore(table, CM);
+  const client = new LoopbackClient(table, admin);
+  await client.create(CM, 'a', { metadata: { name: 'x', labels: { tier: 'web' } } });
+  await client.create(CM, 'a', { metadata: { name: 'y', labels: { tier: 'db' } } });
+  await client.create(CM, 'b', { metadata: { name: 'x', labels: { tier: 'web' } } });
+  const informer = new Informer(client, CM, { backoff: { initialMs: 5, maxMs: 20 } });
+  const byTier: IndexFunc = (o) => (o.metadata?.labels?.tier ? [o.metadata.labels.tier] : []);
+  const names = (objs: readonly CachedObject[]): string[] => objs.map(keyOf).sort();
+  informer.start();
+  try {
+    await informer.waitForSync();
+    assert.deepEqual(names(informer.byIndex(NAMESPACE_INDEX, 'a')), ['a/x', 'a/y']);
+    assert.deepEqual(names(informer.byIndex(NAMESPACE_INDEX, 'c')), []);
+    // Added after the first list: filled from the cache at once.
+    informer.addIndexers({ tier: byTier });
+    assert.deepEqual(names(informer.byIndex('tier', 'web')), ['a/x', 'b/x']);
+    assert.equal(informer.byIndex('tier', 'web')[0], informer.get(informer.byIndex('tier', 'web')[0]!.metadata!.namespace!, 'x'), 'the cached objects themselves');
+    informer.addIndexers({ tier: byTier }); // the same function again: nothing changes
+    assert.throws(() => informer.addIndexers({ tier: (o) => [keyOf(o)] }), /index "tier" already exists/);
+    assert.throws(() => informer.byIndex('missing', 'v'), /no index "missing"/);
+    await eventually(() => configmaps.watcherCount() === 1, 'the watch');
+    // An update moves the object between values; a delete takes it out.
+    await client.patch(CM, 'a', 'x', { metadata: { labels: { tier: 'db' } } });
+    await client.delete(CM, 'b', 'x');
+    await client.create(CM, 'c', { metadata: { name: 'z', labels: { tier: 'web' } } });
+    await eventually(() => informer.get('c', 'z') !== undefined, 'the new object');
+    assert.deepEqual(names(informer.byIndex('tier', 'db')), ['a/x', 'a/y']);
+    assert.deepEqual(names(informer.byIndex('tier', 'web')), ['c/z']);
+    assert.deepEqual(informer.indexKeys(NAMESPACE_INDEX, 'b'), []);
+    // Changes missed while the watch is broken reach the indexes through the relist.
+    configmaps.pauseWatches();
+    await client.delete(CM, 'c', 'z');
+    await client.patch(CM, 'a', 'y', { metadata: { labels: null } });
+    now += 120_000;
+    await client.create(CM, 'a', { metadata: { name: 'w' } });
+    configmaps.resumeWatches();
+    await eventually(() => informer.get('a', 'w') !== undefined && informer.get('c', 'z') === undefined, 'the relist');
+    assert.deepEqual(names(informer.byIndex('tier', 'web')), []);
+    assert.deepEqual(names(informer.byIndex('tier', 'db')), ['a/x']);
+    assert.deepEqual(names(informer.byIndex(NAMESPACE_INDEX, 'a')), ['a/w', 'a/x', 'a/y']);
+    assert.deepEqual(informer.indexKeys(NAMESPACE_INDEX, 'c'), []);
   } finally {
     await informer.stop();
     await close();

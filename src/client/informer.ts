@@ -59,6 +59,18 @@ export function keyOf(obj: KubeObject): string {
   return ns ? `${ns}/${name}` : name;
 }
 
+/** The values an object is filed under in one index (client-go's `IndexFunc`); none leaves it out. */
+export type IndexFunc = (obj: CachedObject) => readonly string[];
+
+/** The index every informer keeps: objects by namespace ('' for cluster-scoped ones). */
+export const NAMESPACE_INDEX = 'namespace';
+
+/** One index: the cache keys filed under each value. */
+interface Index {
+  fn: IndexFunc;
+  byValue: Map<string, Set<string>>;
+}
+
 export function splitKey(key: string): { namespace: string; name: string } {
   const slash = key.indexOf('/');
   return slash < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
@@ -68,6 +80,7 @@ type WatchOutcome = 'relist' | 'rewatch';
 
 export class Informer {
   private readonly cache = new Map<string, CachedObject>();
+  private readonly indices = new Map<string, Index>([[NAMESPACE_INDEX, { fn: (o) => [o.metadata?.namespace ?? ''], byValue: new Map() }]]);
   private readonly handlers = new Set<ResourceEventHandler>();
   private resourceVersion = '';
   private synced = false;
@@ -133,6 +146,78 @@ export class Informer {
 
   listKeys(): string[] {
     return [...this.cache.keys()];
+  }
+
+  /**
+   * Adds indexes (client-go's `AddIndexers`), filled at once from what is cached. A name
+   * already in use is refused unless it is the same function (shared informers' consumers
+   * may each ask for the same index).
+   */
+  addIndexers(indexers: Record<string, IndexFunc>): void {
+    for (const [name, fn] of Object.entries(indexers)) {
+      const have = this.indices.get(name);
+      if (have) {
+        if (have.fn !== fn) throw new Error(`informer of ${this.resource.resource}: index "${name}" already exists`);
+        continue;
+      }
+      const index: Index = { fn, byValue: new Map() };
+      this.indices.set(name, index);
+      for (const [key, obj] of this.cache) this.fileUnder(index, key, obj);
+    }
+  }
+
+  /** The cached objects filed under `value` in the index `name` (shared and frozen). */
+  byIndex(name: string, value: string): CachedObject[] {
+    const keys = this.index(name).byValue.get(value);
+    const out: CachedObject[] = [];
+    if (keys) for (const key of keys) out.push(this.cache.get(key)!);
+    return out;
+  }
+
+  /** The cache keys filed under `value` in the index `name`. */
+  indexKeys(name: string, value: string): string[] {
+    return [...(this.index(name).byValue.get(value) ?? [])];
+  }
+
+  private index(name: string): Index {
+    const index = this.indices.get(name);
+    if (!index) throw new Error(`informer of ${this.resource.resource}: no index "${name}"`);
+    return index;
+  }
+
+  private fileUnder(index: Index, key: string, obj: CachedObject): void {
+    for (const value of index.fn(obj)) {
+      let keys = index.byValue.get(value);
+      if (!keys) index.byValue.set(value, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  private unfile(index: Index, key: string, obj: CachedObject): void {
+    for (const value of index.fn(obj)) {
+      const keys = index.byValue.get(value);
+      if (!keys) continue;
+      keys.delete(key);
+      if (keys.size === 0) index.byValue.delete(value);
+    }
+  }
+
+  /** Puts `obj` in the cache under `key` and its indexes; returns what it replaced. */
+  private store(key: string, obj: CachedObject): CachedObject | undefined {
+    const old = this.cache.get(key);
+    this.cache.set(key, obj);
+    for (const index of this.indices.values()) {
+      if (old) this.unfile(index, key, old);
+      this.fileUnder(index, key, obj);
+    }
+    return old;
+  }
+
+  private remove(key: string): void {
+    const old = this.cache.get(key);
+    if (!old) return;
+    this.cache.delete(key);
+    for (const index of this.indices.values()) this.unfile(index, key, old);
   }
 
   /** The resourceVersion of the last list or event applied. */
@@ -225,7 +310,7 @@ export class Informer {
     }
     for (const [key, old] of [...this.cache]) {
       if (seen.has(key)) continue;
-      this.cache.delete(key);
+      this.remove(key);
       this.emit('onDelete', old);
     }
     this.resourceVersion = resourceVersion;
@@ -241,8 +326,7 @@ export class Informer {
   }
 
   private upsert(key: string, obj: KubeObject): void {
-    const old = this.cache.get(key);
-    this.cache.set(key, obj);
+    const old = this.store(key, obj);
     if (!old) this.emit('onAdd', obj);
     else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.emit('onUpdate', old, obj);
   }
@@ -286,7 +370,7 @@ export class Informer {
             break;
           case 'DELETED': {
             const key = keyOf(event.object);
-            this.cache.delete(key);
+            this.remove(key);
             this.emit('onDelete', this.held(event.object));
             break;
           }
