@@ -309,6 +309,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const auth: AuthModule = await buildAuth(flags, {
     client,
     table,
+    // The Node authorizer reads the cluster half's pods informer (started by auth before ready).
+    ...(flags.list('authorization-mode').includes('Node') ? { pods: clusterInformers.informerFor({ group: '', version: 'v1', resource: 'pods' }) } : {}),
     ...(loginTokens ? { loginTokens } : {}),
     pki: { clientCaFile, serviceAccountKeyFile: pki.serviceAccountKey, servingCertFile: certFile },
     get externalAddress() {

@@ -253,14 +253,14 @@ describe('the flags', () => {
 });
 
 describe('the cluster half of one server process', () => {
-  test('controllers, scheduler and node agent share one pods watch and one nodes watch', async () => {
+  test('controllers, scheduler, node agent and the Node authorizer share one pods watch and one nodes watch', async () => {
     const flags = parseFlags(
-      [`--data-dir=${join(dir, 'shared')}`, '--storage-backend=memory', '--secure-port=0', '--console=false', '--simulated-nodes=2', '--authorization-mode=RBAC'],
+      [`--data-dir=${join(dir, 'shared')}`, '--storage-backend=memory', '--secure-port=0', '--console=false', '--simulated-nodes=2', '--authorization-mode=Node,RBAC'],
       allFlagDefinitions,
     );
     const running = await startServer(flags, { log: () => {} });
     try {
-      // Installed before the start-up hooks reach the controllers (they wait on storage first).
+      // Installed before the start-up hooks reach auth and the controllers (they wait on storage first).
       const PODS = { group: '', version: 'v1', resource: 'pods' };
       const pods = probeStore(running.table, PODS);
       const nodes = probeStore(running.table, { group: '', version: 'v1', resource: 'nodes' });
