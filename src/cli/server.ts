@@ -273,6 +273,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   // informers: each resource is listed, watched and held once (started with the controllers).
   const clusterInformers = new SharedInformerFactory(controllerClient, {
     resyncMs: 5 * 60_000,
+    dropManagedFields: true,
     onError: (err) => log(`informers: ${err instanceof Error ? err.message : String(err)}`),
   });
   // The node agent of simulated nodes works through the same client as the controllers.

@@ -201,3 +201,30 @@ test('indexes: namespace built in, more added at any time, kept up to date throu
     await close();
   }
 });
+
+test('dropManagedFields: objects are held without managedFields, and an update made from one keeps the stored ones', async () => {
+  const { table, close } = memoryTable();
+  const client = new LoopbackClient(table, admin);
+  await client.create(CM, 'ns', { metadata: { name: 'a' }, data: { k: 'v' } });
+  const whole = new Informer(client, CM);
+  const trimmed = new Informer(client, CM, { dropManagedFields: true });
+  whole.start();
+  trimmed.start();
+  try {
+    await Promise.all([whole.waitForSync(), trimmed.waitForSync()]);
+    assert.ok((whole.get('ns', 'a')?.metadata?.managedFields?.length ?? 0) > 0, 'the server records managers');
+    const held = trimmed.get('ns', 'a')!;
+    assert.equal(held.metadata?.managedFields, undefined);
+    assert.ok(Object.isFrozen(held.metadata));
+    const before = (whole.get('ns', 'a')?.metadata?.managedFields ?? []).map((m) => m.manager);
+    const updated = await client.update(CM, 'ns', { ...held, data: { k: 'w' } });
+    const after = (updated.metadata?.managedFields ?? []).map((m) => m.manager);
+    assert.ok(before.every((m) => after.includes(m)), `the stored managers are kept: ${JSON.stringify(before)} in ${JSON.stringify(after)}`);
+    await eventually(() => trimmed.get('ns', 'a')?.metadata?.resourceVersion === updated.metadata?.resourceVersion, 'the update');
+    assert.equal(trimmed.get('ns', 'a')?.metadata?.managedFields, undefined, 'events are trimmed too');
+    assert.ok((whole.get('ns', 'a')?.metadata?.managedFields?.length ?? 0) > 0, 'another informer over the same watch cache keeps its own');
+  } finally {
+    await Promise.all([whole.stop(), trimmed.stop()]);
+    await close();
+  }
+});

@@ -44,6 +44,12 @@ export interface InformerOptions {
    * for controllers that read nothing else, so that the cache does not hold whole objects.
    */
   metadataOnly?: boolean;
+  /**
+   * Keep objects without `metadata.managedFields`, as kube-controller-manager's and
+   * kube-scheduler's informers do: no controller reads them, an update that leaves them out
+   * keeps the stored ones, and they are a large part of each object held.
+   */
+  dropManagedFields?: boolean;
 }
 
 /** The object as a metadata informer holds it: its type and its metadata without managed fields. */
@@ -322,7 +328,10 @@ export class Informer {
 
   /** What the cache keeps of an object the server sent (the informer's own: frozen here, once). */
   private held(obj: KubeObject): KubeObject {
-    return deepFreeze(this.opts.metadataOnly ? metadataOf(obj) : obj);
+    if (this.opts.metadataOnly) return deepFreeze(metadataOf(obj));
+    // The client decoded this object for this informer alone: trimmed in place.
+    if (this.opts.dropManagedFields && obj.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
+    return deepFreeze(obj);
   }
 
   private upsert(key: string, obj: KubeObject): void {

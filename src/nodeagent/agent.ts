@@ -134,7 +134,7 @@ export class NodeAgent implements SimulatedNodes {
     this.client = opts.client;
     this.clock = opts.clock ?? realClock;
     this.ownsInformers = !opts.informers;
-    this.informers = opts.informers ?? new SharedInformerFactory(opts.client, { onError: (err) => this.error(err) });
+    this.informers = opts.informers ?? new SharedInformerFactory(opts.client, { dropManagedFields: true, onError: (err) => this.error(err) });
     this.nodeInformer = this.informers.informerFor(NODES);
     this.config = opts.config ?? emptyConfig();
     this.kubeletVersion = opts.kubeletVersion ?? DEFAULT_KUBELET_VERSION;
