@@ -46,7 +46,7 @@ export interface InformerOptions {
   metadataOnly?: boolean;
   /**
    * Keep objects without `metadata.managedFields`, as kube-controller-manager's and
-   * kube-scheduler's informers do: no controller reads them, an update that leaves them out
+   * kube-scheduler's informers do from 1.28: no controller reads them, an update that leaves them out
    * keeps the stored ones, and they are a large part of each object held.
    */
   dropManagedFields?: boolean;
