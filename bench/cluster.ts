@@ -375,6 +375,8 @@ async function clusterHoldGroup(b: Tracked): Promise<void> {
     // The pods spread over namespaces of 1,000, bound to the nodes round the cluster (no scheduling to wait for).
     const perNamespace = 1000;
     const namespaces = Math.ceil(HOLD_PODS / perNamespace);
+    // The server with its nodes and no pods: what the pods add is the max below minus this.
+    const rssEmpty = b.rssKiB(s.pid) / 1024;
     process.stdout.write(`\nStoring ${HOLD_PODS} pods in ${namespaces} namespaces...\n`);
     for (let n = 0; n < namespaces; n++) await namespace(s.client, `hold-${n}`);
     await createAll(s.client, HOLD_PODS, CONCURRENCY, (i) => ({ path: `/api/v1/namespaces/hold-${Math.floor(i / perNamespace)}/pods`, body: pod(`p-${i}`, `node-${String(i % NODES).padStart(6, '0')}`) }));
@@ -412,6 +414,8 @@ async function clusterHoldGroup(b: Tracked): Promise<void> {
     stopLeases();
     stopNodes();
     b.note(`hold ${HOLD_SECONDS} s, ${NODES} nodes, ${HOLD_PODS} pods: server RSS, max`, Math.max(...rss), 'MiB');
+    b.note(`hold: server RSS with ${NODES} nodes and no pods`, rssEmpty, 'MiB');
+    b.note('hold: server RSS per stored pod (max less the RSS without pods)', ((Math.max(...rss) - rssEmpty) * 1024) / HOLD_PODS, 'KiB');
     b.note('hold: heartbeat writes per second (Leases and Node status)', heartbeats / seconds, 'writes/s');
     b.row('hold: GET of one pod from another client, p99', p99(gets), NaN, 'ms', false, { goal: { on: 'value', op: '<=', limit: 100 } });
     b.row(`hold: LIST of a namespace of ${perNamespace} pods from another client, p99`, p99(lists), NaN, 'ms', false, { goal: { on: 'value', op: '<=', limit: 500 } });

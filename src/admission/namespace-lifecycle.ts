@@ -113,7 +113,7 @@ export class NamespaceLifecycle implements AdmissionPlugin {
   /** The namespace from the cache, or live when the cache misses it or may be stale. */
   private async lookup(name: string): Promise<Readonly<KubeObject>> {
     // Only its phase is read: the cached object itself, not a copy.
-    const cached = this.informer.hasSynced() ? this.informer.peek('', name) : undefined;
+    const cached = this.informer.hasSynced() ? this.informer.get('', name) : undefined;
     const until = this.forceLiveLookup.get(name);
     let forceLive = false;
     if (until !== undefined) {

@@ -1,6 +1,7 @@
 // The authentication and authorization module: builds the authenticators, the impersonation
 // step and the authorizer chain from flags, and owns the review APIs and the default RBAC
 // policy. The server wires `AuthModule` into its filter chain and resource table.
+import type { Informer } from '../client/informer.js';
 import type { ParsedFlags } from '../apimachinery/flags.js';
 import type { UserInfo } from '../apimachinery/types.js';
 import type { ApiClient } from '../client/types.js';
@@ -30,6 +31,11 @@ interface AuthDeps {
   externalAddress: string;
   /** The console's login tokens (`LoginTokens`), when the console is on. */
   loginTokens?: TokenAuthenticator;
+  /**
+   * The pods informer the rest of the process holds (the server's cluster half): the Node
+   * authorizer reads it rather than keeping a copy of every pod of its own.
+   */
+  pods?: Informer;
 }
 
 interface NonResourceResponse {
@@ -63,7 +69,7 @@ export interface AuthModule {
 export async function buildAuth(flags: ParsedFlags, deps: AuthDeps): Promise<AuthModule> {
   const rbacCache = new RBACCache(deps.client);
   const authn = await buildAuthenticators(flags, deps);
-  const authz = await buildAuthorizers(flags, { client: deps.client, rbac: rbacCache });
+  const authz = await buildAuthorizers(flags, { client: deps.client, rbac: rbacCache, ...(deps.pods ? { pods: deps.pods } : {}) });
   const stores = reviewStores({
     authorizer: authz.authorizer,
     rules: authz.rulesFor,

@@ -14,6 +14,7 @@ import type { AuthorizationAttributes } from '../auth/types.js';
 import { consoleLoginUrl, findBundleDir, isConsolePath, readAssets, serveConsole, type ConsoleAssets } from '../console/index.js';
 import { DEFAULT_RETENTION, HistoryPersistence, HistoryStore, parseRetention, RevisionsStore, revisionSchema, revisionsDefinition, type Retention } from '../history/index.js';
 import { renderKubeconfig } from '../client/kubeconfig.js';
+import { SharedInformerFactory } from '../client/informer-factory.js';
 import { builtinResourceDefinitions } from '../apis/definitions.js';
 import type { ApiClient } from '../client/types.js';
 import { ControllerManager, DEFAULT_SIMULATED_CLUSTER_CIDR, discoverFromTable, ensureSystemNamespaces, startControllers, type RunningControllers } from '../controllers/index.js';
@@ -268,9 +269,17 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const controllerClient = new LoopbackClient(table, LOOPBACK_USER, { admission, history });
   // pods/eviction takes disruptions from budgets through the loopback client, as kube-apiserver does.
   installPodEviction(table, { client: controllerClient, features });
+  // The cluster half in this process (controllers, scheduler, node agent) shares one set of
+  // informers: each resource is listed, watched and held once (started with the controllers).
+  const clusterInformers = new SharedInformerFactory(controllerClient, {
+    resyncMs: 5 * 60_000,
+    dropManagedFields: true,
+    onError: (err) => log(`informers: ${err instanceof Error ? err.message : String(err)}`),
+  });
   // The node agent of simulated nodes works through the same client as the controllers.
   const agent = new NodeAgent({
     client: controllerClient,
+    informers: clusterInformers,
     clock,
     config: simulatedNodeConfig,
     nodes: simulatedNodes,
@@ -301,6 +310,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   const auth: AuthModule = await buildAuth(flags, {
     client,
     table,
+    // The Node authorizer reads the cluster half's pods informer (started by auth before ready).
+    ...(flags.list('authorization-mode').includes('Node') ? { pods: clusterInformers.informerFor({ group: '', version: 'v1', resource: 'pods' }) } : {}),
     ...(loginTokens ? { loginTokens } : {}),
     pki: { clientCaFile, serviceAccountKeyFile: pki.serviceAccountKey, servingCertFile: certFile },
     get externalAddress() {
@@ -485,6 +496,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await Promise.all([bootstrap, aggregation, auth.start().then(() => rbac.complete())]);
       controllers = startControllers({
         client: controllerClient,
+        informers: clusterInformers,
         table,
         serviceAccounts: true,
         rootCAFile: pki.caCert,
@@ -503,9 +515,10 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         onError: (name, err) => log(`controller ${name}: ${err instanceof Error ? err.message : String(err)}`),
       });
       if (flags.boolean('scheduler') !== false) {
-        // kube-scheduler's own component: its own informers and, where servers share a store, its own Lease.
+        // kube-scheduler's own component: where servers share a store, its own Lease; the informers of this process.
         scheduler = new ControllerManager({
           client: controllerClient,
+          informers: clusterInformers,
           descriptors: [schedulerDescriptor()],
           controllers: ['*'],
           clock,
@@ -517,6 +530,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
         });
         scheduler.start();
       }
+      // Whichever component holds a Lease or not, what they asked for is followed from now on.
+      clusterInformers.start();
       // The simulated nodes exist once the server is ready.
       await agent.start();
       ctrl.complete();
@@ -539,6 +554,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       await scheduler?.stop();
       await agent.stop();
       await controllers?.stop();
+      await clusterInformers.stop();
       await aggregator.stop();
       await apfStarted.catch(() => {});
       await apf?.stop();

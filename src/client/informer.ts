@@ -3,16 +3,25 @@
 // expired) or a failed watch leads to a fresh list; a watch the server ended normally is
 // resumed from the last resourceVersion seen. Resync replays every cached object as an
 // update so controllers can correct drift.
+//
+// As in client-go, the cache's objects are shared: handlers and readers get the cached object
+// itself, never a copy, and must not change it; a caller that wants to change one copies it
+// first (`deepCopy`). Each object is deep-frozen once, when it is stored, so a caller that
+// forgets fails at once rather than corrupting what everyone else reads.
 import { ApiError, isApiError, type Status } from '../apimachinery/errors.js';
 import { isPlainObject, type GroupVersionResource, type KubeObject } from '../apimachinery/types.js';
 import type { ApiClient } from './types.js';
 import { abortController } from '../apimachinery/abort.js';
-import { deepCopy } from '../apimachinery/copy.js';
+import { deepFreeze } from '../apimachinery/freeze.js';
 
+/** An object of an informer's cache: shared by every reader, frozen, never to be changed in place. */
+export type CachedObject = Readonly<KubeObject>;
+
+/** Handlers receive the cached objects themselves (frozen): copy one before changing it. */
 export interface ResourceEventHandler {
-  onAdd?(obj: KubeObject): void;
-  onUpdate?(oldObj: KubeObject, newObj: KubeObject): void;
-  onDelete?(obj: KubeObject): void;
+  onAdd?(obj: CachedObject): void;
+  onUpdate?(oldObj: CachedObject, newObj: CachedObject): void;
+  onDelete?(obj: CachedObject): void;
 }
 
 export interface InformerOptions {
@@ -35,6 +44,12 @@ export interface InformerOptions {
    * for controllers that read nothing else, so that the cache does not hold whole objects.
    */
   metadataOnly?: boolean;
+  /**
+   * Keep objects without `metadata.managedFields`, as kube-controller-manager's and
+   * kube-scheduler's informers do from 1.28: no controller reads them, an update that leaves them out
+   * keeps the stored ones, and they are a large part of each object held.
+   */
+  dropManagedFields?: boolean;
 }
 
 /** The object as a metadata informer holds it: its type and its metadata without managed fields. */
@@ -50,6 +65,18 @@ export function keyOf(obj: KubeObject): string {
   return ns ? `${ns}/${name}` : name;
 }
 
+/** The values an object is filed under in one index (client-go's `IndexFunc`); none leaves it out. */
+export type IndexFunc = (obj: CachedObject) => readonly string[];
+
+/** The index every informer keeps: objects by namespace ('' for cluster-scoped ones). */
+export const NAMESPACE_INDEX = 'namespace';
+
+/** One index: the cache keys filed under each value. */
+interface Index {
+  fn: IndexFunc;
+  byValue: Map<string, Set<string>>;
+}
+
 export function splitKey(key: string): { namespace: string; name: string } {
   const slash = key.indexOf('/');
   return slash < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
@@ -58,7 +85,8 @@ export function splitKey(key: string): { namespace: string; name: string } {
 type WatchOutcome = 'relist' | 'rewatch';
 
 export class Informer {
-  private readonly cache = new Map<string, KubeObject>();
+  private readonly cache = new Map<string, CachedObject>();
+  private readonly indices = new Map<string, Index>([[NAMESPACE_INDEX, { fn: (o) => [o.metadata?.namespace ?? ''], byValue: new Map() }]]);
   private readonly handlers = new Set<ResourceEventHandler>();
   private resourceVersion = '';
   private synced = false;
@@ -108,26 +136,94 @@ export class Informer {
     return new Promise((resolve) => this.syncWaiters.push(resolve));
   }
 
-  get(namespace: string, name: string): KubeObject | undefined {
-    return this.getByKey(namespace ? `${namespace}/${name}` : name);
-  }
-
-  getByKey(key: string): KubeObject | undefined {
-    const obj = this.cache.get(key);
-    return obj ? deepCopy(obj) : undefined;
-  }
-
-  /** The cached object itself, without the copy `get` makes: for callers that only read it. */
-  peek(namespace: string, name: string): Readonly<KubeObject> | undefined {
+  /** The cached object (shared and frozen: copy it to change it). */
+  get(namespace: string, name: string): CachedObject | undefined {
     return this.cache.get(namespace ? `${namespace}/${name}` : name);
   }
 
-  list(): KubeObject[] {
-    return [...this.cache.values()].map((o) => deepCopy(o));
+  getByKey(key: string): CachedObject | undefined {
+    return this.cache.get(key);
+  }
+
+  /** Every cached object (shared and frozen); the array is the caller's own. */
+  list(): CachedObject[] {
+    return [...this.cache.values()];
   }
 
   listKeys(): string[] {
     return [...this.cache.keys()];
+  }
+
+  /**
+   * Adds indexes (client-go's `AddIndexers`), filled at once from what is cached. A name
+   * already in use is refused unless it is the same function (shared informers' consumers
+   * may each ask for the same index).
+   */
+  addIndexers(indexers: Record<string, IndexFunc>): void {
+    for (const [name, fn] of Object.entries(indexers)) {
+      const have = this.indices.get(name);
+      if (have) {
+        if (have.fn !== fn) throw new Error(`informer of ${this.resource.resource}: index "${name}" already exists`);
+        continue;
+      }
+      const index: Index = { fn, byValue: new Map() };
+      this.indices.set(name, index);
+      for (const [key, obj] of this.cache) this.fileUnder(index, key, obj);
+    }
+  }
+
+  /** The cached objects filed under `value` in the index `name` (shared and frozen). */
+  byIndex(name: string, value: string): CachedObject[] {
+    const keys = this.index(name).byValue.get(value);
+    const out: CachedObject[] = [];
+    if (keys) for (const key of keys) out.push(this.cache.get(key)!);
+    return out;
+  }
+
+  /** The cache keys filed under `value` in the index `name`. */
+  indexKeys(name: string, value: string): string[] {
+    return [...(this.index(name).byValue.get(value) ?? [])];
+  }
+
+  private index(name: string): Index {
+    const index = this.indices.get(name);
+    if (!index) throw new Error(`informer of ${this.resource.resource}: no index "${name}"`);
+    return index;
+  }
+
+  private fileUnder(index: Index, key: string, obj: CachedObject): void {
+    for (const value of index.fn(obj)) {
+      let keys = index.byValue.get(value);
+      if (!keys) index.byValue.set(value, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  private unfile(index: Index, key: string, obj: CachedObject): void {
+    for (const value of index.fn(obj)) {
+      const keys = index.byValue.get(value);
+      if (!keys) continue;
+      keys.delete(key);
+      if (keys.size === 0) index.byValue.delete(value);
+    }
+  }
+
+  /** Puts `obj` in the cache under `key` and its indexes; returns what it replaced. */
+  private store(key: string, obj: CachedObject): CachedObject | undefined {
+    const old = this.cache.get(key);
+    this.cache.set(key, obj);
+    for (const index of this.indices.values()) {
+      if (old) this.unfile(index, key, old);
+      this.fileUnder(index, key, obj);
+    }
+    return old;
+  }
+
+  private remove(key: string): void {
+    const old = this.cache.get(key);
+    if (!old) return;
+    this.cache.delete(key);
+    for (const index of this.indices.values()) this.unfile(index, key, old);
   }
 
   /** The resourceVersion of the last list or event applied. */
@@ -143,7 +239,7 @@ export class Informer {
     const fn = handler[method] as ((...a: unknown[]) => void) | undefined;
     if (!fn) return;
     try {
-      fn.apply(handler, args.map((a) => deepCopy(a)));
+      fn.apply(handler, args);
     } catch (err) {
       this.opts.onError?.(err);
     }
@@ -220,7 +316,7 @@ export class Informer {
     }
     for (const [key, old] of [...this.cache]) {
       if (seen.has(key)) continue;
-      this.cache.delete(key);
+      this.remove(key);
       this.emit('onDelete', old);
     }
     this.resourceVersion = resourceVersion;
@@ -230,14 +326,16 @@ export class Informer {
     }
   }
 
-  /** What the cache keeps of an object the server sent. */
+  /** What the cache keeps of an object the server sent (the informer's own: frozen here, once). */
   private held(obj: KubeObject): KubeObject {
-    return this.opts.metadataOnly ? metadataOf(obj) : obj;
+    if (this.opts.metadataOnly) return deepFreeze(metadataOf(obj));
+    // The client decoded this object for this informer alone: trimmed in place.
+    if (this.opts.dropManagedFields && obj.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
+    return deepFreeze(obj);
   }
 
   private upsert(key: string, obj: KubeObject): void {
-    const old = this.cache.get(key);
-    this.cache.set(key, obj);
+    const old = this.store(key, obj);
     if (!old) this.emit('onAdd', obj);
     else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.emit('onUpdate', old, obj);
   }
@@ -281,7 +379,7 @@ export class Informer {
             break;
           case 'DELETED': {
             const key = keyOf(event.object);
-            this.cache.delete(key);
+            this.remove(key);
             this.emit('onDelete', this.held(event.object));
             break;
           }

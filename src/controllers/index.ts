@@ -217,7 +217,7 @@ export function startControllers(opts: ControllersOptions): RunningControllers {
     ...(opts.onError ? { onError: opts.onError } : {}),
   });
   const crdInformers =
-    opts.informers ?? new SharedInformerFactory(opts.client, { resyncMs: 5 * 60_000, onError: (err) => opts.onError?.('informer', err) });
+    opts.informers ?? new SharedInformerFactory(opts.client, { resyncMs: 5 * 60_000, dropManagedFields: true, onError: (err) => opts.onError?.('informer', err) });
   let crdControllers: (RunningController & { idle(): boolean }) | undefined;
   // The definitions' controllers belong to the API server: they run whenever definitions are served.
   const crds = crdResource();

@@ -311,6 +311,8 @@ export class ControllerManager {
       this.opts.informers ??
       new SharedInformerFactory(this.opts.client, {
         resyncMs: this.opts.resyncMs ?? 5 * 60_000,
+        // As kube-controller-manager and kube-scheduler do from 1.28: their informers hold no managedFields.
+        dropManagedFields: true,
         onError: (err) => this.recordError('informer', err),
       });
     const term: Term = { informers, running: [], starting: Promise.resolve(), done: false };

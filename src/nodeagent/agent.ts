@@ -14,6 +14,7 @@ import { podNodeName } from '../apis/core/helpers/pod.js';
 import { EventBroadcaster, type EventRecorder } from '../client/events.js';
 import { keyOf, splitKey, type Informer } from '../client/informer.js';
 import { SharedInformerFactory } from '../client/informer-factory.js';
+import { NODE_NAME_INDEX, podsByNodeName } from '../client/indexes.js';
 import type { ApiClient } from '../client/types.js';
 import { KeyedLoop } from '../controllers/keyed-loop.js';
 import { KWOK_NODE_ANNOTATION, KWOK_NODE_ANNOTATION_VALUE } from '../naming/index.js';
@@ -117,8 +118,6 @@ export class NodeAgent implements SimulatedNodes {
   private readonly leases: LeaseRenewer;
   private events: { broadcaster: EventBroadcaster; recorder: EventRecorder } | undefined;
   private readonly nodes = new Map<string, NodeInfo>();
-  private readonly podsByNode = new Map<string, Set<string>>();
-  private readonly podNode = new Map<string, string>();
   private readonly pending = { Pod: new Map<string, Pending>(), Node: new Map<string, Pending>() };
   private readonly podPools = new IPPools();
   private readonly nodePools = new IPPools();
@@ -135,7 +134,7 @@ export class NodeAgent implements SimulatedNodes {
     this.client = opts.client;
     this.clock = opts.clock ?? realClock;
     this.ownsInformers = !opts.informers;
-    this.informers = opts.informers ?? new SharedInformerFactory(opts.client, { onError: (err) => this.error(err) });
+    this.informers = opts.informers ?? new SharedInformerFactory(opts.client, { dropManagedFields: true, onError: (err) => this.error(err) });
     this.nodeInformer = this.informers.informerFor(NODES);
     this.config = opts.config ?? emptyConfig();
     this.kubeletVersion = opts.kubeletVersion ?? DEFAULT_KUBELET_VERSION;
@@ -162,18 +161,28 @@ export class NodeAgent implements SimulatedNodes {
   /** Starts following pods (the first time a node is simulated). */
   private pods(): Informer {
     if (!this.podInformer) {
-      // Bound pods only: a pod waiting for the scheduler costs the agent nothing.
-      const informer = this.informers.informerFor(PODS, { fieldSelector: 'spec.nodeName!=' });
+      // Every pod, in the informer the scheduler and the controllers share: pods still waiting
+      // for the scheduler are passed over here, and a node's pods are found through the index.
+      const informer = this.informers.informerFor(PODS);
+      informer.addIndexers({ [NODE_NAME_INDEX]: podsByNodeName });
       this.podInformer = informer;
       this.cleanups.push(
         informer.addEventHandler({
           onAdd: (p) => this.onPod(p),
-          onUpdate: (_old, p) => this.onPod(p),
+          // A resync hands the same object twice: nothing changed for the agent (it asks for none).
+          onUpdate: (old, p) => {
+            if (old !== p) this.onPod(p);
+          },
           onDelete: (p) => this.onPodDeleted(p),
         }),
       );
     }
     return this.podInformer;
+  }
+
+  /** The keys of the pods bound to a node, as the pods informer holds them. */
+  private podsOn(nodeName: string): string[] {
+    return this.podInformer?.indexKeys(NODE_NAME_INDEX, nodeName) ?? [];
   }
 
   private error(err: unknown): void {
@@ -221,7 +230,7 @@ export class NodeAgent implements SimulatedNodes {
     const worker = async (): Promise<void> => {
       while (!this.stopped && next < count) {
         const name = `${base}-${String(next++).padStart(6, '0')}`;
-        if (this.nodeInformer.peek('', name)) continue;
+        if (this.nodeInformer.get('', name)) continue;
         const ip = this.nodeIP(name);
         try {
           await this.client.create(NODES, '', newSimulatedNode(name, { template, internalIP: ip, kubeletVersion: this.kubeletVersion }));
@@ -311,7 +320,7 @@ export class NodeAgent implements SimulatedNodes {
       this.nodeLoop.add(name);
       if (!known?.simulated || known.podCIDRs.join() !== info.podCIDRs.join()) {
         // Newly simulated (or its pod range changed): its pods' addresses and stages.
-        for (const key of this.podsByNode.get(name) ?? []) {
+        for (const key of this.podsOn(name)) {
           this.markPodIPs(key);
           this.podLoop.add(key);
         }
@@ -326,7 +335,7 @@ export class NodeAgent implements SimulatedNodes {
     this.leases.untrack(name);
     this.pending.Node.delete(name);
     this.nodeLoop.cancelWake(name);
-    for (const key of this.podsByNode.get(name) ?? []) {
+    for (const key of this.podsOn(name)) {
       this.pending.Pod.delete(key);
       this.podLoop.cancelWake(key);
     }
@@ -344,18 +353,6 @@ export class NodeAgent implements SimulatedNodes {
   private onPod(pod: KubeObject): void {
     const key = keyOf(pod);
     const nodeName = podNodeName(pod);
-    const before = this.podNode.get(key);
-    if (before !== nodeName) {
-      if (before !== undefined) this.podsByNode.get(before)?.delete(key);
-      if (nodeName) {
-        this.podNode.set(key, nodeName);
-        let set = this.podsByNode.get(nodeName);
-        if (!set) this.podsByNode.set(nodeName, (set = new Set()));
-        set.add(key);
-      } else {
-        this.podNode.delete(key);
-      }
-    }
     if (!nodeName || !this.isSimulated(nodeName)) return;
     if (!this.podIPs.has(key)) this.markPodIPs(key, pod);
     this.podLoop.add(key);
@@ -363,14 +360,14 @@ export class NodeAgent implements SimulatedNodes {
 
   private onPodDeleted(pod: KubeObject): void {
     const key = keyOf(pod);
-    const nodeName = this.podNode.get(key);
-    if (nodeName !== undefined) this.podsByNode.get(nodeName)?.delete(key);
-    this.podNode.delete(key);
+    // Pods still waiting for the scheduler were never the agent's.
+    const nodeName = podNodeName(pod);
+    if (!nodeName) return;
     this.pending.Pod.delete(key);
     this.podLoop.cancelWake(key);
     const ips = this.podIPs.get(key) ?? podIPsOf(pod);
     this.podIPs.delete(key);
-    const cidrs = nodeName ? this.podCIDRs(nodeName) : [];
+    const cidrs = this.podCIDRs(nodeName);
     ips.forEach((ip, i) => {
       const cidr = cidrs[i];
       if (cidr) this.podPools.pool(cidr)?.put(ip);
@@ -380,7 +377,7 @@ export class NodeAgent implements SimulatedNodes {
   /** The addresses a pod already holds, marked in use (after a restart, or when its node turns simulated). */
   private markPodIPs(key: string, pod?: KubeObject): void {
     const { namespace, name } = splitKey(key);
-    const obj = pod ?? this.podInformer?.peek(namespace, name);
+    const obj = pod ?? this.podInformer?.get(namespace, name);
     if (!obj) return;
     const ips = podIPsOf(obj);
     const nodeName = podNodeName(obj);
@@ -477,7 +474,7 @@ export class NodeAgent implements SimulatedNodes {
     const pending = this.pending[kind];
     const loop = this.loopOf(kind);
     const stages = kind === 'Pod' ? this.podStages : this.nodeStages;
-    let obj: Readonly<KubeObject> | undefined = this.informerOf(kind).peek(namespace, name);
+    let obj: Readonly<KubeObject> | undefined = this.informerOf(kind).get(namespace, name);
     // `immediateNextStage` plays the next stage on the written object without waiting for its event.
     for (let hop = 0; hop < 16 && obj; hop++) {
       if (!this.simulates(kind, obj)) {

@@ -12,6 +12,7 @@ import { parseFlags, usage } from '../apimachinery/flags.js';
 import { allFlagDefinitions } from '../cli/flags.js';
 import { startServer } from '../cli/server.js';
 import { eventually } from '../testing/wait.js';
+import { probeStore } from '../testing/memory-table.js';
 
 let dir: string;
 before(() => {
@@ -248,5 +249,30 @@ describe('the flags', () => {
     const bad = join(dir, 'bad-stage.yaml');
     writeFileSync(bad, 'apiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\nmetadata: {name: nope}\nspec:\n  resourceRef: {kind: Pod}\n  selector: {}\n  next: {statusTemplate: "{{ include . }}"}\n');
     await assert.rejects(start(`--simulated-node-config=${bad}`), (e: Error) => e.message === `--simulated-node-config: ${bad}: document 1: Stage "nope": spec.next.statusTemplate: line 1: function "include" is not supported`);
+  });
+});
+
+describe('the cluster half of one server process', () => {
+  test('controllers, scheduler, node agent and the Node authorizer share one pods watch and one nodes watch', async () => {
+    const flags = parseFlags(
+      [`--data-dir=${join(dir, 'shared')}`, '--storage-backend=memory', '--secure-port=0', '--console=false', '--simulated-nodes=2', '--authorization-mode=Node,RBAC'],
+      allFlagDefinitions,
+    );
+    const running = await startServer(flags, { log: () => {} });
+    try {
+      // Installed before the start-up hooks reach auth and the controllers (they wait on storage first).
+      const PODS = { group: '', version: 'v1', resource: 'pods' };
+      const pods = probeStore(running.table, PODS);
+      const nodes = probeStore(running.table, { group: '', version: 'v1', resource: 'nodes' });
+      await running.started;
+      await running.client.create(PODS, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+      // Scheduled by the scheduler, run by the node agent, seen by the controllers: all from one watch.
+      await eventually(async () => ((await running.client.get(PODS, 'default', 'p')).status as { phase?: string } | undefined)?.phase === 'Running', 'the pod running');
+      assert.equal(pods.calls.watch, 1, 'one pods watch');
+      assert.equal(pods.watcherCount(), 1);
+      assert.equal(nodes.calls.watch, 1, 'one nodes watch');
+    } finally {
+      await running.stop();
+    }
   });
 });

@@ -165,7 +165,7 @@ export class Scheduler implements RunningController {
 
   /** One pod: a cycle over the cache, then an assumed binding or the failure path. */
   async scheduleOne(q: QueuedPod): Promise<void> {
-    const current = this.pods.peek(q.pod.namespace, q.pod.name);
+    const current = this.pods.get(q.pod.namespace, q.pod.name);
     if (!current || !this.responsible(current) || this.cache.isAssumed(q.pod.key)) return;
     const pod = current === q.pod.pod ? q.pod : new PodInfo(current);
     if (this.cache.nodeCount === 0) {

@@ -58,7 +58,7 @@ export async function settleControllers(client: ApiClient, informers: readonly I
         revisions.add(listed.metadata.resourceVersion);
         if (!informer.hasSynced() || listed.items.length !== informer.listKeys().length) return false;
         for (const item of listed.items) {
-          const held = informer.peek(item.metadata?.namespace ?? '', item.metadata?.name ?? '');
+          const held = informer.get(item.metadata?.namespace ?? '', item.metadata?.name ?? '');
           if (held?.metadata?.resourceVersion !== item.metadata?.resourceVersion) return false;
         }
       }

@@ -47,7 +47,7 @@ describe('ValidatingAdmissionPolicy plugin', () => {
   async function write(verb: 'create' | 'update', r: GroupVersionResource, obj: KubeObject): Promise<void> {
     const written = await client[verb](r, '', obj);
     const informer = informers.informerFor(r);
-    await eventually(() => informer.peek('', written.metadata?.name ?? '')?.metadata?.resourceVersion === written.metadata?.resourceVersion, `${r.resource} ${written.metadata?.name} in the informer`);
+    await eventually(() => informer.get('', written.metadata?.name ?? '')?.metadata?.resourceVersion === written.metadata?.resourceVersion, `${r.resource} ${written.metadata?.name} in the informer`);
   }
 
   it('records an Audit failure and the policy\'s audit annotations, and warns', async () => {

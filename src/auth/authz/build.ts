@@ -6,6 +6,8 @@ import { isPlainObject } from '../../apimachinery/types.js';
 import type { ApiClient } from '../../client/types.js';
 import { group } from '../../naming/index.js';
 import { Reflector } from '../reflector.js';
+import type { Informer } from '../../client/informer.js';
+import { NODE_NAME_INDEX, podsByNodeName } from '../../client/indexes.js';
 import { RBACAuthorizer, SUPERUSER_GROUP, privilegedGroupAuthorizer, rulesFor } from '../rbac/authorizer.js';
 import type { RBACCache } from '../rbac/cache.js';
 import type { PolicyRule } from '../rbac/rules.js';
@@ -33,12 +35,19 @@ const EVERYTHING: RulesResult = {
   errors: [],
 };
 
-export async function buildAuthorizers(flags: ParsedFlags, deps: { client: ApiClient; rbac: RBACCache }): Promise<BuiltAuthorizers> {
+export interface AuthorizerDeps {
+  client: ApiClient;
+  rbac: RBACCache;
+  /** A pods informer shared with the process (started here, stopped by its owner); without it the Node authorizer keeps its own reflector. */
+  pods?: Informer;
+}
+
+export async function buildAuthorizers(flags: ParsedFlags, deps: AuthorizerDeps): Promise<BuiltAuthorizers> {
   const modes = flags.list('authorization-mode');
   if (modes.length === 0) throw new Error('--authorization-mode: at least one authorization mode must be passed');
   const seen = new Set<string>();
   const chain: Authorizer[] = [privilegedGroupAuthorizer];
-  let pods: Reflector | undefined;
+  let pods: Reflector | Informer | undefined;
   const resolvers: ((user: UserInfo, ns: string) => RulesResult | undefined)[] = [];
   for (const mode of modes) {
     if (!AUTHORIZATION_MODES.includes(mode)) throw new Error(`--authorization-mode: unknown authorization mode "${mode}" specified`);
@@ -62,13 +71,22 @@ export async function buildAuthorizers(flags: ParsedFlags, deps: { client: ApiCl
         break;
       }
       case 'Node': {
-        const reflector = new Reflector(deps.client, { group: '', version: 'v1', resource: 'pods' });
-        pods = reflector;
+        let podsOn: (node: string) => readonly KubeObject[];
+        if (deps.pods) {
+          const informer = deps.pods;
+          informer.addIndexers({ [NODE_NAME_INDEX]: podsByNodeName });
+          pods = informer;
+          podsOn = (node) => informer.byIndex(NODE_NAME_INDEX, node);
+        } else {
+          const reflector = new Reflector(deps.client, { group: '', version: 'v1', resource: 'pods' });
+          pods = reflector;
+          podsOn = (node) => reflector.list().filter((p) => nodeOf(p) === node);
+        }
         const claims = { group: '', version: 'v1', resource: 'persistentvolumeclaims' };
         const volumes = { group: '', version: 'v1', resource: 'persistentvolumes' };
         const attachments = { group: group('storage'), version: 'v1', resource: 'volumeattachments' };
         chain.push(
-          new NodeAuthorizer((node) => reflector.list().filter((p) => nodeOf(p) === node), {
+          new NodeAuthorizer((node) => [...podsOn(node)], {
             claim: (ns, name) => deps.client.get(claims, ns, name),
             volume: (name) => deps.client.get(volumes, '', name),
             attachment: (name) => deps.client.get(attachments, '', name),
@@ -133,7 +151,8 @@ export async function buildAuthorizers(flags: ParsedFlags, deps: { client: ApiCl
       }
     },
     async stop() {
-      pods?.stop();
+      // A shared informer is its owner's to stop.
+      if (pods instanceof Reflector) pods.stop();
     },
   };
 }

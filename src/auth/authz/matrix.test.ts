@@ -13,6 +13,7 @@ import { describe as show, nonres, res } from '../../testing/auth-attrs.js';
 import { eventually } from '../../testing/wait.js';
 import type { AuthorizationAttributes } from '../types.js';
 import { buildAuthorizers, type BuiltAuthorizers } from './build.js';
+import { Informer } from '../../client/informer.js';
 import { forbiddenError } from './union.js';
 
 const RBAC = group('rbac.authorization');
@@ -291,17 +292,19 @@ const SPECIFIC: Case[] = [
   [nonres(admin, 'delete', '/anything'), true],
 ];
 
-describe('authorization matrix (Node,RBAC over the default policy)', () => {
+// The Node authorizer over its own reflector of pods, and over a pods informer shared with the process.
+for (const shared of [false, true]) describe(`authorization matrix (Node,RBAC over the default policy${shared ? ', pods from a shared informer' : ''})`, () => {
   const client = new FakeClient();
   const cache = new RBACCache(client);
   let authz: BuiltAuthorizers;
   let stop: () => Promise<void>;
   const signal = new AbortController();
+  const pods = shared ? new Informer(client, { group: '', version: 'v1', resource: 'pods' }) : undefined;
 
   before(async () => {
     await fixture(client);
     stop = await startRBAC(client, cache, signal.signal);
-    authz = await buildAuthorizers(parseFlags([], authFlagDefinitions), { client, rbac: cache });
+    authz = await buildAuthorizers(parseFlags([], authFlagDefinitions), { client, rbac: cache, ...(pods ? { pods } : {}) });
     await authz.start();
     // Aggregation settles in a few passes (view, then edit, then admin).
     await eventually(() => {
@@ -315,6 +318,9 @@ describe('authorization matrix (Node,RBAC over the default policy)', () => {
     signal.abort();
     await stop();
     await authz.stop();
+    // The shared informer is its owner's: the authorizers started it and leave it running.
+    assert.equal(pods?.hasSynced() ?? true, true);
+    await pods?.stop();
   });
 
   const cases: Case[] = [...SPECIFIC];

@@ -11,6 +11,7 @@ import type { KubeObject } from '../../apimachinery/types.js';
 import { rfc3339 } from '../../apimachinery/time.js';
 import type { EventRecorder } from '../../client/events.js';
 import type { Informer } from '../../client/informer.js';
+import { NAMESPACE_INDEX } from '../../client/indexes.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import { labelSelectorAsSelector, type LabelSelectorObject } from '../../apimachinery/labels.js';
@@ -326,8 +327,7 @@ export class JobController extends KeyedLoop {
     let fresh: boolean | undefined;
     const seen = new Set<string>();
     const selector = selectorOf(job);
-    for (const pod of this.opts.pods.list()) {
-      if (pod.metadata?.namespace !== namespace) continue;
+    for (const pod of this.opts.pods.byIndex(NAMESPACE_INDEX, namespace)) {
       const puid = pod.metadata?.uid ?? '';
       seen.add(puid);
       const owner = pod.metadata?.ownerReferences?.find((r) => r.controller === true);
@@ -407,8 +407,8 @@ export class JobController extends KeyedLoop {
     } catch (err) {
       if (!isNotFound(err)) throw err;
       // The Job is gone: its pods must not stay held by the tracking finalizer.
-      const orphans = this.opts.pods.list().filter(
-        (p) => p.metadata?.namespace === namespace && hasFinalizer(p) && p.metadata?.ownerReferences?.some((r) => r.controller === true && r.kind === 'Job' && r.name === name),
+      const orphans = this.opts.pods.byIndex(NAMESPACE_INDEX, namespace).filter(
+        (p) => hasFinalizer(p) && p.metadata?.ownerReferences?.some((r) => r.controller === true && r.kind === 'Job' && r.name === name),
       );
       await this.removeFinalizers(orphans);
       return;
@@ -416,7 +416,7 @@ export class JobController extends KeyedLoop {
     const uid = job.metadata?.uid ?? '';
     const expected = this.expectations(uid);
     const listed = jobFinished(job)
-      ? this.opts.pods.list().filter((p) => p.metadata?.namespace === namespace && controllerUid(p, 'Job') === uid)
+      ? this.opts.pods.byIndex(NAMESPACE_INDEX, namespace).filter((p) => controllerUid(p, 'Job') === uid)
       : await this.claimPods(job, expected);
     // Bring the expectations up to what the cache shows now.
     for (const p of listed) expected.created.delete(p.metadata?.name ?? '');

@@ -2,6 +2,7 @@
 // namespace, through the storage version's endpoint), waits until none is left (their own
 // finalizers are honoured), then drops the cleanup finalizer so the definition goes. The
 // `Terminating` condition tells where it stands.
+import { deepCopy } from '../../apimachinery/copy.js';
 import { isApiError } from '../../apimachinery/errors.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import {
@@ -117,7 +118,7 @@ export class FinalizerController extends CRDController {
   async sync(name: string): Promise<void> {
     const cached = this.informer.get('', name);
     if (!cached?.metadata?.deletionTimestamp || !hasFinalizer(cached, customResourceCleanupFinalizer())) return;
-    let crd = structuredClone(cached);
+    let crd = deepCopy(cached) as KubeObject;
     const inProgress: CRDCondition = { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' };
     const before = findCondition(crd, 'Terminating');
     if (!before || before.status !== 'True' || before.reason !== inProgress.reason || before.message !== inProgress.message) {

@@ -11,6 +11,7 @@ import { isPlainObject } from '../../apimachinery/types.js';
 import { isPodAvailable, isPodReady, podAvailableAt } from '../../apis/core/helpers/pod.js';
 import type { EventRecorder } from '../../client/events.js';
 import type { Informer } from '../../client/informer.js';
+import { CLAIM_INDEXERS, claimCandidates, NAMESPACE_INDEX } from '../../client/indexes.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import { computeHash } from '../deployment/hash.js';
@@ -189,6 +190,7 @@ export class DaemonSetController extends KeyedLoop {
 
   constructor(private readonly opts: DaemonSetControllerOptions) {
     super(opts.clock, 'daemonset');
+    opts.pods.addIndexers(CLAIM_INDEXERS);
     this.expectations = new ControllerExpectations(opts.clock);
     const enqueue = (o: KubeObject): void => this.add(keyOf(o));
     this.onStop(
@@ -236,7 +238,7 @@ export class DaemonSetController extends KeyedLoop {
   private ownerKey(pod: KubeObject): string | undefined {
     const ref = controllerOf(pod);
     if (ref?.kind !== 'DaemonSet') return undefined;
-    const ds = this.opts.daemonSets.peek(pod.metadata?.namespace ?? '', ref.name);
+    const ds = this.opts.daemonSets.get(pod.metadata?.namespace ?? '', ref.name);
     return ds && ds.metadata?.uid === ref.uid ? `${pod.metadata?.namespace ?? ''}/${ref.name}` : undefined;
   }
 
@@ -251,7 +253,7 @@ export class DaemonSetController extends KeyedLoop {
     const ns = pod.metadata?.namespace ?? '';
     for (const key of this.opts.daemonSets.listKeys()) {
       if (!key.startsWith(`${ns}/`)) continue;
-      const ds = this.opts.daemonSets.peek(ns, key.slice(ns.length + 1));
+      const ds = this.opts.daemonSets.get(ns, key.slice(ns.length + 1));
       try {
         if (ds && labelSelectorAsSelector((ds.spec as { selector?: LabelSelectorObject } | undefined)?.selector).matches(pod.metadata?.labels)) this.add(key);
       } catch {
@@ -321,18 +323,12 @@ export class DaemonSetController extends KeyedLoop {
   }
 
   private list(informer: Informer, ns: string): KubeObject[] {
-    const out: KubeObject[] = [];
-    for (const key of informer.listKeys()) {
-      if (!key.startsWith(`${ns}/`)) continue;
-      const o = informer.peek(ns, key.slice(ns.length + 1));
-      if (o) out.push(o as KubeObject);
-    }
-    return out;
+    return informer.byIndex(NAMESPACE_INDEX, ns) as KubeObject[];
   }
 
   private async claimPods(ds: KubeObject, selector: LabelSelector, ns: string): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
-    for (const p of this.list(this.opts.pods, ns)) {
+    for (const p of claimCandidates(this.opts.pods, ns, ds.metadata?.uid ?? '') as KubeObject[]) {
       const ref = controllerOf(p);
       if (ref) {
         if (ref.uid !== ds.metadata?.uid) continue;
@@ -375,7 +371,7 @@ export class DaemonSetController extends KeyedLoop {
     const plans: NodePlan[] = [];
     for (const nodeKey of this.opts.nodes.listKeys()) {
       // Read without the copy `list` makes: nodes are large and never written here.
-      const node = this.opts.nodes.peek('', nodeKey) as KubeObject | undefined;
+      const node = this.opts.nodes.get('', nodeKey) as KubeObject | undefined;
       if (!node) continue;
       const fit = nodeShouldRunDaemonPod(template, node);
       const name = node.metadata?.name ?? '';

@@ -12,6 +12,7 @@ import { deepEqual } from '../../apimachinery/equality.js';
 import { isPodTerminal } from '../../apis/core/helpers/pod.js';
 import type { EventRecorder } from '../../client/events.js';
 import type { Informer } from '../../client/informer.js';
+import { byControllerUID, CLAIM_INDEXERS, claimCandidates, CONTROLLER_UID_INDEX, NAMESPACE_INDEX } from '../../client/indexes.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import { KeyedLoop } from '../keyed-loop.js';
@@ -75,6 +76,8 @@ interface Work {
 export class DeploymentController extends KeyedLoop {
   constructor(private readonly opts: DeploymentControllerOptions) {
     super(opts.clock, 'deployment');
+    opts.replicaSets.addIndexers(CLAIM_INDEXERS);
+    opts.pods.addIndexers({ [CONTROLLER_UID_INDEX]: byControllerUID });
     const enqueue = (o: KubeObject): void => this.add(keyOf(o));
     this.onStop(opts.deployments.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: enqueue }));
     const rsChanged = (rs: KubeObject): void => {
@@ -99,7 +102,7 @@ export class DeploymentController extends KeyedLoop {
         onDelete: (pod) => {
           const ref = controllerOf(pod);
           if (ref?.kind !== 'ReplicaSet' || !pod.metadata?.namespace) return;
-          const rs = opts.replicaSets.peek(pod.metadata.namespace, ref.name);
+          const rs = opts.replicaSets.get(pod.metadata.namespace, ref.name);
           if (rs) rsChanged(rs as KubeObject);
         },
       }),
@@ -113,17 +116,15 @@ export class DeploymentController extends KeyedLoop {
   private ownerKey(rs: KubeObject): string | undefined {
     const ref = controllerOf(rs);
     if (ref?.kind !== 'Deployment' || !rs.metadata?.namespace) return undefined;
-    const d = this.opts.deployments.peek(rs.metadata.namespace, ref.name);
+    const d = this.opts.deployments.get(rs.metadata.namespace, ref.name);
     return d && d.metadata?.uid === ref.uid ? `${rs.metadata.namespace}/${ref.name}` : undefined;
   }
 
   private enqueueMatching(rs: KubeObject): void {
     const ns = rs.metadata?.namespace ?? '';
-    for (const key of this.opts.deployments.listKeys()) {
-      if (!key.startsWith(`${ns}/`)) continue;
-      const d = this.opts.deployments.peek(ns, key.slice(ns.length + 1));
+    for (const d of this.opts.deployments.byIndex(NAMESPACE_INDEX, ns)) {
       try {
-        if (d && selectorOf(d as KubeObject).matches(rs.metadata?.labels)) this.add(key);
+        if (selectorOf(d as KubeObject).matches(rs.metadata?.labels)) this.add(keyOf(d));
       } catch {
         // An invalid selector matches nothing.
       }
@@ -182,10 +183,7 @@ export class DeploymentController extends KeyedLoop {
     const ns = d.metadata?.namespace ?? '';
     const uid = d.metadata?.uid;
     const out: KubeObject[] = [];
-    for (const key of this.opts.replicaSets.listKeys()) {
-      if (!key.startsWith(`${ns}/`)) continue;
-      const rs = this.opts.replicaSets.get(ns, key.slice(ns.length + 1));
-      if (!rs) continue;
+    for (const rs of claimCandidates(this.opts.replicaSets, ns, uid ?? '')) {
       const ref = controllerOf(rs);
       const matches = selector.matches(rs.metadata?.labels);
       if (ref) {
@@ -520,10 +518,9 @@ export class DeploymentController extends KeyedLoop {
     const uids = new Set(oldRSs.map((r) => r.metadata?.uid));
     const ns = oldRSs[0]?.metadata?.namespace;
     if (ns === undefined) return false;
-    for (const key of this.opts.pods.listKeys()) {
-      if (!key.startsWith(`${ns}/`)) continue;
-      const p = this.opts.pods.peek(ns, key.slice(ns.length + 1));
-      if (p && uids.has(controllerOf(p as KubeObject)?.uid) && !isPodTerminal(p as KubeObject)) return true;
+    for (const uid of uids) {
+      if (!uid) continue;
+      for (const p of this.opts.pods.byIndex(CONTROLLER_UID_INDEX, uid)) if ((p.metadata?.namespace ?? '') === ns && !isPodTerminal(p as KubeObject)) return true;
     }
     return false;
   }

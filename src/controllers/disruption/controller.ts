@@ -8,6 +8,7 @@ import { isApiError } from '../../apimachinery/errors.js';
 import type { GroupVersionResource, KubeObject } from '../../apimachinery/types.js';
 import type { EventRecorder } from '../../client/events.js';
 import type { Informer } from '../../client/informer.js';
+import { NAMESPACE_INDEX } from '../../client/indexes.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import {
@@ -110,7 +111,7 @@ export class DisruptionController extends KeyedLoop {
   /** The budgets in the pod's namespace whose selector selects it. */
   private budgetsFor(pod: KubeObject): KubeObject[] {
     const ns = pod.metadata?.namespace ?? '';
-    return this.opts.pdbs.list().filter((b) => (b.metadata?.namespace ?? '') === ns && budgetSelects(b, pod.metadata?.labels));
+    return this.opts.pdbs.byIndex(NAMESPACE_INDEX, ns).filter((b) => budgetSelects(b, pod.metadata?.labels));
   }
 
   async sync(key: string): Promise<void> {
@@ -131,7 +132,7 @@ export class DisruptionController extends KeyedLoop {
 
   private async trySync(key: string, pdb: KubeObject): Promise<void> {
     const ns = pdb.metadata?.namespace ?? '';
-    const pods = this.opts.pods.list().filter((p) => (p.metadata?.namespace ?? '') === ns && budgetSelects(pdb, p.metadata?.labels));
+    const pods = this.opts.pods.byIndex(NAMESPACE_INDEX, ns).filter((p) => budgetSelects(pdb, p.metadata?.labels));
     if (pods.length === 0) this.event(pdb, 'Normal', 'NoPods', 'No matching pods found');
     let expected: Expected;
     try {

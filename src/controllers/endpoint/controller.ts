@@ -6,6 +6,7 @@ import { isApiError } from '../../apimachinery/errors.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import type { EventRecorder } from '../../client/events.js';
 import { keyOf, splitKey, type Informer } from '../../client/informer.js';
+import { NAMESPACE_INDEX } from '../../client/indexes.js';
 import type { ApiClient } from '../../client/types.js';
 import { longDomainKey } from '../../naming/index.js';
 import { KeyedLoop } from '../keyed-loop.js';
@@ -94,7 +95,7 @@ export class EndpointController extends KeyedLoop {
       return;
     }
     if (!serviceSelector(svc)) return;
-    const pods = selectedPods(svc, this.opts.pods.list());
+    const pods = selectedPods(svc, this.opts.pods.byIndex(NAMESPACE_INDEX, svc.metadata?.namespace ?? ''));
     const triggerTime = this.triggers.compute(key, svc, pods);
     let subsets: EndpointSubset[] = desiredSubsets(svc, pods);
     const overCapacity = addressCount(subsets) > 1000;

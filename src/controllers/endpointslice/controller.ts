@@ -4,6 +4,7 @@ import { isApiError } from '../../apimachinery/errors.js';
 import type { Clock } from '../../apimachinery/clock.js';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { splitKey, type Informer } from '../../client/informer.js';
+import { NAMESPACE_INDEX, NODE_NAME_INDEX, podsByNodeName } from '../../client/indexes.js';
 import type { ApiClient } from '../../client/types.js';
 import { longDomainKey } from '../../naming/index.js';
 import { nodeLabelKey } from '../../apis/core/helpers/node.js';
@@ -79,12 +80,13 @@ export class EndpointSliceController extends KeyedLoop {
   constructor(private readonly opts: EndpointSliceControllerOptions) {
     super(opts.clock, 'endpoint_slice');
     const onPod = followServicesAndPods(this, opts.services, opts.pods);
+    opts.pods.addIndexers({ [NODE_NAME_INDEX]: podsByNodeName });
     // A node's zone is in its pods' endpoints.
     const onNode = (o: KubeObject | undefined, n: KubeObject): void => {
       const zone = nodeLabelKey('zone');
       if (o && o.metadata?.labels?.[zone] === n.metadata?.labels?.[zone]) return;
       const name = n.metadata?.name ?? '';
-      onPod(...opts.pods.list().filter((p) => specOf(p).nodeName === name));
+      onPod(...(opts.pods.byIndex(NODE_NAME_INDEX, name) as KubeObject[]));
     };
     this.onStop(opts.nodes.addEventHandler({ onAdd: (n) => onNode(undefined, n), onUpdate: (o, n) => onNode(o, n) }));
     const onSlice = (s: KubeObject): void => {
@@ -115,7 +117,7 @@ export class EndpointSliceController extends KeyedLoop {
       this.wakeAfter(key, 100);
       return;
     }
-    const pods = selectedPods(svc, this.opts.pods.list());
+    const pods = selectedPods(svc, this.opts.pods.byIndex(NAMESPACE_INDEX, namespace));
     const triggerTime = this.triggers.compute(key, svc, pods);
     const plan = reconcileSlices({
       service: svc,

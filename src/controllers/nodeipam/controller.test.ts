@@ -4,6 +4,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinResourceDefinitions } from '../../apis/definitions.js';
 import { FakeClock } from '../../apimachinery/clock.js';
+import { ApiError } from '../../apimachinery/errors.js';
 import { FakeEventRecorder } from '../../client/events.js';
 import { SharedInformerFactory } from '../../client/informer-factory.js';
 import { LoopbackClient } from '../../server/loopback.js';
@@ -100,6 +101,23 @@ describe('nodeipam controller', () => {
     assert.deepEqual(await h.podCIDRs('b'), ['10.244.2.0/24']);
     assert.deepEqual(h.controller.inUse(), [3]);
     assert.deepEqual(h.errors, []);
+  });
+
+  it("tries the patch again on a conflict with the node's other writers, keeping the CIDR it chose", async () => {
+    const h = await start('10.244.0.0/22');
+    // The node's status and taints are written at the same moment by others: two conflicts, then it goes through.
+    let conflicts = 2;
+    const patch = h.client.patch.bind(h.client);
+    h.client.patch = (async (...args: Parameters<LoopbackClient['patch']>) => {
+      if (args[0].resource === 'nodes' && conflicts-- > 0) throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on nodes "${args[2]}": the object has been modified`);
+      return patch(...args);
+    }) as LoopbackClient['patch'];
+    await h.createNode('a');
+    await h.settle();
+    assert.deepEqual(await h.podCIDRs('a'), ['10.244.0.0/24']);
+    assert.deepEqual(h.controller.inUse(), [1]);
+    assert.deepEqual(h.errors, []);
+    assert.deepEqual(h.recorder.events.filter((e) => e.reason === 'CIDRAssignmentFailed'), []);
   });
 
   it('records CIDRNotAvailable when the range is exhausted, and allocates once a node is deleted', async () => {

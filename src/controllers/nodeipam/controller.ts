@@ -37,6 +37,9 @@ export function nodePodCIDRs(node: KubeObject): string[] {
   return typeof spec.podCIDR === 'string' && spec.podCIDR !== '' ? [spec.podCIDR] : [];
 }
 
+/** kube's cidrUpdateRetries: patches of a node's CIDRs tried before they are released. */
+const CIDR_UPDATE_RETRIES = 3;
+
 export class NodeIpamController extends KeyedLoop {
   private readonly sets: CIDRSet[];
   /** The CIDRs each node holds in the sets (allocated here, or occupied from its spec). */
@@ -137,7 +140,16 @@ export class NodeIpamController extends KeyedLoop {
       this.waiting.delete(name);
     }
     try {
-      await this.opts.client.patch(NODES, '', name, { spec: { podCIDR: cidrs[0], podCIDRs: cidrs } });
+      // As kube's range allocator, the patch is tried a few times before the CIDRs go back: a
+      // conflict with the node's other writers (its status, its taints) is no reason to move it.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.opts.client.patch(NODES, '', name, { spec: { podCIDR: cidrs[0], podCIDRs: cidrs } });
+          break;
+        } catch (err) {
+          if (attempt >= CIDR_UPDATE_RETRIES || !(isApiError(err) && err.code === 409)) throw err;
+        }
+      }
     } catch (err) {
       // Only what this sync took is given back: the delete handler may have released it already.
       if (this.held.get(name) === cidrs) {

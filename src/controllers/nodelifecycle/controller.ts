@@ -11,6 +11,7 @@ import { isPodTerminal, podConditions, podNodeName, withPodCondition } from '../
 import { nodeTaints, podTolerations, toleratesTaint, type Taint } from '../../apis/core/helpers/taints.js';
 import type { EventRecorder } from '../../client/events.js';
 import type { Informer } from '../../client/informer.js';
+import { NODE_NAME_INDEX, podsByNodeName } from '../../client/indexes.js';
 import type { ApiClient } from '../../client/types.js';
 import { systemNamespace } from '../../naming/index.js';
 import type { Clock } from '../../apimachinery/clock.js';
@@ -46,8 +47,6 @@ interface Health {
 
 export class NodeLifecycleController extends KeyedLoop {
   private readonly health = new Map<string, Health>();
-  /** Node name to the keys of the pods bound to it. */
-  private readonly podsByNode = new Map<string, Set<string>>();
 
   constructor(private readonly opts: NodeLifecycleOptions) {
     super(opts.clock, 'node_lifecycle_controller');
@@ -71,26 +70,21 @@ export class NodeLifecycleController extends KeyedLoop {
         onUpdate: (_o, l) => l.metadata?.namespace === leaseNamespace && this.add(l.metadata?.name ?? ''),
       }),
     );
-    const track = (p: KubeObject, present: boolean): void => {
-      const key = `${p.metadata?.namespace}/${p.metadata?.name}`;
-      for (const [node, set] of this.podsByNode) if (node !== podNodeName(p) || !present) set.delete(key);
+    // A node's pods come from the pods informer's spec.nodeName index.
+    this.opts.pods.addIndexers({ [NODE_NAME_INDEX]: podsByNodeName });
+    const bound = (p: KubeObject): void => {
       const node = podNodeName(p);
-      if (!present || node === '') return;
-      let set = this.podsByNode.get(node);
-      if (!set) this.podsByNode.set(node, (set = new Set()));
-      if (!set.has(key)) {
-        set.add(key);
-        // A pod bound to a node with a NoExecute taint is checked at once.
-        if (this.opts.nodes.peek('', node) && nodeTaints(this.opts.nodes.peek('', node) as KubeObject).some((t) => t.effect === 'NoExecute')) this.add(node);
-      }
+      if (node === '') return;
+      // A pod bound to a node with a NoExecute taint is checked at once.
+      const n = this.opts.nodes.get('', node);
+      if (n && nodeTaints(n as KubeObject).some((t) => t.effect === 'NoExecute')) this.add(node);
     };
     this.onStop(
       this.opts.pods.addEventHandler({
-        onAdd: (p) => track(p, true),
+        onAdd: bound,
         onUpdate: (o, p) => {
-          if (podNodeName(o) !== podNodeName(p)) track(p, true);
+          if (podNodeName(o) !== podNodeName(p)) bound(p);
         },
-        onDelete: (p) => track(p, false),
       }),
     );
     void this.synced(this.opts.nodes, this.opts.leases, this.opts.pods).then((ok) => {
@@ -120,7 +114,7 @@ export class NodeLifecycleController extends KeyedLoop {
   /** Marks a silent node's conditions Unknown and its pods not ready; true when it wrote. */
   private async monitorHealth(node: KubeObject): Promise<boolean> {
     const name = node.metadata?.name ?? '';
-    const lease = this.opts.leases.peek(systemNamespace('node-lease'), name) as KubeObject | undefined;
+    const lease = this.opts.leases.get(systemNamespace('node-lease'), name) as KubeObject | undefined;
     const ready = nodeCondition(node, 'Ready');
     const renew = (lease?.spec as { renewTime?: string } | undefined)?.renewTime ?? '';
     const signature = `${renew}|${ready?.lastHeartbeatTime ?? ''}|${ready?.status ?? ''}`;
@@ -148,7 +142,7 @@ export class NodeLifecycleController extends KeyedLoop {
   }
 
   private async markPodsNotReady(nodeName: string, at: string): Promise<void> {
-    for (const key of this.podsByNode.get(nodeName) ?? []) {
+    for (const key of this.opts.pods.indexKeys(NODE_NAME_INDEX, nodeName)) {
       const [ns, name] = key.split('/');
       const pod = this.opts.pods.get(ns, name);
       if (!pod || isPodTerminal(pod)) continue;
@@ -166,7 +160,7 @@ export class NodeLifecycleController extends KeyedLoop {
     if (taints.length === 0) return;
     const now = this.now();
     let nextDue = Infinity;
-    for (const key of this.podsByNode.get(name) ?? []) {
+    for (const key of this.opts.pods.indexKeys(NODE_NAME_INDEX, name)) {
       const [ns, podName] = key.split('/');
       const pod = this.opts.pods.get(ns, podName);
       if (!pod || pod.metadata?.deletionTimestamp || isPodTerminal(pod)) continue;

@@ -92,7 +92,7 @@ function cached(informer: Informer): KubeObject[] {
   const out: KubeObject[] = [];
   for (const key of informer.listKeys()) {
     const { namespace, name } = splitKey(key);
-    const obj = informer.peek(namespace, name);
+    const obj = informer.get(namespace, name);
     if (obj) out.push(obj as KubeObject);
   }
   return out;
@@ -163,7 +163,7 @@ export class PodGCController implements RunningController {
     const key = outOfServiceTaintKey();
     const doomed = pods.filter((pod) => {
       if (!isTerminating(pod)) return false;
-      const node = this.opts.nodes.peek('', nodeNameOf(pod));
+      const node = this.opts.nodes.get('', nodeNameOf(pod));
       return node !== undefined && !nodeIsReady(node) && hasTaintKey(node, key);
     });
     doomed.sort(byCreationTimestamp);

@@ -12,6 +12,7 @@ import { isPodActive, isPodAvailable, isPodReady, podAvailableAt } from '../../a
 import type { EventRecorder } from '../../client/events.js';
 import type { Informer } from '../../client/informer.js';
 import { keyOf, splitKey } from '../../client/informer.js';
+import { CLAIM_INDEXERS, claimCandidates, NAMESPACE_INDEX } from '../../client/indexes.js';
 import type { ApiClient } from '../../client/types.js';
 import { ControllerExpectations } from '../expectations.js';
 import { KeyedLoop } from '../keyed-loop.js';
@@ -188,6 +189,7 @@ export class ReplicaSetController extends KeyedLoop {
     super(opts.clock, opts.kind.queueName);
     this.kind = opts.kind;
     this.expectations = new ControllerExpectations(opts.clock);
+    opts.pods.addIndexers(CLAIM_INDEXERS);
     const enqueue = (o: KubeObject): void => this.add(keyOf(o));
     this.onStop(
       opts.owners.addEventHandler({
@@ -233,7 +235,7 @@ export class ReplicaSetController extends KeyedLoop {
   private ownerKey(pod: KubeObject): string | undefined {
     const ref = controllerOf(pod);
     if (!ref || ref.kind !== this.kind.kind || !pod.metadata?.namespace) return undefined;
-    const owner = this.opts.owners.peek(pod.metadata.namespace, ref.name);
+    const owner = this.opts.owners.get(pod.metadata.namespace, ref.name);
     return owner && owner.metadata?.uid === ref.uid ? `${pod.metadata.namespace}/${ref.name}` : undefined;
   }
 
@@ -250,29 +252,13 @@ export class ReplicaSetController extends KeyedLoop {
 
   /** Queues the owners whose selector matches an orphan (one of them may adopt it). */
   private enqueueMatching(pod: KubeObject): void {
-    const ns = pod.metadata?.namespace ?? '';
-    for (const key of this.opts.owners.listKeys()) {
-      if (!key.startsWith(`${ns}/`)) continue;
-      const owner = this.opts.owners.peek(ns, key.slice(ns.length + 1));
-      if (!owner) continue;
+    for (const owner of this.opts.owners.byIndex(NAMESPACE_INDEX, pod.metadata?.namespace ?? '')) {
       try {
-        if (this.kind.selectorOf(owner).matches(pod.metadata?.labels)) this.add(key);
+        if (this.kind.selectorOf(owner).matches(pod.metadata?.labels)) this.add(keyOf(owner));
       } catch {
         // An invalid selector matches nothing.
       }
     }
-  }
-
-  /** The active pods of the namespace, read without copies. */
-  private podsIn(namespace: string): Readonly<KubeObject>[] {
-    const out: Readonly<KubeObject>[] = [];
-    const prefix = `${namespace}/`;
-    for (const key of this.opts.pods.listKeys()) {
-      if (!key.startsWith(prefix)) continue;
-      const p = this.opts.pods.peek(namespace, key.slice(prefix.length));
-      if (p) out.push(p);
-    }
-    return out;
   }
 
   async sync(key: string): Promise<void> {
@@ -291,7 +277,7 @@ export class ReplicaSetController extends KeyedLoop {
       return;
     }
     const needsSync = this.expectations.satisfied(key);
-    const pods = await this.claimPods(owner, selector, this.podsIn(namespace));
+    const pods = await this.claimPods(owner, selector, claimCandidates(this.opts.pods, namespace, owner.metadata?.uid ?? ''));
     const active = pods.filter(isPodActive);
     let manageError: { reason: string; message: string } | undefined;
     if (needsSync && !owner.metadata?.deletionTimestamp) {

@@ -124,7 +124,7 @@ export class ResourceQuotaController extends KeyedLoop {
     const prefix = `${namespace}/`;
     for (const key of this.quotas.listKeys()) {
       if (!key.startsWith(prefix)) continue;
-      const quota = this.quotas.peek(namespace, key.slice(prefix.length));
+      const quota = this.quotas.get(namespace, key.slice(prefix.length));
       if (!quota) continue;
       const limits = Object.keys(mapAt(quota as KubeObject, 'spec', 'hard')).some((n) => {
         const of = resourceOfQuotaName(n);
@@ -237,7 +237,7 @@ export class ResourceQuotaController extends KeyedLoop {
       // Every stored object counts (being deleted too, as kube's listers show them); a pod's
       // compute stops counting once it is terminal or past its grace period.
       const objects = m.informer.listKeys().flatMap((k) => {
-        const o = k.startsWith(`${namespace}/`) ? m.informer.peek(namespace, k.slice(namespace.length + 1)) : undefined;
+        const o = k.startsWith(`${namespace}/`) ? m.informer.get(namespace, k.slice(namespace.length + 1)) : undefined;
         return o ? [o as KubeObject] : [];
       });
       for (const [name, a] of sumQuotaUsage(quota, resource, names, objects, now)) setOwn(used, name, formatAmount(a));

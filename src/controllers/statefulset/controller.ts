@@ -12,6 +12,7 @@ import { isPlainObject } from '../../apimachinery/types.js';
 import { isPodAvailable, podAvailableAt } from '../../apis/core/helpers/pod.js';
 import type { EventRecorder } from '../../client/events.js';
 import type { Informer } from '../../client/informer.js';
+import { CLAIM_INDEXERS, claimCandidates, NAMESPACE_INDEX } from '../../client/indexes.js';
 import { keyOf, splitKey } from '../../client/informer.js';
 import type { ApiClient } from '../../client/types.js';
 import { CONTROLLERREVISIONS, hashOfData, newRevision, templateOfRevision, templatePatch } from '../history/revisions.js';
@@ -116,6 +117,7 @@ export interface StatefulSetControllerOptions {
 export class StatefulSetController extends KeyedLoop {
   constructor(private readonly opts: StatefulSetControllerOptions) {
     super(opts.clock, 'statefulset');
+    opts.pods.addIndexers(CLAIM_INDEXERS);
     const enqueue = (o: KubeObject): void => this.add(keyOf(o));
     this.onStop(opts.sets.addEventHandler({ onAdd: enqueue, onUpdate: (_o, n) => enqueue(n), onDelete: enqueue }));
     const byPod = (pod: KubeObject): void => {
@@ -138,17 +140,11 @@ export class StatefulSetController extends KeyedLoop {
   private enqueueMatching(pod: KubeObject): void {
     const ns = pod.metadata?.namespace ?? '';
     const { parent } = parentAndOrdinal(pod);
-    if (parent && this.opts.sets.peek(ns, parent)) this.add(`${ns}/${parent}`);
+    if (parent && this.opts.sets.get(ns, parent)) this.add(`${ns}/${parent}`);
   }
 
   private inNamespace(informer: Informer, ns: string): Readonly<KubeObject>[] {
-    const out: Readonly<KubeObject>[] = [];
-    for (const key of informer.listKeys()) {
-      if (!key.startsWith(`${ns}/`)) continue;
-      const o = informer.peek(ns, key.slice(ns.length + 1));
-      if (o) out.push(o);
-    }
-    return out;
+    return informer.byIndex(NAMESPACE_INDEX, ns);
   }
 
   async sync(key: string): Promise<void> {
@@ -165,7 +161,7 @@ export class StatefulSetController extends KeyedLoop {
     }
     const uid = set.metadata?.uid;
     const pods: KubeObject[] = [];
-    for (const p of this.inNamespace(this.opts.pods, namespace)) {
+    for (const p of claimCandidates(this.opts.pods, namespace, uid ?? '')) {
       const ref = controllerOf(p);
       if (ref) {
         if (ref.uid !== uid || !isMemberOf(set, p)) continue;
@@ -215,7 +211,7 @@ export class StatefulSetController extends KeyedLoop {
     if (!set.metadata?.deletionTimestamp) await this.manage(set, pods, current, update);
 
     const now = this.opts.clock.now().getTime();
-    const fresh = this.inNamespace(this.opts.pods, namespace).filter((p) => controllerOf(p)?.uid === uid && isMemberOf(set, p) && selector.matches(p.metadata?.labels)) as KubeObject[];
+    const fresh = claimCandidates(this.opts.pods, namespace, uid ?? '').filter((p) => controllerOf(p)?.uid === uid && isMemberOf(set, p) && selector.matches(p.metadata?.labels)) as KubeObject[];
     const next = computeStatus(set, fresh, current.name, update.name, collisionCount, now);
     if (!sameStatus(set.status, next)) {
       await this.opts.client.update(STATEFULSETS, namespace, { ...set, status: next }, 'status').catch(async (err: unknown) => {
@@ -326,7 +322,7 @@ export class StatefulSetController extends KeyedLoop {
     for (const template of setSpec(set).volumeClaimTemplates ?? []) {
       const claim = newClaim(set, template, ordinal, claimOwners(set, pod, condemned));
       const claimName = claim.metadata?.name ?? '';
-      const existing = this.opts.claims.peek(ns, claimName);
+      const existing = this.opts.claims.get(ns, claimName);
       if (existing) {
         const refs = reconcileClaimOwners(existing, set, name, claimOwners(set, pod, condemned));
         if (refs) {

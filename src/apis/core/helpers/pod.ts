@@ -30,7 +30,11 @@ export function podConditions(pod: KubeObject): PodCondition[] {
 }
 
 export function podCondition(pod: KubeObject, type: string): PodCondition | undefined {
-  return podConditions(pod).find((c) => c.type === type);
+  // Read on every pod of a workload per sync: found in place, without the filtered copy.
+  const list = statusOf(pod).conditions;
+  if (!Array.isArray(list)) return undefined;
+  for (const c of list) if (isPlainObject(c) && c.type === type) return c as unknown as PodCondition;
+  return undefined;
 }
 
 /** `status.phase`, `Pending` when unset (as a pod just created reads). */

@@ -177,7 +177,7 @@ export class PVCProtectionController extends KeyedLoop {
   private async inUse(key: string, claim: KubeObject): Promise<boolean> {
     for (const podKey of this.podsByClaim.get(key) ?? []) {
       const { namespace, name } = splitKey(podKey);
-      const pod = this.opts.pods.peek(namespace, name);
+      const pod = this.opts.pods.get(namespace, name);
       if (pod && podUsesClaim(pod, claim)) return true;
     }
     // The informer may not have seen a pod created a moment ago: a live list settles it.
