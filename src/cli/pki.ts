@@ -168,10 +168,14 @@ function servingHosts(bindAddress: string): string[] {
 export async function ensurePki(dataDir: string, bindAddress: string): Promise<PkiPaths> {
   const p = pkiPaths(dataDir);
   await mkdir(p.dir, { recursive: true, mode: 0o700 });
+  // The service-account key is RSA, whose generation (a prime search on the thread pool)
+  // takes as long as everything else here together: it runs beside the certificates.
+  const saKey = existsSync(p.serviceAccountKey) ? undefined : writeServiceAccountKey(p.serviceAccountKey);
+  // Awaited below whatever happens before, so that a failure of it is never left unhandled.
+  saKey?.catch(() => {});
   const hosts = servingHosts(bindAddress);
   const needServing = await needsIssue(p.servingCert, p.servingKey, hosts);
   const needAdmin = await needsIssue(p.adminCert, p.adminKey);
-  const needSa = !existsSync(p.serviceAccountKey);
   const needKubeletClient = await needsIssue(p.kubeletClientCert, p.kubeletClientKey);
   if (!existsSync(p.caCert) || needServing || needAdmin || needKubeletClient) {
     const { x509 } = await import('../auth/x509-lib.js');
@@ -185,14 +189,16 @@ export async function ensurePki(dataDir: string, bindAddress: string): Promise<P
     const ca = await loadOrCreateCA(x509, { caCert: p.frontProxyCaCert, caKey: p.frontProxyCaKey }, 'front-proxy-ca');
     await issue(x509, ca, p.frontProxyClientCert, p.frontProxyClientKey, FRONT_PROXY_CLIENT_CN, {});
   }
-  if (needSa) {
-    const keys = (await webcrypto.subtle.generateKey(
-      { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
-      true,
-      ['sign', 'verify'],
-    )) as KeyPair;
-    await writeSecret(p.serviceAccountKey, pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
-  }
+  await saKey;
   return p;
+}
+
+async function writeServiceAccountKey(path: string): Promise<void> {
+  const keys = (await webcrypto.subtle.generateKey(
+    { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+    true,
+    ['sign', 'verify'],
+  )) as KeyPair;
+  await writeSecret(path, pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
 }
 
