@@ -2,8 +2,6 @@
 // orch-apiserver: parses the flags, starts the server, prints the one start line, and
 // stops cleanly on SIGTERM or SIGINT (exit code 0).
 import { relative } from 'node:path';
-import { FlagError, parseFlags, usage } from '../apimachinery/flags.js';
-import { allFlagDefinitions } from './flags.js';
 import { closeEarlyStorage, openStorageEarly } from './early-storage.js';
 
 function displayPath(p: string): string {
@@ -12,10 +10,14 @@ function displayPath(p: string): string {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // The store opens and is read on its worker while the flags' table and the server load.
+  let early = openStorageEarly(argv);
+  const [{ FlagError, parseFlags, usage }, { allFlagDefinitions }] = await Promise.all([import('../apimachinery/flags.js'), import('./flags.js')]);
   let flags;
   try {
     flags = parseFlags(argv, allFlagDefinitions);
   } catch (e) {
+    await closeEarlyStorage(early);
     if (e instanceof FlagError) {
       process.stderr.write(`Error: ${e.message}\n`);
       return 2;
@@ -32,8 +34,6 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${versionInfo(PRODUCT_VERSION).gitVersion}\n`);
     return 0;
   }
-  // The store opens and is read on its worker while the server's modules load.
-  let early = openStorageEarly(flags);
   const { startServer } = await import('./server.js');
   const log = (line: string): void => {
     process.stderr.write(`${name}: ${line}\n`);

@@ -1,12 +1,15 @@
-// A restart opens its store, and reads it whole, while the rest of the server's modules
-// load: the SQLite worker does both on its own thread, which the module loading would
-// otherwise leave waiting until the watch caches ask. Only an existing data directory of
-// the same flavor is opened here, so that nothing is made before the flags are checked;
-// whatever fails here is left to startServer, which opens the store again and says why.
+// A restart opens its store, and reads it whole, while the server's modules load: the
+// SQLite worker does both on its own thread, which the module loading would otherwise leave
+// waiting until the watch caches ask. This runs before the flags are parsed (their table
+// imports most of the server), from the three flags it needs found in the command line as
+// they appear there; the server checks that its parsed flags name the same directory and
+// otherwise closes this store. Only an existing data directory of the same flavor is opened,
+// so that nothing is made before the flags are checked; whatever fails here is left to the
+// server, which opens the store again and says why.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ParsedFlags } from '../apimachinery/flags.js';
-import { createStorage, defaultDatabaseFile, type ListResult, type Storage } from '../storage/index.js';
+import type { ListResult, Storage } from '../storage/interface.js';
+import { defaultDatabaseFile, SqliteStorage } from '../storage/sqlite.js';
 import { recordedFlavor } from './datadir.js';
 
 export interface EarlyStorage {
@@ -19,12 +22,28 @@ export interface EarlyStorage {
 
 const REGISTRY_PREFIX = '/registry/';
 
-export function openStorageEarly(flags: ParsedFlags): EarlyStorage | undefined {
-  if ((flags.string('storage-backend') ?? 'sqlite') !== 'sqlite') return undefined;
-  const dataDir = resolve(flags.string('data-dir') ?? './.orch');
-  if (recordedFlavor(dataDir) !== (flags.string('compat') ?? 'orch')) return undefined;
+/**
+ * The value of `--name` (or `-name`) in `argv`, written `--name=value` or `--name value`; the
+ * last one wins, as in the parser. A lookup, not a parse: a value that happens to read
+ * `--data-dir` can mislead it, which the server's own check of the parsed flags catches.
+ */
+export function rawFlag(argv: string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const body = argv[i]!.replace(/^--?/, '');
+    if (body === name) value = argv[i + 1];
+    else if (body.startsWith(`${name}=`)) value = body.slice(name.length + 1);
+  }
+  return value;
+}
+
+export function openStorageEarly(argv: string[]): EarlyStorage | undefined {
+  if (argv.some((a) => /^--?(help|version)(=|$)/.test(a))) return undefined;
+  if ((rawFlag(argv, 'storage-backend') ?? 'sqlite') !== 'sqlite') return undefined;
+  const dataDir = resolve(rawFlag(argv, 'data-dir') ?? './.orch');
+  if (recordedFlavor(dataDir) !== (rawFlag(argv, 'compat') ?? 'orch')) return undefined;
   if (!existsSync(join(dataDir, defaultDatabaseFile))) return undefined;
-  const storage = createStorage({ backend: 'sqlite', dataDir }).catch(() => undefined);
+  const storage = SqliteStorage.open({ dataDir }).catch(() => undefined);
   const list = storage.then((s) => s?.list(REGISTRY_PREFIX)).catch(() => undefined);
   return { dataDir, storage, contents: { prefix: REGISTRY_PREFIX, list } };
 }
