@@ -121,15 +121,39 @@ function servingHosts(bindAddress: string): string[] {
   return hosts;
 }
 
+/** The PKI being made: its paths at once, its files when the promises resolve. */
+export interface PkiWork {
+  paths: PkiPaths;
+  /** The CAs and certificates, in place. */
+  certificates: Promise<void>;
+  /**
+   * The service-account key, in place. It is RSA, whose generation (a prime search on the
+   * thread pool) takes longer than everything else here and the store's creation together:
+   * a first start waits for it only where the authenticators read it.
+   */
+  serviceAccountKey: Promise<void>;
+}
+
+/** Starts making what is missing; fast when everything exists. Both promises must be awaited. */
+export function startPki(dataDir: string, bindAddress: string): PkiWork {
+  const paths = pkiPaths(dataDir);
+  const dir = mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  const serviceAccountKey = dir.then(() => (existsSync(paths.serviceAccountKey) ? undefined : writeServiceAccountKey(paths.serviceAccountKey)));
+  const certificates = dir.then(() => ensureCertificates(paths, bindAddress));
+  // Awaited by the caller unless something else fails first: that is the failure to report.
+  serviceAccountKey.catch(() => {});
+  certificates.catch(() => {});
+  return { paths, certificates, serviceAccountKey };
+}
+
 /** Makes what is missing and returns the paths. Fast when everything exists. */
 export async function ensurePki(dataDir: string, bindAddress: string): Promise<PkiPaths> {
-  const p = pkiPaths(dataDir);
-  await mkdir(p.dir, { recursive: true, mode: 0o700 });
-  // The service-account key is RSA, whose generation (a prime search on the thread pool)
-  // takes as long as everything else here together: it runs beside the certificates.
-  const saKey = existsSync(p.serviceAccountKey) ? undefined : writeServiceAccountKey(p.serviceAccountKey);
-  // Awaited below whatever happens before, so that a failure of it is never left unhandled.
-  saKey?.catch(() => {});
+  const work = startPki(dataDir, bindAddress);
+  await Promise.all([work.certificates, work.serviceAccountKey]);
+  return work.paths;
+}
+
+async function ensureCertificates(p: PkiPaths, bindAddress: string): Promise<void> {
   const hosts = servingHosts(bindAddress);
   const needServing = await needsIssue(p.servingCert, p.servingKey, hosts);
   const needAdmin = await needsIssue(p.adminCert, p.adminKey);
@@ -144,8 +168,6 @@ export async function ensurePki(dataDir: string, bindAddress: string): Promise<P
     const ca = await loadOrCreateCA({ caCert: p.frontProxyCaCert, caKey: p.frontProxyCaKey }, 'front-proxy-ca');
     await issue(ca, p.frontProxyClientCert, p.frontProxyClientKey, FRONT_PROXY_CLIENT_CN, {});
   }
-  await saKey;
-  return p;
 }
 
 async function writeServiceAccountKey(path: string): Promise<void> {

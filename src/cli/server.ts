@@ -41,7 +41,7 @@ import { versionInfo } from '../server/version.js';
 import { createStorage, isStorageBackendName, listBackends, MemoryStorage, startCompactor, type CacherOptions, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
 import { closeEarlyStorage, type EarlyStorage } from './early-storage.js';
-import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
+import { FRONT_PROXY_CLIENT_CN, startPki, type PkiPaths } from './pki.js';
 import { Aggregator } from '../aggregator/index.js';
 import { frontProxyFromFlags } from '../aggregator/flags.js';
 import { controllerManagerFlags, featureGateFromFlags, nodeIpamFromFlags } from './flags.js';
@@ -202,7 +202,9 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   // A memory server with PKI from elsewhere and no kubeconfig file keeps nothing on disk.
   if (backend !== 'memory' || !opts.pkiDir || writeKubeconfig) await prepareDataDir(dataDir, compat as Flavor);
   const bindAddress = flags.string('bind-address') ?? '127.0.0.1';
-  const pki = await ensurePki(opts.pkiDir ?? dataDir, bindAddress);
+  // The PKI is made (or checked) while the store opens; its files are read only after both.
+  const pkiWork = startPki(opts.pkiDir ?? dataDir, bindAddress);
+  const pki = pkiWork.paths;
   // Read by the controller manager's context.
   const clock: Clock = opts.clock ?? realClock;
   if (flags.has('tls-cert-file') !== flags.has('tls-private-key-file')) {
@@ -228,6 +230,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (opts.early !== undefined && early === undefined) await closeEarlyStorage(opts.early);
   const earlyStorage = await early?.storage;
   const storage: Storage = earlyStorage ?? (await createStorage(storageOpts));
+  await pkiWork.certificates;
   // The object history is kept in the store too (off the request path, in batches), and read back here.
   const historyPersistence = history ? new HistoryPersistence(storage, history, { onError: (err) => log(`object history: ${err instanceof Error ? err.message : String(err)}`) }) : undefined;
   await historyPersistence?.load();
@@ -298,6 +301,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   let externalAddress = `https://${hostForClients.includes(':') ? `[${hostForClients}]` : hostForClients}:${port}`;
 
   const loginTokens = consoleAssets ? new LoginTokens(clock) : undefined;
+  await pkiWork.serviceAccountKey;
   const auth: AuthModule = await buildAuth(flags, {
     client,
     table,
