@@ -54,7 +54,8 @@ test('a first start makes a CA and certificates that chain to it, each for its u
   assert.equal(createPrivateKey(readFileSync(p.serviceAccountKey)).asymmetricKeyDetails?.modulusLength, 2048);
   // The certificate signing controller reads the CA with the X.509 library: it takes it.
   const signing = await loadSigningCA(p.caCert, p.caKey);
-  assert.equal(signing.cert.subject, 'CN=orch-ca');
+  assert.equal((await signing.cert()).subject, 'CN=orch-ca');
+  assert.equal(signing.notAfter.getTime(), Date.parse(ca.validTo));
 });
 
 test('a TLS handshake accepts the serving certificate and the admin client certificate', async () => {
