@@ -2,7 +2,7 @@
 // orch-apiserver: parses the flags, starts the server, prints the one start line, and
 // stops cleanly on SIGTERM or SIGINT (exit code 0).
 import { relative } from 'node:path';
-import { closeEarlyStorage, openStorageEarly } from './early-storage.js';
+import { closeEarlyStorage, generateServiceAccountKeyEarly, openStorageEarly } from './early-storage.js';
 
 function displayPath(p: string): string {
   const rel = relative(process.cwd(), p);
@@ -12,6 +12,7 @@ function displayPath(p: string): string {
 async function main(argv: string[]): Promise<number> {
   // The store opens and is read on its worker while the flags' table and the server load.
   let early = openStorageEarly(argv);
+  const serviceAccountKey = early ? undefined : generateServiceAccountKeyEarly(argv);
   const [{ FlagError, parseFlags, usage }, { allFlagDefinitions }] = await Promise.all([import('../apimachinery/flags.js'), import('./flags.js')]);
   let flags;
   try {
@@ -62,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
   });
   let running;
   try {
-    running = await startServer(flags, { log, ...(early ? { early } : {}) });
+    running = await startServer(flags, { log, ...(early ? { early } : {}), ...(serviceAccountKey ? { serviceAccountKey } : {}) });
   } catch (e) {
     process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
     await closeEarlyStorage(early);

@@ -6,11 +6,13 @@
 // otherwise closes this store. Only an existing data directory of the same flavor is opened,
 // so that nothing is made before the flags are checked; whatever fails here is left to the
 // server, which opens the store again and says why.
+import { generateKeyPair, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ListResult, Storage } from '../storage/interface.js';
 import { defaultDatabaseFile, SqliteStorage } from '../storage/sqlite.js';
 import { recordedFlavor } from './datadir.js';
+import { pkiPaths } from './pki.js';
 
 export interface EarlyStorage {
   dataDir: string;
@@ -46,6 +48,23 @@ export function openStorageEarly(argv: string[]): EarlyStorage | undefined {
   const storage = SqliteStorage.open({ dataDir }).catch(() => undefined);
   const list = storage.then((s) => s?.list(REGISTRY_PREFIX)).catch(() => undefined);
   return { dataDir, storage, contents: { prefix: REGISTRY_PREFIX, list } };
+}
+
+/**
+ * A first start's service-account key, begun now: RSA key generation (a prime search on the
+ * thread pool) takes as long as loading the server's modules, beside which it runs here.
+ * Undefined when the data directory has its key, or the command line may not start a server.
+ */
+export function generateServiceAccountKeyEarly(argv: string[]): { dataDir: string; key: Promise<KeyObject> } | undefined {
+  if (argv.some((a) => /^--?(help|version)(=|$)/.test(a))) return undefined;
+  const dataDir = resolve(rawFlag(argv, 'data-dir') ?? './.orch');
+  if (existsSync(pkiPaths(dataDir).serviceAccountKey)) return undefined;
+  const key = new Promise<KeyObject>((resolveKey, reject) =>
+    generateKeyPair('rsa', { modulusLength: 2048, publicExponent: 0x10001 }, (err, _publicKey, privateKey) => (err ? reject(err) : resolveKey(privateKey))),
+  );
+  // Taken by the server, or dropped with a start refused.
+  key.catch(() => {});
+  return { dataDir, key };
 }
 
 /** Closes an early store that the server did not take. */

@@ -133,3 +133,19 @@ test('a later start reuses every file, and replaces a serving certificate that m
   assert.ok(cert(p.adminCert).verify(cert(p.caCert).publicKey));
   assert.equal(readFileSync(p.caCert, 'utf8'), before[0]);
 });
+
+test('a service-account key generated before the start is the one written, and only where none exists', async () => {
+  const { generateKeyPairSync } = await import('node:crypto');
+  const { startPki } = await import('./pki.js');
+  const { generateServiceAccountKeyEarly } = await import('./early-storage.js');
+  const dir = tempDir();
+  const given = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const work = startPki(dir, '127.0.0.1', Promise.resolve(given));
+  await Promise.all([work.certificates, work.serviceAccountKey]);
+  assert.ok(createPrivateKey(readFileSync(work.paths.serviceAccountKey)).equals(given));
+  // The entry point begins one only for a data directory without a key, and never for --help.
+  assert.equal(generateServiceAccountKeyEarly(['--data-dir', dir]), undefined);
+  assert.equal(generateServiceAccountKeyEarly(['--data-dir', tempDir(), '--help']), undefined);
+  const early = generateServiceAccountKeyEarly([`--data-dir=${tempDir()}`]);
+  assert.equal((await early?.key)?.asymmetricKeyDetails?.modulusLength, 2048);
+});

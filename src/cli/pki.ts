@@ -40,7 +40,7 @@ export interface PkiPaths {
 /** The CommonName of the front-proxy client certificate, as kubeadm names it. */
 export const FRONT_PROXY_CLIENT_CN = 'front-proxy-client';
 
-function pkiPaths(dataDir: string): PkiPaths {
+export function pkiPaths(dataDir: string): PkiPaths {
   const dir = join(dataDir, 'pki');
   return {
     dir,
@@ -134,16 +134,28 @@ export interface PkiWork {
   serviceAccountKey: Promise<void>;
 }
 
-/** Starts making what is missing; fast when everything exists. Both promises must be awaited. */
-export function startPki(dataDir: string, bindAddress: string): PkiWork {
+/** The service-account key a data directory gets: RSA 2048, as kubeadm makes it. */
+export async function generateServiceAccountKey(): Promise<KeyObject> {
+  return (await generate('rsa', { modulusLength: 2048, publicExponent: 0x10001 })).privateKey;
+}
+
+/**
+ * Starts making what is missing; fast when everything exists. Both promises must be awaited.
+ * `serviceAccountKey`, a key generation begun before (by the entry point), is the key written
+ * when the data directory has none.
+ */
+export function startPki(dataDir: string, bindAddress: string, serviceAccountKey?: Promise<KeyObject>): PkiWork {
   const paths = pkiPaths(dataDir);
   const dir = mkdir(paths.dir, { recursive: true, mode: 0o700 });
-  const serviceAccountKey = dir.then(() => (existsSync(paths.serviceAccountKey) ? undefined : writeServiceAccountKey(paths.serviceAccountKey)));
+  const saKey = dir.then(async () => {
+    if (existsSync(paths.serviceAccountKey)) return;
+    await writeSecret(paths.serviceAccountKey, privatePem(await (serviceAccountKey ?? generateServiceAccountKey())));
+  });
   const certificates = dir.then(() => ensureCertificates(paths, bindAddress));
   // Awaited by the caller unless something else fails first: that is the failure to report.
-  serviceAccountKey.catch(() => {});
+  saKey.catch(() => {});
   certificates.catch(() => {});
-  return { paths, certificates, serviceAccountKey };
+  return { paths, certificates, serviceAccountKey: saKey };
 }
 
 /** Makes what is missing and returns the paths. Fast when everything exists. */
@@ -170,8 +182,4 @@ async function ensureCertificates(p: PkiPaths, bindAddress: string): Promise<voi
   }
 }
 
-async function writeServiceAccountKey(path: string): Promise<void> {
-  const { privateKey } = await generate('rsa', { modulusLength: 2048, publicExponent: 0x10001 });
-  await writeSecret(path, privatePem(privateKey));
-}
 

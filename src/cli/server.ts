@@ -1,6 +1,7 @@
 // Start-up of the whole server from parsed flags: data directory, PKI, storage, resource
 // table, auth, admission, controllers, compactor, the HTTPS listener and the kubeconfig;
 // and the orderly stop. The command-line entry point and the tests both use it.
+import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -103,6 +104,8 @@ export interface StartOptions {
   memorySnapshot?: MemorySnapshot;
   /** The store of these flags' data directory, opened while the modules loaded (closed here when not taken). */
   early?: EarlyStorage;
+  /** A service-account key generation begun for the data directory `dataDir` before the flags were parsed. */
+  serviceAccountKey?: { dataDir: string; key: Promise<KeyObject> };
   /** Simulated nodes' configuration documents beside `--simulated-node-config`'s files (the library's objects). */
   simulatedNodeConfig?: ConfigDocument[];
   /** The console's built files (tests); found beside the program when absent. */
@@ -203,7 +206,8 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (backend !== 'memory' || !opts.pkiDir || writeKubeconfig) await prepareDataDir(dataDir, compat as Flavor);
   const bindAddress = flags.string('bind-address') ?? '127.0.0.1';
   // The PKI is made (or checked) while the store opens; its files are read only after both.
-  const pkiWork = startPki(opts.pkiDir ?? dataDir, bindAddress);
+  const pkiDir = opts.pkiDir ?? dataDir;
+  const pkiWork = startPki(pkiDir, bindAddress, opts.serviceAccountKey?.dataDir === pkiDir ? opts.serviceAccountKey.key : undefined);
   const pki = pkiWork.paths;
   // Read by the controller manager's context.
   const clock: Clock = opts.clock ?? realClock;
