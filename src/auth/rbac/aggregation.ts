@@ -78,15 +78,41 @@ export class AggregationController {
 
   private async pass(): Promise<void> {
     const all = this.listClusterRoles();
-    for (const role of all) {
-      if (!aggregationSelectors(role)) continue;
-      const want = aggregatedRules(role, all);
-      if (deepEqual(rulesOf(role), want) && Array.isArray(role['rules'])) continue;
-      try {
-        await this.client.update(rbacResource('clusterroles'), '', { ...role, rules: want });
-      } catch {
-        // A conflict means a newer version arrives through the watch and triggers a new pass.
-      }
-    }
+    const wanted = aggregateAll(all);
+    // Each changed role written once, all together (one group commit in the store).
+    await Promise.all(
+      wanted.map(async (role, i) => {
+        if (role === all[i]) return;
+        try {
+          await this.client.update(rbacResource('clusterroles'), '', role);
+        } catch {
+          // A conflict means a newer version arrives through the watch and triggers a new pass.
+        }
+      }),
+    );
   }
+}
+
+/**
+ * Every role with its aggregated rules, the same object where nothing changes. Aggregated
+ * roles gather each other's rules (the default admin gathers edit's, which gathers view's):
+ * the rules are computed again from the changed roles until nothing changes, so that one
+ * pass has what passes one after another (each waiting for the last one's writes) would reach.
+ */
+export function aggregateAll(all: KubeObject[]): KubeObject[] {
+  let current = all;
+  // A chain of aggregations is at most as long as there are roles.
+  for (let round = 0; round <= all.length; round++) {
+    let changed = false;
+    const next = current.map((role) => {
+      if (!aggregationSelectors(role)) return role;
+      const want = aggregatedRules(role, current);
+      if (deepEqual(rulesOf(role), want) && Array.isArray(role['rules'])) return role;
+      changed = true;
+      return { ...role, rules: want };
+    });
+    if (!changed) break;
+    current = next;
+  }
+  return current;
 }

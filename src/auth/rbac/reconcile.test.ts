@@ -52,3 +52,27 @@ test('a second reconcile of the stored policy writes nothing', async () => {
   assert.deepEqual(await reconcilePolicy(client, policy()), []);
   assert.equal(client.writes, before);
 });
+
+test('one aggregation pass gives chained aggregated roles all their rules, writing each once', async () => {
+  const { AggregationController } = await import('./aggregation.js');
+  const { rbacResource } = await import('./cache.js');
+  const client = new CountingClient();
+  const r = rbacResource('clusterroles');
+  const aggregated = (name: string, label: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [label]: 'true' } }] } });
+  // admin gathers edit's rules, edit gathers view's, view gathers its source's: as the default policy chains them.
+  const roles = [
+    await client.create(r, '', aggregated('admin', 'to-admin')),
+    await client.create(r, '', aggregated('edit', 'to-edit', { 'to-admin': 'true' })),
+    await client.create(r, '', aggregated('view', 'to-view', { 'to-edit': 'true' })),
+    await client.create(r, '', { metadata: { name: 'source', labels: { 'to-view': 'true' } }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }),
+  ];
+  const before = client.writes;
+  const controller = new AggregationController(client, () => roles);
+  controller.enqueue();
+  await controller.idle();
+  for (const name of ['admin', 'edit', 'view']) {
+    assert.deepEqual((await client.get(r, '', name))['rules'], [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], name);
+  }
+  assert.equal(client.writes - before, 3);
+  assert.equal(client.mostInFlight, 3);
+});
