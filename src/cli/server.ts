@@ -478,9 +478,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       // The hooks below write into the system namespaces; nothing else waits for another hook.
       await Promise.all([customResources.start(), ensureSystemNamespaces(controllerClient)]);
       const bootstrap = (async () => {
-        await ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound });
-        // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
-        await ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8'));
+        await Promise.all([
+          ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound }),
+          // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
+          ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8')),
+        ]);
         namespaces.complete();
       })();
       const [authInfo, registration] = aggregatorHooks as [PostStartHook, PostStartHook];
