@@ -158,7 +158,7 @@ describe('orch-apiserver', () => {
 
 describe('the flags the store opens by before the flags are parsed', () => {
   it('reads --name=value and --name value, the last one winning, and nothing else', async () => {
-    const { rawFlag } = await import('./early-storage.js');
+    const { rawFlag } = await import('./early-start.js');
     assert.equal(rawFlag(['--data-dir', '/a', '--console=false'], 'data-dir'), '/a');
     assert.equal(rawFlag(['--data-dir=/a', '-data-dir', '/b'], 'data-dir'), '/b');
     assert.equal(rawFlag(['--data-dir-other=/a', '--compat=kubernetes'], 'data-dir'), undefined);

@@ -2,7 +2,7 @@
 // orch-apiserver: parses the flags, starts the server, prints the one start line, and
 // stops cleanly on SIGTERM or SIGINT (exit code 0).
 import { relative } from 'node:path';
-import { closeEarlyStorage, generateServiceAccountKeyEarly, openStorageEarly } from './early-storage.js';
+import { closeEarlyStorage, generateServiceAccountKeyEarly, openStorageEarly } from './early-start.js';
 
 function displayPath(p: string): string {
   const rel = relative(process.cwd(), p);

@@ -137,7 +137,7 @@ test('a later start reuses every file, and replaces a serving certificate that m
 test('a service-account key generated before the start is the one written, and only where none exists', async () => {
   const { generateKeyPairSync } = await import('node:crypto');
   const { startPki } = await import('./pki.js');
-  const { generateServiceAccountKeyEarly } = await import('./early-storage.js');
+  const { generateServiceAccountKeyEarly } = await import('./early-start.js');
   const dir = tempDir();
   const given = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
   const work = startPki(dir, '127.0.0.1', Promise.resolve(given));

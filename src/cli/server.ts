@@ -41,7 +41,7 @@ import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, isStorageBackendName, listBackends, MemoryStorage, startCompactor, type CacherOptions, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
-import { closeEarlyStorage, type EarlyStorage } from './early-storage.js';
+import { closeEarlyStorage, type EarlyStorage } from './early-start.js';
 import { FRONT_PROXY_CLIENT_CN, startPki, type PkiPaths } from './pki.js';
 import { Aggregator } from '../aggregator/index.js';
 import { frontProxyFromFlags } from '../aggregator/flags.js';

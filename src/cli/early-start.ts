@@ -1,18 +1,18 @@
-// A restart opens its store, and reads it whole, while the server's modules load: the
-// SQLite worker does both on its own thread, which the module loading would otherwise leave
-// waiting until the watch caches ask. This runs before the flags are parsed (their table
-// imports most of the server), from the three flags it needs found in the command line as
-// they appear there; the server checks that its parsed flags name the same directory and
-// otherwise closes this store. Only an existing data directory of the same flavor is opened,
-// so that nothing is made before the flags are checked; whatever fails here is left to the
-// server, which opens the store again and says why.
-import { generateKeyPair, type KeyObject } from 'node:crypto';
+// What the entry point begins before it loads the server, to run on other threads beside
+// that loading: a restart opens its store and reads it whole (the SQLite worker), a first
+// start generates its service-account key (the thread pool). This runs before the flags are
+// parsed (their table imports most of the server), from the flags it needs found in the
+// command line as they appear there; the server checks that its parsed flags name the same
+// directory and otherwise closes this store (or generates another key). Only an existing
+// data directory of the same flavor is opened, so that nothing is made before the flags are
+// checked; whatever fails here is left to the server, which opens the store again and says why.
+import type { KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ListResult, Storage } from '../storage/interface.js';
 import { defaultDatabaseFile, SqliteStorage } from '../storage/sqlite.js';
 import { recordedFlavor } from './datadir.js';
-import { pkiPaths } from './pki.js';
+import { generateServiceAccountKey, pkiPaths } from './pki.js';
 
 export interface EarlyStorage {
   dataDir: string;
@@ -59,9 +59,7 @@ export function generateServiceAccountKeyEarly(argv: string[]): { dataDir: strin
   if (argv.some((a) => /^--?(help|version)(=|$)/.test(a))) return undefined;
   const dataDir = resolve(rawFlag(argv, 'data-dir') ?? './.orch');
   if (existsSync(pkiPaths(dataDir).serviceAccountKey)) return undefined;
-  const key = new Promise<KeyObject>((resolveKey, reject) =>
-    generateKeyPair('rsa', { modulusLength: 2048, publicExponent: 0x10001 }, (err, _publicKey, privateKey) => (err ? reject(err) : resolveKey(privateKey))),
-  );
+  const key = generateServiceAccountKey();
   // Taken by the server, or dropped with a start refused.
   key.catch(() => {});
   return { dataDir, key };
