@@ -24,9 +24,13 @@ function sortedByName(all: KubeObject[]): KubeObject[] {
 
 /** The rules an aggregated role should hold: matching roles sorted by name, duplicates dropped. */
 export function aggregatedRules(role: KubeObject, all: KubeObject[]): PolicyRule[] {
+  return rulesFromSorted(role, sortedByName(all));
+}
+
+/** `aggregatedRules` over roles already sorted by name (sorting with the collator is the costly part). */
+function rulesFromSorted(role: KubeObject, sorted: KubeObject[]): PolicyRule[] {
   const selectors = aggregationSelectors(role) ?? [];
   const name = role.metadata?.name;
-  const sorted = sortedByName(all);
   const rules: PolicyRule[] = [];
   // Rules already taken, by their fields: a rule is compared only with the ones that list the
   // same values (aggregated roles gather hundreds of rules at every start).
@@ -104,9 +108,10 @@ export function aggregateAll(all: KubeObject[]): KubeObject[] {
   // A chain of aggregations is at most as long as there are roles.
   for (let round = 0; round <= all.length; round++) {
     let changed = false;
+    const sorted = sortedByName(current);
     const next = current.map((role) => {
       if (!aggregationSelectors(role)) return role;
-      const want = aggregatedRules(role, current);
+      const want = rulesFromSorted(role, sorted);
       if (deepEqual(rulesOf(role), want) && Array.isArray(role['rules'])) return role;
       changed = true;
       return { ...role, rules: want };
