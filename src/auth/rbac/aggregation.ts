@@ -15,11 +15,11 @@ export function aggregationSelectors(role: KubeObject): LabelSelector[] | undefi
   return Array.isArray(sel) ? (sel as LabelSelector[]) : undefined;
 }
 
-// localeCompare's order, with one collator instead of one per comparison.
-let collator: Intl.Collator | undefined;
+// By name as the aggregation controller orders them: plain string order (Go's `<` on the
+// names' bytes; names are ASCII), not a locale's, which also ignores punctuation such as ':'.
 function sortedByName(all: KubeObject[]): KubeObject[] {
-  const compare = (collator ??= new Intl.Collator()).compare;
-  return [...all].sort((a, b) => compare(a.metadata?.name ?? '', b.metadata?.name ?? ''));
+  const name = (o: KubeObject): string => o.metadata?.name ?? '';
+  return [...all].sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
 }
 
 /** The rules an aggregated role should hold: matching roles sorted by name, duplicates dropped. */
@@ -27,7 +27,7 @@ export function aggregatedRules(role: KubeObject, all: KubeObject[]): PolicyRule
   return rulesFromSorted(role, sortedByName(all));
 }
 
-/** `aggregatedRules` over roles already sorted by name (sorting with the collator is the costly part). */
+/** `aggregatedRules` over roles already sorted by name, so that a pass sorts them once. */
 function rulesFromSorted(role: KubeObject, sorted: KubeObject[]): PolicyRule[] {
   const selectors = aggregationSelectors(role) ?? [];
   const name = role.metadata?.name;
