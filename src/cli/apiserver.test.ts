@@ -155,3 +155,33 @@ describe('orch-apiserver', () => {
     assert.match(s.stderr(), /unknown flag: --no-such-flag/);
   });
 });
+
+describe('the flags the store opens by before the flags are parsed', () => {
+  it('reads --name=value and --name value, the last one winning, and nothing else', async () => {
+    const { rawFlag } = await import('./early-start.js');
+    assert.equal(rawFlag(['--data-dir', '/a', '--console=false'], 'data-dir'), '/a');
+    assert.equal(rawFlag(['--data-dir=/a', '-data-dir', '/b'], 'data-dir'), '/b');
+    assert.equal(rawFlag(['--data-dir-other=/a', '--compat=kubernetes'], 'data-dir'), undefined);
+    assert.equal(rawFlag(['--data-dir'], 'data-dir'), undefined);
+    assert.equal(rawFlag(['--compat=kubernetes'], 'compat'), 'kubernetes');
+  });
+
+  it('a start whose parsed flags name another data directory than the lookup found serves its own, and frees the other', async () => {
+    const guessed = tempDir();
+    const first = await start(['--data-dir', guessed, '--secure-port', '0']);
+    await waitReady(join(guessed, 'admin.kubeconfig'));
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exit, 0, first.stderr());
+    // To the parser `--data-dir=<guessed>` is the value of --etcd-prefix (unused with sqlite); the lookup takes it for the flag.
+    const real = tempDir();
+    const s = await start(['--data-dir', real, '--secure-port', '0', '--etcd-prefix', `--data-dir=${guessed}`]);
+    await waitReady(join(real, 'admin.kubeconfig'));
+    // The guessed directory's store was closed: another server can take it.
+    const other = await start(['--data-dir', guessed, '--secure-port', '0']);
+    await waitReady(join(guessed, 'admin.kubeconfig'));
+    for (const p of [s, other]) {
+      p.child.kill('SIGTERM');
+      assert.equal(await p.exit, 0, p.stderr());
+    }
+  });
+});

@@ -2,9 +2,7 @@
 // orch-apiserver: parses the flags, starts the server, prints the one start line, and
 // stops cleanly on SIGTERM or SIGINT (exit code 0).
 import { relative } from 'node:path';
-import { FlagError, parseFlags, usage } from '../apimachinery/flags.js';
-import { allFlagDefinitions } from './flags.js';
-import { closeEarlyStorage, openStorageEarly } from './early-storage.js';
+import { closeEarlyStorage, generateServiceAccountKeyEarly, openStorageEarly } from './early-start.js';
 
 function displayPath(p: string): string {
   const rel = relative(process.cwd(), p);
@@ -12,10 +10,15 @@ function displayPath(p: string): string {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // The store opens and is read on its worker while the flags' table and the server load.
+  let early = openStorageEarly(argv);
+  const serviceAccountKey = early ? undefined : generateServiceAccountKeyEarly(argv);
+  const [{ FlagError, parseFlags, usage }, { allFlagDefinitions }] = await Promise.all([import('../apimachinery/flags.js'), import('./flags.js')]);
   let flags;
   try {
     flags = parseFlags(argv, allFlagDefinitions);
   } catch (e) {
+    await closeEarlyStorage(early);
     if (e instanceof FlagError) {
       process.stderr.write(`Error: ${e.message}\n`);
       return 2;
@@ -32,8 +35,6 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${versionInfo(PRODUCT_VERSION).gitVersion}\n`);
     return 0;
   }
-  // The store opens and is read on its worker while the server's modules load.
-  let early = openStorageEarly(flags);
   const { startServer } = await import('./server.js');
   const log = (line: string): void => {
     process.stderr.write(`${name}: ${line}\n`);
@@ -62,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
   });
   let running;
   try {
-    running = await startServer(flags, { log, ...(early ? { early } : {}) });
+    running = await startServer(flags, { log, ...(early ? { early } : {}), ...(serviceAccountKey ? { serviceAccountKey } : {}) });
   } catch (e) {
     process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
     await closeEarlyStorage(early);

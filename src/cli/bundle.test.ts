@@ -55,6 +55,10 @@ describe('the bundle', () => {
         assert.ok(!/^(etcd3|@bufbuild\/|@peculiar\/)/.test(p), `${p} is imported at start`);
       }
     }
+    // What the entry point loads before it opens the store: the store's own code, not the
+    // flags' table (which imports most of the server).
+    const startBytes = [...start.files].reduce((n, f) => n + readFileSync(join(BUNDLE, f)).byteLength, 0);
+    assert.ok(startBytes < 100_000, `the entry point loads ${startBytes} bytes before it opens the store`);
     assert.ok(staticGraph('sqlite-worker.js').packages.has('better-sqlite3'), 'the native module stays a package');
     assert.ok(!server.packages.has('better-sqlite3'), 'only the storage worker loads the native module');
   });

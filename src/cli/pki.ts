@@ -2,22 +2,20 @@
 // admin client certificate (group system:masters) and the service-account signing key.
 // Made once on the first start and reused; a serving certificate that no longer covers the
 // bind address, or that is about to expire, is made again from the same CA.
-import { webcrypto, X509Certificate } from 'node:crypto';
+import { createPrivateKey, generateKeyPair, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import type { x509 as X509Lib } from '../auth/x509-lib.js';
+import { promisify } from 'node:util';
+import { derToPem, distinguishedName, issueCertificate, issuerOf, selfIssuer, type Issuer } from '../auth/certificate-builder.js';
 import { shortWord } from '../naming/index.js';
 
-// The X.509 library is loaded only when something must be issued: on later starts the
-// files exist and it would cost a noticeable part of start-up for nothing.
-type X509 = typeof X509Lib;
+// The certificates are built with node:crypto alone (auth/certificate-builder.ts): the
+// general X.509 library took longer to load than the first start spent on everything else here.
 
-type KeyPair = { publicKey: webcrypto.CryptoKey; privateKey: webcrypto.CryptoKey };
-
-const ecdsa = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const DAY = 86_400_000;
+const generate = promisify(generateKeyPair);
 
 export interface PkiPaths {
   dir: string;
@@ -42,7 +40,7 @@ export interface PkiPaths {
 /** The CommonName of the front-proxy client certificate, as kubeadm names it. */
 export const FRONT_PROXY_CLIENT_CN = 'front-proxy-client';
 
-function pkiPaths(dataDir: string): PkiPaths {
+export function pkiPaths(dataDir: string): PkiPaths {
   const dir = join(dataDir, 'pki');
   return {
     dir,
@@ -62,87 +60,46 @@ function pkiPaths(dataDir: string): PkiPaths {
   };
 }
 
-function pemKey(pkcs8: ArrayBuffer): string {
-  const b64 = Buffer.from(pkcs8).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
-  return `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n`;
-}
-
-async function importEcKey(pem: string): Promise<webcrypto.CryptoKey> {
-  const der = Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
-  return webcrypto.subtle.importKey('pkcs8', der, ecdsa, true, ['sign']);
-}
-
 async function writeSecret(path: string, text: string): Promise<void> {
   await writeFile(path, text, { mode: 0o600 });
   await chmod(path, 0o600);
 }
 
-function dn(cn: string, orgs: string[] = []): string {
-  const esc = (v: string): string => v.replace(/([,+"\\<>;=])/g, '\\$1');
-  return [...orgs.map((o) => `O=${esc(o)}`), `CN=${esc(cn)}`].join(', ');
-}
+const privatePem = (key: KeyObject): string => key.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-interface CA {
-  cert: InstanceType<X509['X509Certificate']>;
-  key: webcrypto.CryptoKey;
-}
-
-async function loadOrCreateCA(x509: X509, p: { caCert: string; caKey: string }, cn = `${shortWord()}-ca`): Promise<CA> {
+async function loadOrCreateCA(p: { caCert: string; caKey: string }, cn = `${shortWord()}-ca`): Promise<Issuer> {
   if (existsSync(p.caCert) && existsSync(p.caKey)) {
-    const cert = new x509.X509Certificate(await readFile(p.caCert, 'utf8'));
-    return { cert, key: await importEcKey(await readFile(p.caKey, 'utf8')) };
+    return issuerOf(await readFile(p.caCert, 'utf8'), createPrivateKey(await readFile(p.caKey, 'utf8')));
   }
-  const keys = (await webcrypto.subtle.generateKey(ecdsa, true, ['sign', 'verify'])) as KeyPair;
+  const { publicKey, privateKey } = await generate('ec', { namedCurve: 'P-256' });
+  const subject = distinguishedName(cn);
   const now = Date.now();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomSerial(),
-    name: dn(cn),
-    notBefore: new Date(now - 60_000),
-    notAfter: new Date(now + 3650 * DAY),
-    keys,
-    signingAlgorithm: ecdsa,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
-  });
-  await writeFile(p.caCert, cert.toString('pem') + '\n');
-  await writeSecret(p.caKey, pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
-  return { cert, key: keys.privateKey };
+  const cert = issueCertificate(
+    { serial: randomBytes(16), subject, publicKey, notBefore: new Date(now - 60_000), notAfter: new Date(now + 3650 * DAY), ca: true },
+    selfIssuer(subject, privateKey),
+  );
+  await writeFile(p.caCert, derToPem(cert) + '\n');
+  await writeSecret(p.caKey, privatePem(privateKey));
+  return issuerOf(cert, privateKey);
 }
 
-function randomSerial(): string {
-  const b = webcrypto.getRandomValues(new Uint8Array(16));
-  b[0] = b[0]! & 0x7f;
-  return Buffer.from(b).toString('hex');
-}
-
-async function issue(x509: X509, ca: CA, certPath: string, keyPath: string, cn: string, opts: { orgs?: string[]; server?: boolean; hosts?: string[] }): Promise<void> {
-  const keys = (await webcrypto.subtle.generateKey(ecdsa, true, ['sign', 'verify'])) as KeyPair;
+async function issue(ca: Issuer, certPath: string, keyPath: string, cn: string, opts: { orgs?: string[]; server?: boolean; hosts?: string[] }): Promise<void> {
+  const { publicKey, privateKey } = await generate('ec', { namedCurve: 'P-256' });
   const now = Date.now();
-  const extensions: InstanceType<X509['Extension']>[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-    new x509.ExtendedKeyUsageExtension([opts.server ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
-    await x509.AuthorityKeyIdentifierExtension.create(ca.cert),
-  ];
-  if (opts.hosts && opts.hosts.length > 0) {
-    extensions.push(new x509.SubjectAlternativeNameExtension(opts.hosts.map((h) => (isIP(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h }))));
-  }
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerial(),
-    subject: dn(cn, opts.orgs),
-    issuer: ca.cert.subject,
-    notBefore: new Date(now - 60_000),
-    notAfter: new Date(now + 365 * DAY),
-    publicKey: keys.publicKey,
-    signingKey: ca.key,
-    signingAlgorithm: ecdsa,
-    extensions,
-  });
-  await writeFile(certPath, cert.toString('pem') + '\n');
-  await writeSecret(keyPath, pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
+  const cert = issueCertificate(
+    {
+      serial: randomBytes(16),
+      subject: distinguishedName(cn, opts.orgs),
+      publicKey,
+      notBefore: new Date(now - 60_000),
+      notAfter: new Date(now + 365 * DAY),
+      usage: opts.server ? 'server' : 'client',
+      ...(opts.hosts ? { hosts: opts.hosts } : {}),
+    },
+    ca,
+  );
+  await writeFile(certPath, derToPem(cert) + '\n');
+  await writeSecret(keyPath, privatePem(privateKey));
 }
 
 /** Whether a certificate file is missing, expires within 30 days, or misses one of the hosts. */
@@ -164,35 +121,65 @@ function servingHosts(bindAddress: string): string[] {
   return hosts;
 }
 
+/** The PKI being made: its paths at once, its files when the promises resolve. */
+export interface PkiWork {
+  paths: PkiPaths;
+  /** The CAs and certificates, in place. */
+  certificates: Promise<void>;
+  /**
+   * The service-account key, in place. It is RSA, whose generation (a prime search on the
+   * thread pool) takes longer than everything else here and the store's creation together:
+   * a first start waits for it only where the authenticators read it.
+   */
+  serviceAccountKey: Promise<void>;
+}
+
+/** The service-account key a data directory gets: RSA 2048, as kubeadm makes it. */
+export async function generateServiceAccountKey(): Promise<KeyObject> {
+  return (await generate('rsa', { modulusLength: 2048, publicExponent: 0x10001 })).privateKey;
+}
+
+/**
+ * Starts making what is missing; fast when everything exists. Both promises must be awaited.
+ * `serviceAccountKey`, a key generation begun before (by the entry point), is the key written
+ * when the data directory has none.
+ */
+export function startPki(dataDir: string, bindAddress: string, serviceAccountKey?: Promise<KeyObject>): PkiWork {
+  const paths = pkiPaths(dataDir);
+  const dir = mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  const saKey = dir.then(async () => {
+    if (existsSync(paths.serviceAccountKey)) return;
+    await writeSecret(paths.serviceAccountKey, privatePem(await (serviceAccountKey ?? generateServiceAccountKey())));
+  });
+  const certificates = dir.then(() => ensureCertificates(paths, bindAddress));
+  // Awaited by the caller unless something else fails first: that is the failure to report.
+  saKey.catch(() => {});
+  certificates.catch(() => {});
+  return { paths, certificates, serviceAccountKey: saKey };
+}
+
 /** Makes what is missing and returns the paths. Fast when everything exists. */
 export async function ensurePki(dataDir: string, bindAddress: string): Promise<PkiPaths> {
-  const p = pkiPaths(dataDir);
-  await mkdir(p.dir, { recursive: true, mode: 0o700 });
+  const work = startPki(dataDir, bindAddress);
+  await Promise.all([work.certificates, work.serviceAccountKey]);
+  return work.paths;
+}
+
+async function ensureCertificates(p: PkiPaths, bindAddress: string): Promise<void> {
   const hosts = servingHosts(bindAddress);
   const needServing = await needsIssue(p.servingCert, p.servingKey, hosts);
   const needAdmin = await needsIssue(p.adminCert, p.adminKey);
-  const needSa = !existsSync(p.serviceAccountKey);
   const needKubeletClient = await needsIssue(p.kubeletClientCert, p.kubeletClientKey);
   if (!existsSync(p.caCert) || needServing || needAdmin || needKubeletClient) {
-    const { x509 } = await import('../auth/x509-lib.js');
-    const ca = await loadOrCreateCA(x509, p);
-    if (needServing) await issue(x509, ca, p.servingCert, p.servingKey, `${shortWord()}-apiserver`, { server: true, hosts });
-    if (needAdmin) await issue(x509, ca, p.adminCert, p.adminKey, 'admin', { orgs: ['system:masters'] });
-    if (needKubeletClient) await issue(x509, ca, p.kubeletClientCert, p.kubeletClientKey, `${shortWord()}-apiserver-kubelet-client`, { orgs: ['system:masters'] });
+    const ca = await loadOrCreateCA(p);
+    if (needServing) await issue(ca, p.servingCert, p.servingKey, `${shortWord()}-apiserver`, { server: true, hosts });
+    if (needAdmin) await issue(ca, p.adminCert, p.adminKey, 'admin', { orgs: ['system:masters'] });
+    if (needKubeletClient) await issue(ca, p.kubeletClientCert, p.kubeletClientKey, `${shortWord()}-apiserver-kubelet-client`, { orgs: ['system:masters'] });
   }
   if (!existsSync(p.frontProxyCaCert) || (await needsIssue(p.frontProxyClientCert, p.frontProxyClientKey))) {
-    const { x509 } = await import('../auth/x509-lib.js');
-    const ca = await loadOrCreateCA(x509, { caCert: p.frontProxyCaCert, caKey: p.frontProxyCaKey }, 'front-proxy-ca');
-    await issue(x509, ca, p.frontProxyClientCert, p.frontProxyClientKey, FRONT_PROXY_CLIENT_CN, {});
+    const ca = await loadOrCreateCA({ caCert: p.frontProxyCaCert, caKey: p.frontProxyCaKey }, 'front-proxy-ca');
+    await issue(ca, p.frontProxyClientCert, p.frontProxyClientKey, FRONT_PROXY_CLIENT_CN, {});
   }
-  if (needSa) {
-    const keys = (await webcrypto.subtle.generateKey(
-      { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
-      true,
-      ['sign', 'verify'],
-    )) as KeyPair;
-    await writeSecret(p.serviceAccountKey, pemKey(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)));
-  }
-  return p;
 }
+
 

@@ -1,6 +1,7 @@
 // Start-up of the whole server from parsed flags: data directory, PKI, storage, resource
 // table, auth, admission, controllers, compactor, the HTTPS listener and the kubeconfig;
 // and the orderly stop. The command-line entry point and the tests both use it.
+import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -41,8 +42,8 @@ import { PostStartHook, withGracePeriod } from '../server/health.js';
 import { versionInfo } from '../server/version.js';
 import { createStorage, isStorageBackendName, listBackends, MemoryStorage, startCompactor, type CacherOptions, type CreateStorageOptions, type MemorySnapshot, type Storage } from '../storage/index.js';
 import { prepareDataDir } from './datadir.js';
-import { closeEarlyStorage, type EarlyStorage } from './early-storage.js';
-import { ensurePki, FRONT_PROXY_CLIENT_CN, type PkiPaths } from './pki.js';
+import { closeEarlyStorage, type EarlyStorage } from './early-start.js';
+import { FRONT_PROXY_CLIENT_CN, startPki, type PkiPaths } from './pki.js';
 import { Aggregator } from '../aggregator/index.js';
 import { frontProxyFromFlags } from '../aggregator/flags.js';
 import { controllerManagerFlags, featureGateFromFlags, nodeIpamFromFlags } from './flags.js';
@@ -104,6 +105,8 @@ export interface StartOptions {
   memorySnapshot?: MemorySnapshot;
   /** The store of these flags' data directory, opened while the modules loaded (closed here when not taken). */
   early?: EarlyStorage;
+  /** A service-account key generation begun for the data directory `dataDir` before the flags were parsed. */
+  serviceAccountKey?: { dataDir: string; key: Promise<KeyObject> };
   /** Simulated nodes' configuration documents beside `--simulated-node-config`'s files (the library's objects). */
   simulatedNodeConfig?: ConfigDocument[];
   /** The console's built files (tests); found beside the program when absent. */
@@ -203,7 +206,10 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   // A memory server with PKI from elsewhere and no kubeconfig file keeps nothing on disk.
   if (backend !== 'memory' || !opts.pkiDir || writeKubeconfig) await prepareDataDir(dataDir, compat as Flavor);
   const bindAddress = flags.string('bind-address') ?? '127.0.0.1';
-  const pki = await ensurePki(opts.pkiDir ?? dataDir, bindAddress);
+  // The PKI is made (or checked) while the store opens; its files are read only after both.
+  const pkiDir = opts.pkiDir ?? dataDir;
+  const pkiWork = startPki(pkiDir, bindAddress, opts.serviceAccountKey?.dataDir === pkiDir ? opts.serviceAccountKey.key : undefined);
+  const pki = pkiWork.paths;
   // Read by the controller manager's context.
   const clock: Clock = opts.clock ?? realClock;
   if (flags.has('tls-cert-file') !== flags.has('tls-private-key-file')) {
@@ -229,6 +235,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   if (opts.early !== undefined && early === undefined) await closeEarlyStorage(opts.early);
   const earlyStorage = await early?.storage;
   const storage: Storage = earlyStorage ?? (await createStorage(storageOpts));
+  await pkiWork.certificates;
   // The object history is kept in the store too (off the request path, in batches), and read back here.
   const historyPersistence = history ? new HistoryPersistence(storage, history, { onError: (err) => log(`object history: ${err instanceof Error ? err.message : String(err)}`) }) : undefined;
   await historyPersistence?.load();
@@ -307,6 +314,7 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
   let externalAddress = `https://${hostForClients.includes(':') ? `[${hostForClients}]` : hostForClients}:${port}`;
 
   const loginTokens = consoleAssets ? new LoginTokens(clock) : undefined;
+  await pkiWork.serviceAccountKey;
   const auth: AuthModule = await buildAuth(flags, {
     client,
     table,
@@ -481,9 +489,11 @@ export async function startServer(flags: ParsedFlags, opts: StartOptions = {}): 
       // The hooks below write into the system namespaces; nothing else waits for another hook.
       await Promise.all([customResources.start(), ensureSystemNamespaces(controllerClient)]);
       const bootstrap = (async () => {
-        await ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound });
-        // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
-        await ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8'));
+        await Promise.all([
+          ensureMasterService(table, { network: serviceNetwork, address: hostForClients, securePort: bound }),
+          // What kubeadm publishes for joining nodes; the bootstrap signer signs it.
+          ensureClusterInfo(controllerClient, externalAddress, readFileSync(pki.caCert, 'utf8')),
+        ]);
         namespaces.complete();
       })();
       const [authInfo, registration] = aggregatorHooks as [PostStartHook, PostStartHook];

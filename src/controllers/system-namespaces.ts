@@ -10,21 +10,25 @@ export function systemNamespaceNames(): string[] {
 
 /** Creates `default` and the system namespaces when missing; returns the names it created. */
 export async function ensureSystemNamespaces(client: ApiClient): Promise<string[]> {
-  const created: string[] = [];
-  for (const name of systemNamespaceNames()) {
-    try {
-      await client.get(NAMESPACES, '', name);
-      continue;
-    } catch (err) {
-      if (!(isApiError(err) && err.code === 404)) throw err;
-    }
-    try {
-      await client.create(NAMESPACES, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-      created.push(name);
-    } catch (err) {
-      // Another server process sharing the store may have created it first.
-      if (!(isApiError(err) && err.code === 409)) throw err;
-    }
+  // Together: the store commits concurrent creates as one transaction.
+  const made = await Promise.all(systemNamespaceNames().map((name) => ensureNamespace(client, name)));
+  return systemNamespaceNames().filter((_, i) => made[i]);
+}
+
+/** Creates the namespace when missing; true when this call created it. */
+async function ensureNamespace(client: ApiClient, name: string): Promise<boolean> {
+  try {
+    await client.get(NAMESPACES, '', name);
+    return false;
+  } catch (err) {
+    if (!(isApiError(err) && err.code === 404)) throw err;
   }
-  return created;
+  try {
+    await client.create(NAMESPACES, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    return true;
+  } catch (err) {
+    // Another server process sharing the store may have created it first.
+    if (!(isApiError(err) && err.code === 409)) throw err;
+    return false;
+  }
 }

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { FakeClock, startApiServer, type ApiServerHandle } from './index.js';
+import { createStorage } from '../storage/index.js';
+import { eventually } from '../testing/wait.js';
 
 const crd = (plural: string, kind: string, group = 'example.com'): string => `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -199,4 +201,41 @@ test('several servers at once, each with its own state; the kubeconfig file goes
   const orch = await startApiServer({ flavor: 'orch' });
   assert.equal(orch.kubeConfig().clusters[0]?.name, 'orch');
   await orch.stop();
+});
+
+test('a restart on a SQLite data directory writes nothing: its start-up finds everything in place', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'orch-lib-restart-'));
+  const stored = async (): Promise<number> => {
+    const storage = await createStorage({ backend: 'sqlite', dataDir });
+    try {
+      return await storage.revision();
+    } finally {
+      await storage.close();
+    }
+  };
+  try {
+    // The same port each time: the default Service's endpoints name it.
+    let port = 0;
+    const run = async (): Promise<number> => {
+      const server = await startApiServer({ storage: 'sqlite', dataDir, port });
+      port = server.port;
+      try {
+        await server.settled();
+        // The availability controller, which settled() does not count, has marked every APIService.
+        const kc = server.kubeConfig(k8s.KubeConfig);
+        const apiServices = kc.makeApiClient(k8s.ApiregistrationV1Api);
+        await eventually(async () => (await apiServices.listAPIService()).items.every((a) => a.status?.conditions?.some((c) => c.type === 'Available')), 'every APIService marked');
+        // A consistent list answers at the store's current revision.
+        return Number((await kc.makeApiClient(k8s.CoreV1Api).listNamespace()).metadata?.resourceVersion);
+      } finally {
+        await server.stop();
+      }
+    };
+    await run();
+    const before = await stored();
+    assert.ok(before > 0);
+    assert.equal(await run(), before);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

@@ -87,6 +87,10 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
   }
 
   async list(r: GroupVersionResource, namespace: string, opts: Omit<ListOptions, 'allowWatchBookmarks'> = {}): Promise<KubeList> {
+    // A list from the watch cache answers without I/O: without this turn of the event loop,
+    // informers walking every page of a large store would hold the server's requests (and
+    // /readyz) until the last page, as no list over HTTP would.
+    await new Promise((resolve) => setImmediate(resolve));
     return listResources(this.ctx(), this.storeFor(r, 'list', 'list'), namespace, opts);
   }
 

@@ -32,6 +32,9 @@ export interface SqliteStorageOptions {
 
 export const defaultDatabaseFile = 'storage.db';
 
+/** The SQLite worker's young generation (V8's default is 16 MiB and more). */
+const WORKER_YOUNG_GENERATION_MB = 2;
+
 export class SqliteStorage implements Storage {
   private readonly hub: WatchHub;
   private readonly requests: WorkerRequests<SqliteRequest, SqliteResult>;
@@ -60,7 +63,10 @@ export class SqliteStorage implements Storage {
       throw new StorageError(`cannot create data directory ${opts.dataDir}: ${(err as Error).message}`);
     }
     const file = join(opts.dataDir, opts.fileName ?? defaultDatabaseFile);
-    const worker = new Worker(new URL('./sqlite-worker.js', import.meta.url));
+    // A small young generation: every row a list reads is a buffer that is garbage as soon as
+    // it is copied into the list's chunks; collected often, the rows of a whole-store read
+    // (a restart's) are not held until a large nursery fills, nor kept by the allocator after.
+    const worker = new Worker(new URL('./sqlite-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     const opened = await new Promise<{ revision: number; compacted: number }>((resolve, reject) => {
       const onMessage = (msg: FromWorker): void => {
         worker.off('error', onError);

@@ -15,18 +15,22 @@ export function aggregationSelectors(role: KubeObject): LabelSelector[] | undefi
   return Array.isArray(sel) ? (sel as LabelSelector[]) : undefined;
 }
 
-// localeCompare's order, with one collator instead of one per comparison.
-let collator: Intl.Collator | undefined;
+// By name as the aggregation controller orders them: plain string order (Go's `<` on the
+// names' bytes; names are ASCII), not a locale's, which also ignores punctuation such as ':'.
 function sortedByName(all: KubeObject[]): KubeObject[] {
-  const compare = (collator ??= new Intl.Collator()).compare;
-  return [...all].sort((a, b) => compare(a.metadata?.name ?? '', b.metadata?.name ?? ''));
+  const name = (o: KubeObject): string => o.metadata?.name ?? '';
+  return [...all].sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
 }
 
 /** The rules an aggregated role should hold: matching roles sorted by name, duplicates dropped. */
 export function aggregatedRules(role: KubeObject, all: KubeObject[]): PolicyRule[] {
+  return rulesFromSorted(role, sortedByName(all));
+}
+
+/** `aggregatedRules` over roles already sorted by name, so that a pass sorts them once. */
+function rulesFromSorted(role: KubeObject, sorted: KubeObject[]): PolicyRule[] {
   const selectors = aggregationSelectors(role) ?? [];
   const name = role.metadata?.name;
-  const sorted = sortedByName(all);
   const rules: PolicyRule[] = [];
   // Rules already taken, by their fields: a rule is compared only with the ones that list the
   // same values (aggregated roles gather hundreds of rules at every start).
@@ -78,15 +82,42 @@ export class AggregationController {
 
   private async pass(): Promise<void> {
     const all = this.listClusterRoles();
-    for (const role of all) {
-      if (!aggregationSelectors(role)) continue;
-      const want = aggregatedRules(role, all);
-      if (deepEqual(rulesOf(role), want) && Array.isArray(role['rules'])) continue;
-      try {
-        await this.client.update(rbacResource('clusterroles'), '', { ...role, rules: want });
-      } catch {
-        // A conflict means a newer version arrives through the watch and triggers a new pass.
-      }
-    }
+    const wanted = aggregateAll(all);
+    // Each changed role written once, all together (one group commit in the store).
+    await Promise.all(
+      wanted.map(async (role, i) => {
+        if (role === all[i]) return;
+        try {
+          await this.client.update(rbacResource('clusterroles'), '', role);
+        } catch {
+          // A conflict means a newer version arrives through the watch and triggers a new pass.
+        }
+      }),
+    );
   }
+}
+
+/**
+ * Every role with its aggregated rules, the same object where nothing changes. Aggregated
+ * roles gather each other's rules (the default admin gathers edit's, which gathers view's):
+ * the rules are computed again from the changed roles until nothing changes, so that one
+ * pass has what passes one after another (each waiting for the last one's writes) would reach.
+ */
+export function aggregateAll(all: KubeObject[]): KubeObject[] {
+  let current = all;
+  // A chain of aggregations is at most as long as there are roles.
+  for (let round = 0; round <= all.length; round++) {
+    let changed = false;
+    const sorted = sortedByName(current);
+    const next = current.map((role) => {
+      if (!aggregationSelectors(role)) return role;
+      const want = rulesFromSorted(role, sorted);
+      if (deepEqual(rulesOf(role), want) && Array.isArray(role['rules'])) return role;
+      changed = true;
+      return { ...role, rules: want };
+    });
+    if (!changed) break;
+    current = next;
+  }
+  return current;
 }

@@ -122,15 +122,17 @@ export async function reconcilePolicy(client: ApiClient, policy: DefaultPolicy):
     return o ? { object: o, recreate: false } : undefined;
   };
   const known = async (resource: Parameters<typeof rbacResource>[0]): Promise<Map<string, KubeObject>> => existingObjects(client, rbacResource(resource));
+  // The objects of one kind are written together: the store commits concurrent writes as
+  // one transaction, where one write after another would wait for a commit each.
   const clusterRoles = await known('clusterroles');
-  for (const o of policy.clusterRoles) await ensure(client, rbacResource('clusterroles'), o, roleChange, clusterRoles);
+  await Promise.all(policy.clusterRoles.map((o) => ensure(client, rbacResource('clusterroles'), o, roleChange, clusterRoles)));
   const clusterRoleBindings = await known('clusterrolebindings');
-  for (const o of policy.clusterRoleBindings) await ensure(client, rbacResource('clusterrolebindings'), o, reconcileBinding, clusterRoleBindings);
+  await Promise.all(policy.clusterRoleBindings.map((o) => ensure(client, rbacResource('clusterrolebindings'), o, reconcileBinding, clusterRoleBindings)));
   const failed: KubeObject[] = [];
   const roles = await known('roles');
-  for (const o of policy.roles) await ensure(client, rbacResource('roles'), o, roleChange, roles).catch(() => failed.push(o));
+  await Promise.all(policy.roles.map((o) => ensure(client, rbacResource('roles'), o, roleChange, roles).catch(() => failed.push(o))));
   const roleBindings = await known('rolebindings');
-  for (const o of policy.roleBindings) await ensure(client, rbacResource('rolebindings'), o, reconcileBinding, roleBindings).catch(() => failed.push(o));
+  await Promise.all(policy.roleBindings.map((o) => ensure(client, rbacResource('rolebindings'), o, reconcileBinding, roleBindings).catch(() => failed.push(o))));
   return failed;
 }
 

@@ -75,6 +75,9 @@ describe('RBAC rules', () => {
     const r = (name: string, labels: Record<string, string>, resources: string[]) => ({ metadata: { name, labels }, rules: [{ verbs: ['get'], apiGroups: [''], resources }] });
     const rules = aggregatedRules(agg, [agg, r('b', { to: 'agg' }, ['pods']), r('a', { to: 'agg' }, ['secrets']), r('c', { to: 'agg' }, ['pods']), r('d', {}, ['nodes'])]);
     assert.deepEqual(rules.map((x) => x.resources), [['secrets'], ['pods']]);
+    // Plain string order, as the aggregation controller sorts: 'Z' before 's', '-' before ':'.
+    const ordered = aggregatedRules(agg, [r('system-b', { to: 'agg' }, ['b']), r('system:a', { to: 'agg' }, ['a']), r('Zed', { to: 'agg' }, ['z'])]);
+    assert.deepEqual(ordered.map((x) => x.resources), [['z'], ['b'], ['a']]);
   });
 
   it('matches label selectors with expressions', () => {

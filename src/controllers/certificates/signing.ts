@@ -3,7 +3,7 @@
 // signer checks subject and usages first; a request it refuses gets a Failed condition
 // (reason SignerValidationFailure) and is never signed.
 import { readFile } from 'node:fs/promises';
-import { webcrypto } from 'node:crypto';
+import { webcrypto, X509Certificate } from 'node:crypto';
 import type { KubeObject } from '../../apimachinery/types.js';
 import { rfc3339 } from '../../apimachinery/time.js';
 import type { ApiClient } from '../../client/types.js';
@@ -134,7 +134,9 @@ const EXTENDED_USAGES: Record<string, string> = {
 };
 
 export interface SigningCA {
-  cert: InstanceType<typeof x509.X509Certificate>;
+  /** The CA certificate as the X.509 library reads it, loaded with the library on the first signature. */
+  cert(): Promise<InstanceType<typeof x509.X509Certificate>>;
+  notAfter: Date;
   key: webcrypto.CryptoKey;
 }
 
@@ -145,18 +147,29 @@ function signingAlgorithm(key: webcrypto.CryptoKey): { name: string; hash: strin
   return { name: key.algorithm.name, hash: 'SHA-256' };
 }
 
-/** Loads the signing CA: a PEM certificate and its PKCS#8 private key (ECDSA or RSA). */
+/** Web Crypto's names of the curves OpenSSL names. */
+const CURVES: Record<string, string> = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
+
+/**
+ * Loads the signing CA: a PEM certificate and its PKCS#8 private key (ECDSA or RSA). Both are
+ * read and checked now, with node:crypto; the X.509 library, which only signing needs, loads
+ * with the first certificate signed rather than with every start of the server.
+ */
 export async function loadSigningCA(certFile: string, keyFile: string): Promise<SigningCA> {
-  const x509 = await loadX509();
-  const cert = new x509.X509Certificate(await readFile(certFile, 'utf8'));
+  const pem = await readFile(certFile, 'utf8');
+  const checked = new X509Certificate(pem);
   const keyPem = await readFile(keyFile, 'utf8');
   const match = /-----BEGIN PRIVATE KEY-----([\s\S]*?)-----END PRIVATE KEY-----/.exec(keyPem);
   if (!match) throw new Error(`${keyFile}: expected a PEM "PRIVATE KEY" (PKCS#8) block`);
   const der = Buffer.from(match[1]!.replace(/\s+/g, ''), 'base64');
-  const alg = cert.publicKey.algorithm as { name: string; namedCurve?: string };
-  const importAlg = alg.name === 'ECDSA' ? { name: 'ECDSA', namedCurve: alg.namedCurve ?? 'P-256' } : { name: alg.name, hash: 'SHA-256' };
+  const publicKey = checked.publicKey;
+  const importAlg =
+    publicKey.asymmetricKeyType === 'ec'
+      ? { name: 'ECDSA', namedCurve: CURVES[publicKey.asymmetricKeyDetails?.namedCurve ?? ''] ?? 'P-256' }
+      : { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
   const key = await webcrypto.subtle.importKey('pkcs8', der, importAlg, false, ['sign']);
-  return { cert, key };
+  let cert: Promise<InstanceType<typeof x509.X509Certificate>> | undefined;
+  return { cert: () => (cert ??= loadX509().then((lib) => new lib.X509Certificate(pem))), notAfter: new Date(checked.validTo), key };
 }
 
 function randomSerial(): string {
@@ -168,6 +181,7 @@ function randomSerial(): string {
 /** Issues the certificate `r` asks for (subject, alternative names, key) with `usages`; PEM. */
 export async function issueCertificate(ca: SigningCA, r: ParsedRequest, usages: string[], period: { notBefore: Date; notAfter: Date }): Promise<string> {
   const x509 = await loadX509();
+  const caCert = await ca.cert();
   const usageFlags = keyUsageFlags(x509);
   const flags = usages.reduce((f, u) => f | (usageFlags[u] ?? 0), 0);
   const extended = [...new Set(usages.map((u) => EXTENDED_USAGES[u]).filter((u): u is string => u !== undefined))];
@@ -175,7 +189,7 @@ export async function issueCertificate(ca: SigningCA, r: ParsedRequest, usages: 
     ...(flags ? [new x509.KeyUsagesExtension(flags, true)] : []),
     ...(extended.length > 0 ? [new x509.ExtendedKeyUsageExtension(extended)] : []),
     new x509.BasicConstraintsExtension(false, undefined, true),
-    await x509.AuthorityKeyIdentifierExtension.create(ca.cert),
+    await x509.AuthorityKeyIdentifierExtension.create(caCert),
   ];
   const names = [
     ...r.dnsNames.map((value) => ({ type: 'dns' as const, value })),
@@ -187,7 +201,7 @@ export async function issueCertificate(ca: SigningCA, r: ParsedRequest, usages: 
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerial(),
     subject: r.request.subjectName.toString(),
-    issuer: ca.cert.subject,
+    issuer: caCert.subject,
     notBefore: period.notBefore,
     notAfter: period.notAfter,
     publicKey: r.request.publicKey,
@@ -225,7 +239,7 @@ export async function signIfApproved(opts: SignerOptions, csr: KubeObject): Prom
     return;
   }
   const now = opts.now();
-  const period = validityPeriod(now, certificateDurationSeconds(opts.durationSeconds, spec.expirationSeconds), new Date(opts.ca.cert.notAfter));
+  const period = validityPeriod(now, certificateDurationSeconds(opts.durationSeconds, spec.expirationSeconds), opts.ca.notAfter);
   const pem = await issueCertificate(opts.ca, request, usages, period);
   await opts.client.update(csrResource(), '', { ...csr, status: { ...status, certificate: Buffer.from(pem).toString('base64') } }, 'status');
 }

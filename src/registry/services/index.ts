@@ -174,8 +174,11 @@ export async function ensureMasterService(table: ResourceTable, opts: MasterServ
   const core = { group: '', version: 'v1' };
   await ensure(table.lookup(core, 'services'), ctx, service, () => true);
   const sameSubsets = (cur: KubeObject): boolean => deepEqual(cur.subsets, endpoints.subsets);
-  await ensure(table.lookup(core, 'endpoints'), ctx, endpoints, sameSubsets);
   const sameSlice = (cur: KubeObject): boolean =>
     deepEqual(cur.endpoints, slice.endpoints) && deepEqual(cur.ports, slice.ports);
-  await ensure(table.lookup({ group: group('discovery'), version: 'v1' }, 'endpointslices'), ctx, slice, sameSlice);
+  // Together: the store commits concurrent writes as one transaction.
+  await Promise.all([
+    ensure(table.lookup(core, 'endpoints'), ctx, endpoints, sameSubsets),
+    ensure(table.lookup({ group: group('discovery'), version: 'v1' }, 'endpointslices'), ctx, slice, sameSlice),
+  ]);
 }

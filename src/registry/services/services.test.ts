@@ -315,3 +315,36 @@ test('the addresses and ports the server fills in belong to no field manager', a
     await storage.close();
   }
 });
+
+test("the server's own Endpoints and EndpointSlice are written together, after its Service", async () => {
+  // Creates held for a turn of the event loop, counting those in flight at once.
+  let inFlight = 0;
+  const together: string[][] = [];
+  const current: string[] = [];
+  class CountingStorage extends MemoryStorage {
+    override async create(key: string, value: Uint8Array) {
+      inFlight++;
+      current.push(key.split('/').slice(-3, -2)[0]!);
+      if (inFlight > 1) together.push([...current]);
+      try {
+        await new Promise((r) => setImmediate(r));
+        return await super.create(key, value);
+      } finally {
+        inFlight--;
+        current.splice(current.indexOf(key.split('/').slice(-3, -2)[0]!), 1);
+      }
+    }
+  }
+  const storage = new CountingStorage();
+  const { table } = server(storage);
+  try {
+    await ensureMasterService(table, { network: network(), address: '127.0.0.1', securePort: 6443 });
+    assert.ok(
+      together.some((keys) => keys.includes('endpoints') && keys.includes('endpointslices')),
+      `writes in flight together: ${JSON.stringify(together)}`,
+    );
+  } finally {
+    await table.stop();
+    await storage.close();
+  }
+});
