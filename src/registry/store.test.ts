@@ -282,6 +282,34 @@ describe('GenericStore', () => {
     );
   });
 
+  test('update: a write built on the current object (a patch) retries when another write lands first; a client\'s own version still conflicts', async () => {
+    await widgets.create(ctx, 'ns1', widget('patched', { count: 0 }), noDry);
+    // Each keeps the resource version of the object it was handed, as a patch does.
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        widgets.update(ctx, 'ns1', 'patched', (cur) => ({ ...cur!, spec: { count: (cur!.spec as { count: number }).count + 1 } }), noDry),
+      ),
+    );
+    assert.equal(((await widgets.get(ctx, 'ns1', 'patched', {})).spec as { count: number }).count, 10);
+    // A version the client sent is a precondition: a write in between is a conflict.
+    const seen = await widgets.get(ctx, 'ns1', 'patched', {});
+    await rejects(
+      widgets.update(
+        ctx,
+        'ns1',
+        'patched',
+        async () => {
+          await widgets.update(ctx, 'ns1', 'patched', (cur) => ({ ...cur!, spec: { count: 0 } }), noDry);
+          return { ...seen, spec: { count: 99 } };
+        },
+        noDry,
+      ),
+      409,
+      'Conflict',
+    );
+    assert.equal(((await widgets.get(ctx, 'ns1', 'patched', {})).spec as { count: number }).count, 0);
+  });
+
   test('update: a resource version of 0 sets no precondition, as an absent one', async () => {
     await widgets.create(ctx, 'ns1', widget('rv0', { size: 1 }), noDry);
     // kubectl replace of a manifest that carries resourceVersion "0".
