@@ -33,6 +33,7 @@ export interface SqliteStorageOptions {
 export const defaultDatabaseFile = 'storage.db';
 
 export class SqliteStorage implements Storage {
+  readonly localRevision: boolean = true;
   private readonly hub: WatchHub;
   private readonly requests: WorkerRequests<SqliteRequest, SqliteResult>;
   private failure: StorageError | undefined;
