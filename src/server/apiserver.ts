@@ -32,7 +32,7 @@ import { withRequestId } from './filters/request-id.js';
 import { withRequestInfo } from './filters/request-info.js';
 import { withStaticFiles, type StaticFiles } from './filters/static-files.js';
 import { MAX_REQUEST_BODY_BYTES } from './handlers/body.js';
-import type { HandlerDeps } from './handlers/request.js';
+import type { HandlerDeps, ResourceRequest } from './handlers/request.js';
 import { markUpgrade } from './handlers/connect.js';
 import { checkPathNames, serveResource } from './handlers/resource.js';
 import { HealthChecks } from './health.js';
@@ -178,7 +178,8 @@ export class ApiServer {
         const deprecation = this.deprecationWarning(info, scope);
         if (deprecation) scope.warnings.push(deprecation);
         const { req, res, query, warnings, pretty, audit, abort } = scope;
-        await serveResource(handlers, {
+        // Built as one literal (no spread): this object is made for every resource request.
+        const request: ResourceRequest = {
           req,
           res,
           info,
@@ -194,8 +195,9 @@ export class ApiServer {
           warnings,
           pretty,
           audit,
-          ...(scope.watchInitialized ? { onWatchInitialized: scope.watchInitialized } : {}),
-        });
+        };
+        if (scope.watchInitialized) request.onWatchInitialized = scope.watchInitialized;
+        await serveResource(handlers, request);
       },
     );
     this.health.add(['livez', 'readyz', 'healthz'], { name: 'ping', check: () => {} });

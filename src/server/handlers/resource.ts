@@ -42,7 +42,8 @@ export async function serveResource(deps: HandlerDeps, r: ResourceRequest): Prom
     audit: r.audit,
     history: deps.history,
   };
-  const routed = { r, ctx, store, ...(subresource ? { subresource } : {}), namespace };
+  const routed: Routed = { r, ctx, store, namespace };
+  if (subresource) routed.subresource = subresource;
   if (connect) return serveConnect(deps, routed);
   // resolveStore admits only the verbs above.
   await HANDLERS[r.info.verb]?.(deps, routed);
