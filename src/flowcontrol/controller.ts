@@ -13,7 +13,7 @@ import { row, tabulate } from './debug.js';
 import { flowSchemaResource, priorityLevelResource } from './ensure.js';
 import type { FlowControlMetrics } from './metrics.js';
 import { parseFlowSchema, parsePriorityLevel } from './parse.js';
-import { PriorityLevelQueues, SeatPool, type LevelLimits, type RejectReason, type Release } from './queueset.js';
+import { PriorityLevelQueues, SeatPool, type Admission, type LevelLimits, type RejectReason, type Release } from './queueset.js';
 import { classify, compareFlowSchemas, flowDistinguisher } from './rules.js';
 import { CATCH_ALL, EXEMPT, type FlowSchema, type PriorityLevel, type RequestDigest } from './types.js';
 import { abortController } from '../apimachinery/abort.js';
@@ -169,7 +169,7 @@ export class FlowController {
   }
 
   /** Classifies, then executes, queues or rejects the request; `execute` must be called once it is done. */
-  async admit(digest: RequestDigest, signal: AbortSignal): Promise<Decision> {
+  admit(digest: RequestDigest, cancel: AbortSignal | (() => AbortSignal)): Decision | Promise<Decision> {
     const classification = this.classify(digest);
     const { flowSchema, priorityLevel, distinguisher } = classification;
     const queues = this.levels.get(priorityLevel.name)?.queues;
@@ -188,8 +188,9 @@ export class FlowController {
         },
       };
     }
-    const admission = await queues.admit({ flowSchema: flowSchema.name, distinguisher, arrived: this.opts.clock.now(), digest }, signal);
-    return 'reject' in admission ? { classification, reject: admission.reject } : { classification, execute: admission.execute };
+    const admission = queues.admit({ flowSchema: flowSchema.name, distinguisher, arrived: this.opts.clock.now(), digest }, cancel);
+    const decide = (a: Admission): Decision => ('reject' in a ? { classification, reject: a.reject } : { classification, execute: a.execute });
+    return admission instanceof Promise ? admission.then(decide) : decide(admission);
   }
 
   observeExecution(level: string, flowSchema: string, seconds: number): void {

@@ -93,9 +93,9 @@ describe('a priority level', () => {
     const order: string[] = [];
     const running = executes(await l.admit(request('flood', clock), never));
     const all: Promise<void>[] = [];
-    for (let i = 0; i < 40; i++) all.push(l.admit(request('flood', clock), never).then((a) => (order.push('flood'), executes(a)())));
+    for (let i = 0; i < 40; i++) all.push(Promise.resolve(l.admit(request('flood', clock), never)).then((a) => (order.push('flood'), executes(a)())));
     // Separate queues for the two flows (hash-dependent; the test's flows land apart).
-    all.push(l.admit(request('victim', clock), never).then((a) => (order.push('victim'), executes(a)())));
+    all.push(Promise.resolve(l.admit(request('victim', clock), never)).then((a) => (order.push('victim'), executes(a)())));
     running();
     await Promise.all(all);
     assert.ok(order.indexOf('victim') <= 1, `the victim waited behind ${order.indexOf('victim')} flood requests`);

@@ -195,9 +195,10 @@ export class PriorityLevelQueues {
 
   /**
    * Admits a request now (execute), refuses it (reject), or queues it; a queued request
-   * settles when a seat frees, its wait limit passes, or `signal` aborts.
+   * settles when a seat frees, its wait limit passes, or `signal` aborts. Only a queued
+   * request is answered with a promise, and only it needs its signal (`cancel`).
    */
-  async admit(req: QueuedRequest, signal: AbortSignal): Promise<Admission> {
+  admit(req: QueuedRequest, cancel: AbortSignal | (() => AbortSignal)): Admission | Promise<Admission> {
     if (!this.queuing) {
       if (!this.pool.canRun(this)) return this.reject(req.flowSchema, 'concurrency-limit');
       return { execute: this.take(req.flowSchema, -1, req.arrived) };
@@ -206,7 +207,13 @@ export class PriorityLevelQueues {
     const q = this.queues[queue]!;
     if (this.waitingCount === 0 && this.pool.canRun(this)) return { execute: this.take(req.flowSchema, queue, req.arrived), queue };
     if (q.waiting.length >= this.queuing.queueLengthLimit) return this.reject(req.flowSchema, 'queue-full');
+    const signal = typeof cancel === 'function' ? cancel() : cancel;
     if (signal.aborted) return this.reject(req.flowSchema, 'cancelled');
+    return this.wait(req, queue, signal);
+  }
+
+  private async wait(req: QueuedRequest, queue: number, signal: AbortSignal): Promise<Admission> {
+    const q = this.queues[queue]!;
     const outcome = await new Promise<RejectReason | 'execute'>((resolve) => {
       let cancelTimer = (): void => {};
       const onAbort = (): void => waiter.settle('cancelled');

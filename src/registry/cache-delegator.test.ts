@@ -20,6 +20,11 @@ import { decodeContinue } from './continue.js';
 
 const PREFIX = '/registry/testing/things/';
 
+/** A store whose revision is a round trip away, as etcd's is. */
+class RemoteRevisionStorage extends MemoryStorage {
+  override readonly localRevision: boolean = false;
+}
+
 /** A watch cache with a fixed state at `rev`; it records the waits a read asks for. */
 class ScriptedCacher implements Cacher {
   calls: string[] = [];
@@ -151,9 +156,11 @@ describe('CacheDelegator', () => {
     await storage.close();
   });
 
-  test('get: unset reads storage without waiting; 0 and N read the cache, N once it has N', async () => {
-    assert.equal((await reads.get(`${PREFIX}e`))?.modRevision, 5);
-    assert.deepEqual(cacher.calls, []);
+  test('get: unset is a consistent read of the cache where storage knows its revision in process; 0 and N read the cache, N once it has N', async () => {
+    assert.equal((await reads.get(`${PREFIX}b`))?.value.toString(), cached('b', 2).value.toString());
+    assert.equal(await reads.get(`${PREFIX}e`), undefined, 'the cache answers, not storage');
+    assert.deepEqual(cacher.calls, ['ready', 'waitForFresh', 'ready', 'waitForFresh']);
+    cacher.calls = [];
     assert.equal(await reads.get(`${PREFIX}e`, '0'), undefined);
     assert.deepEqual(cacher.calls, ['ready']);
     cacher.calls = [];
@@ -163,6 +170,35 @@ describe('CacheDelegator', () => {
     await rejects(reads.get(`${PREFIX}b`, '9'), 504, /Too large resource version: 9, current: 2/);
     const bad = await rejects(reads.get(`${PREFIX}b`, 'x', 'b'), 422, /Thing.testing "b" is invalid/);
     assert.equal(bad.status.details?.name, 'b');
+  });
+
+  test('get: unset falls back to storage when the cache cannot catch up in time', async () => {
+    cacher.storeRev = 5;
+    cacher.reachable = 2;
+    assert.equal((await reads.get(`${PREFIX}e`))?.modRevision, 5, 'storage answers');
+    assert.deepEqual(cacher.calls, ['ready', 'waitForFresh']);
+    // A list keeps its 504: it has no cheaper source.
+    await rejects(reads.list(PREFIX, {}), 504, /Too large resource version: 5, current: 2/);
+  });
+
+  test('get: unset reads storage without waiting where its revision is a round trip (etcd)', async () => {
+    const remote = new RemoteRevisionStorage();
+    for (const [i, name] of ['a', 'b', 'c', 'd', 'e'].entries()) await remote.create(`${PREFIX}${name}`, thing(name, i % 2 === 0 ? 'red' : 'blue'));
+    const direct = new CacheDelegator({
+      storage: remote,
+      cacher,
+      view,
+      resourcePrefix: '/registry/testing/',
+      groupKind: { group: 'testing', kind: 'Thing' },
+      qualified: { group: 'testing', resource: 'things' },
+      waitTimeoutMs: 10,
+    });
+    try {
+      assert.equal((await direct.get(`${PREFIX}e`))?.modRevision, 5);
+      assert.deepEqual(cacher.calls, []);
+    } finally {
+      await remote.close();
+    }
   });
 
   test('list: unset is a consistent read of the cache; 0 any state, whole; N not older than N, paged', async () => {

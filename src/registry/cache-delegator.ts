@@ -135,8 +135,11 @@ export class CacheDelegator {
 
   /**
    * The stored item under `key` by get's resourceVersion rules: unset = the most recent
-   * (from storage, which is also what writes build on), `0` = any (the cache), N = not
-   * older than N (the cache, once it has N). `name` names the object in a 422.
+   * (also what writes build on), `0` = any (the cache), N = not older than N (the cache,
+   * once it has N). `name` names the object in a 422. The most recent is a consistent read
+   * of the cache (once it has the store's revision, it holds every acknowledged write) where
+   * the store knows its revision in process; else, on etcd, where learning the revision is a
+   * round trip and the cache then waits for the watch's progress, it is read from storage.
    */
   async get(key: string, resourceVersion = '', name = ''): Promise<Item | undefined> {
     return (await this.read(key, resourceVersion, name)).item;
@@ -144,7 +147,19 @@ export class CacheDelegator {
 
   /** `get`, saying whether the watch cache answered (its items are one object per stored revision). */
   async read(key: string, resourceVersion = '', name = ''): Promise<{ item: Item | undefined; cached: boolean }> {
-    if (resourceVersion === '') return { item: (await this.storage.get(key)).item, cached: false };
+    if (resourceVersion === '') {
+      if (!this.storage.localRevision) return { item: (await this.storage.get(key)).item, cached: false };
+      await this.cacher.ready();
+      try {
+        await this.cacher.waitForFresh(this.waitTimeoutMs);
+      } catch (e) {
+        // A cache that cannot catch up in time (a flood of writes): storage answers, as it
+        // always may; a GET does not fail for the cache's sake.
+        if (isTooLarge(e)) return { item: (await this.storage.get(key)).item, cached: false };
+        throw e;
+      }
+      return { item: this.cacher.get(key), cached: true };
+    }
     const revision = parseResourceVersion(resourceVersion, this.groupKind, name);
     await this.cacher.ready();
     if (revision > 0) await this.waitForRevision(revision);

@@ -702,8 +702,8 @@ export class GenericStore implements RESTStore {
           const object = await this.answerAround(updated, remove);
           return removedAt === undefined ? { object, created: false } : { object, created: false, removedAt };
         } catch (e) {
-          if ((isStorageConflict(e) || isStorageNotFound(e)) && unconditional) continue;
-          if (isStorageConflict(e)) throw conflict(this.qualified, name);
+          // Another write came first: try again on what it left (see below).
+          if (isStorageConflict(e) || (isStorageNotFound(e) && unconditional)) continue;
           if (isStorageNotFound(e)) throw notFound(this.qualified, name);
           throw e;
         }
@@ -719,8 +719,10 @@ export class GenericStore implements RESTStore {
       try {
         return { object: await this.storedAnswer(updated, () => this.storage.update(key, bytes, item.modRevision)), created: false };
       } catch (e) {
-        if ((isStorageConflict(e) || isStorageNotFound(e)) && unconditional) continue;
-        if (isStorageConflict(e)) throw conflict(this.qualified, name);
+        // Another write came first. The next attempt reads what it left and asks for the
+        // object again, as kube-apiserver's GuaranteedUpdate does: a patch is applied anew,
+        // while a resource version the client sent no longer matches and is a conflict there.
+        if (isStorageConflict(e) || (isStorageNotFound(e) && unconditional)) continue;
         if (isStorageNotFound(e)) throw notFound(this.qualified, name);
         throw e;
       }

@@ -1,5 +1,6 @@
 // Black-box tests of the HTTP side: real HTTPS requests against an in-process server.
 import assert from 'node:assert/strict';
+import { EventEmitter, once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { metaGroup } from '../naming/index.js';
 import { startTestServer, type TestServer } from '../testing/api-server.js';
@@ -268,6 +269,42 @@ describe('routing and errors', () => {
     const bad = await t.request('GET', '/apis/slow.testing/v1/sleepers?timeout=soon');
     assert.equal(bad.status, 400);
     t.table.remove({ group: 'slow.testing', version: 'v1' }, 'sleepers');
+  });
+
+  it('aborts the signal a slow handler holds when its deadline passes or its client goes away', async () => {
+    const aborted: string[] = [];
+    const abortEvents = new EventEmitter();
+    let entered: () => void = () => {};
+    const slow: import('../rest/index.js').RESTStore = {
+      definition: { ...(await import('../testing/api-server.js')).reviewStore().definition, group: 'slow.testing', resource: 'waiters', verbs: ['get'] },
+      // Answers only when the request's signal aborts, and says for which object.
+      get: (ctx, _ns, name) =>
+        new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted.push(name);
+            abortEvents.emit('aborted', name);
+            reject(new Error('aborted'));
+          });
+          entered();
+        }),
+    };
+    t.table.add(slow);
+    try {
+      const r = await t.request('GET', '/apis/slow.testing/v1/waiters/timed?timeout=100ms');
+      assert.equal(r.status, 504);
+      assert.deepEqual(aborted, ['timed']);
+
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      const gone = t.stream('/apis/slow.testing/v1/waiters/left', () => {});
+      await inside;
+      const abortSeen = once(abortEvents, 'aborted');
+      gone.close();
+      await gone.done;
+      await abortSeen;
+      assert.deepEqual(aborted, ['timed', 'left']);
+    } finally {
+      t.table.remove({ group: 'slow.testing', version: 'v1' }, 'waiters');
+    }
   });
 
   it('limits requests in flight with 429 and Retry-After', async () => {

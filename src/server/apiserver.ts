@@ -20,7 +20,7 @@ import { withAudit, withFailedAuthenticationAudit } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { authorize, withAuthorization } from './filters/authorization.js';
 import { withCacheControl } from './filters/cache-control.js';
-import { compose, required, type Handler, type RequestScope } from './filters/chain.js';
+import { compose, isPromise, RequestAbort, required, type Handler, type Outcome, type RequestScope } from './filters/chain.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, withRequestDeadline } from './filters/deadline.js';
 import { withImpersonation, type Impersonator } from './filters/impersonation.js';
 import { withMaxInFlightLimit } from './filters/max-in-flight.js';
@@ -32,7 +32,7 @@ import { withRequestId } from './filters/request-id.js';
 import { withRequestInfo } from './filters/request-info.js';
 import { withStaticFiles, type StaticFiles } from './filters/static-files.js';
 import { MAX_REQUEST_BODY_BYTES } from './handlers/body.js';
-import type { HandlerDeps } from './handlers/request.js';
+import type { HandlerDeps, ResourceRequest } from './handlers/request.js';
 import { markUpgrade } from './handlers/connect.js';
 import { checkPathNames, serveResource } from './handlers/resource.js';
 import { HealthChecks } from './health.js';
@@ -177,19 +177,27 @@ export class ApiServer {
         if (!info.isResourceRequest) return serveNonResource(nonResource, scope, info.path);
         const deprecation = this.deprecationWarning(info, scope);
         if (deprecation) scope.warnings.push(deprecation);
-        const { req, res, query, warnings, pretty, audit } = scope;
-        await serveResource(handlers, {
+        const { req, res, query, warnings, pretty, audit, abort } = scope;
+        // Built as one literal (no spread): this object is made for every resource request.
+        const request: ResourceRequest = {
           req,
           res,
           info,
           query,
           user: required(scope.user, 'the user'),
-          signal: scope.abort.signal,
+          // Made only when the handler asks for it.
+          get signal() {
+            return abort.signal;
+          },
+          get aborted() {
+            return abort.aborted;
+          },
           warnings,
           pretty,
           audit,
-          ...(scope.watchInitialized ? { onWatchInitialized: scope.watchInitialized } : {}),
-        });
+        };
+        if (scope.watchInitialized) request.onWatchInitialized = scope.watchInitialized;
+        await serveResource(handlers, request);
       },
     );
     this.health.add(['livez', 'readyz', 'healthz'], { name: 'ping', check: () => {} });
@@ -263,8 +271,8 @@ export class ApiServer {
     return bound;
   }
 
-  /** Serves one request; never throws. */
-  async handle(req: ServerRequest, res: ServerResponse): Promise<void> {
+  /** Serves one request; never throws (a promise only when the request had to wait for something). */
+  handle(req: ServerRequest, res: ServerResponse): Outcome {
     this.active++;
     const connection = connectionOf(req);
     this.connections.requestStarted(connection);
@@ -272,7 +280,7 @@ export class ApiServer {
       req,
       res,
       started: process.hrtime.bigint(),
-      abort: new AbortController(),
+      abort: new RequestAbort(),
       connection,
       warnings: [],
       method: (req.method ?? 'GET').toUpperCase(),
@@ -280,24 +288,36 @@ export class ApiServer {
       query: new URLSearchParams(),
       pretty: false,
     };
-    const onClose = (): void => abortController(scope.abort);
+    const onClose = (): void => scope.abort.abort();
     res.on('close', onClose);
-    try {
-      if (isHttp2(req)) {
-        // Node runs this handler inside the frame parser, before it reads the frames that
-        // follow: a RST_STREAM sent right behind the HEADERS would only be seen once all the
-        // work is done. One turn of the event loop lets it arrive first (rapid reset).
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        if (streamClosed(req)) abortController(scope.abort);
-        if (scope.abort.signal.aborted) return;
-      }
-      await this.chain(scope);
-    } finally {
+    const ended = (): void => {
       res.off('close', onClose);
       this.connections.requestEnded(connection);
       this.active--;
       if (this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
+    };
+    if (isHttp2(req)) {
+      // Node runs this handler inside the frame parser, before it reads the frames that
+      // follow: a RST_STREAM sent right behind the HEADERS would only be seen once all the
+      // work is done. One turn of the event loop lets it arrive first (rapid reset).
+      return new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => {
+          if (streamClosed(req)) scope.abort.abort();
+          if (scope.abort.aborted) return;
+          return this.chain(scope);
+        })
+        .finally(ended);
     }
+    let outcome: Outcome;
+    try {
+      // The panic recovery filter turns what the chain throws into an answer.
+      outcome = this.chain(scope);
+    } catch (err) {
+      ended();
+      return Promise.reject(err);
+    }
+    if (!isPromise(outcome)) return ended();
+    return outcome.finally(ended);
   }
 
   /**

@@ -135,6 +135,19 @@ describe('watch cache', () => {
       assert.equal(cache.list().items.length, 0);
     }));
 
+  it('ends a wait for a write elsewhere once its watch has caught up, without waiting for a poll', () =>
+    withCache({}, async (storage, cache) => {
+      // An event of its own still on its way, then a write elsewhere: the wait needs both.
+      const writes = Promise.all([storage.create('/registry/pods/a', bytes('1')), storage.create('/registry/services/s', bytes('elsewhere'))]);
+      const fresh = cache.waitForFresh();
+      await writes;
+      // Nothing here needs a timer: the wait ends within the same turn of the event loop.
+      const first = await Promise.race([fresh.then(() => 'fresh'), new Promise<string>((resolve) => setImmediate(() => resolve('next turn')))]);
+      assert.equal(first, 'fresh');
+      assert.equal(await fresh, 2);
+      assert.equal(text(cache.get('/registry/pods/a')?.value), '1');
+    }));
+
   it('reaches the current revision of a SQLite store with writes elsewhere', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'orch-cacher-'));
     const storage: Storage = await SqliteStorage.open({ dataDir });

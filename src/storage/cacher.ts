@@ -379,6 +379,9 @@ export class WatchCache implements Cacher {
         backoffMs = 100;
         const watch = this.storage.watch(this.prefix, this.current, this.abort.signal);
         this.progress = 'progressRevision' in watch ? (watch as AsyncIterable<StorageEvent> & ProgressReporting) : undefined;
+        // A wait for a revision written elsewhere in the store ends as soon as the watch has
+        // caught up, not at the next poll: a consistent read right after a write is not slowed.
+        if (this.progress) this.progress.onCaughtUp = () => this.caughtUp();
         for await (const event of watch) this.apply(event);
         if (this.stopped) return;
         throw new StorageError('storage watch ended');
@@ -465,6 +468,10 @@ export class WatchCache implements Cacher {
       else hi = mid;
     }
     return lo;
+  }
+
+  private caughtUp(): void {
+    if (this.waiters.length > 0) this.catchUpProgress();
   }
 
   /** Advances the revision past writes elsewhere in the store once the watch is caught up. */

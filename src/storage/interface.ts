@@ -41,6 +41,12 @@ export interface ListResult {
 
 export interface Storage {
   revision(): Promise<number>;
+  /**
+   * True when `revision()` is answered in process, without a round trip: a consistent read
+   * from the watch cache (wait until it has that revision) is then cheaper than a read of
+   * storage.
+   */
+  readonly localRevision?: boolean;
   get(key: string, opts?: { atRevision?: number }): Promise<{ item?: Item; revision: number }>;
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   /** Fails with KeyExistsError when the key is present. */

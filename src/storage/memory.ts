@@ -42,6 +42,7 @@ export interface MemorySnapshot {
 }
 
 export class MemoryStorage implements Storage {
+  readonly localRevision: boolean = true;
   private current = 0;
   private compacted = 0;
   private closed = false;

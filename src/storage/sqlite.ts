@@ -36,6 +36,7 @@ export const defaultDatabaseFile = 'storage.db';
 const WORKER_YOUNG_GENERATION_MB = 2;
 
 export class SqliteStorage implements Storage {
+  readonly localRevision: boolean = true;
   private readonly hub: WatchHub;
   private readonly requests: WorkerRequests<SqliteRequest, SqliteResult>;
   private failure: StorageError | undefined;

@@ -16,6 +16,12 @@ export interface ProgressReporting {
    * moved on with writes elsewhere). Otherwise 0: events are still on their way.
    */
   progressRevision(): number;
+  /**
+   * Set by the consumer to learn when the watch has caught up (it then waits for the next
+   * event with nothing buffered), so that a wait for a revision written elsewhere in the
+   * store ends then, not at the next poll. Watches that cannot tell leave it uncalled.
+   */
+  onCaughtUp?: () => void;
 }
 
 const historyPage = 1000;
@@ -147,6 +153,7 @@ export class WatchHub {
           const event = sub.take();
           if (event === undefined) {
             idle = true;
+            watch.onCaughtUp?.();
             await sub.waitForEvent();
             idle = false;
             continue;
@@ -161,12 +168,13 @@ export class WatchHub {
         hub.subscriptions.delete(sub);
       }
     }
-    return {
+    const watch: AsyncIterable<StorageEvent> & ProgressReporting = {
       [Symbol.asyncIterator]: run,
       progressRevision(): number {
         const caughtUp = idle && current !== undefined && current.empty && !current.overflowed;
         return caughtUp ? Math.max(last, hub.published) : 0;
       },
     };
+    return watch;
   }
 }

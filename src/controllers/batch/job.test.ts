@@ -293,11 +293,15 @@ test('podFailurePolicy Ignore: a disrupted pod does not count towards backoffLim
 test('ownership: an orphan the selector matches is adopted, a pod it stops matching is released, an orphan nobody wants loses the finalizer', async () => {
   const h = await startBatch(jobControllerDescriptor);
   try {
-    const created = await h.client.create(JOBS, 'default', job('owner', { suspend: true }));
-    const matchLabels = (created.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
-    const labels = (created.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    // The orphan is there, and seen, before the Job that selects it: a Job that is suspended
+    // when it first sees the orphan would adopt it and delete it as one of its active pods.
+    const labels = { app: 'stray-owner' };
     await h.client.create(PODS, 'default', { metadata: { name: 'stray', labels: { ...labels } }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } });
-    await h.client.patch(JOBS, 'default', 'owner', { spec: { suspend: false } });
+    await h.settle();
+    const manual = job('owner', { manualSelector: true, selector: { matchLabels: { ...labels } } });
+    (manual.spec as { template: { metadata?: unknown } }).template.metadata = { labels: { ...labels } };
+    const created = await h.client.create(JOBS, 'default', manual);
+    const matchLabels = (created.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
     const adopted = await eventually(async () => {
       const p = await h.client.get(PODS, 'default', 'stray');
       return p.metadata?.ownerReferences?.length ? p : undefined;

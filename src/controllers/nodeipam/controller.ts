@@ -46,6 +46,8 @@ export class NodeIpamController extends KeyedLoop {
   private readonly held = new Map<string, string[]>();
   /** Nodes that found a range exhausted: tried again when a CIDR is released. */
   private readonly waiting = new Set<string>();
+  /** Set once the existing nodes are marked and new ones handed to the loop: idle only after. */
+  private watching = false;
 
   constructor(private readonly opts: NodeIpamOptions) {
     super(opts.clock, 'node_ipam_controller');
@@ -67,8 +69,14 @@ export class NodeIpamController extends KeyedLoop {
         }),
       );
       this.run((name) => this.sync(name), UPDATE_WORKERS, this.opts.onError);
+      this.watching = true;
     });
     return this;
+  }
+
+  /** Not idle before it has looked at the nodes: with nothing queued yet, it has not assigned them either. */
+  override idle(): boolean {
+    return this.watching && super.idle();
   }
 
   /** CIDRs in use per cluster CIDR (for tests and logs). */

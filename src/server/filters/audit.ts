@@ -10,7 +10,7 @@ import { sourceIPs, type Auditor, type PolicyAttributes, type RequestAudit } fro
 import { nowMicros } from '../../audit/event.js';
 import { headerValue, remoteAddress } from '../http.js';
 import { isLongRunning, requestAttributes, type RequestInfo } from '../request-info.js';
-import { required, type Filter, type RequestScope } from './chain.js';
+import { andCatch, required, type Filter, type Handler, type RequestScope } from './chain.js';
 
 
 function begin(auditor: Auditor, scope: RequestScope, info: RequestInfo, user: UserInfo | undefined): RequestAudit | undefined {
@@ -41,39 +41,44 @@ async function settle(recorded: boolean | Promise<boolean>): Promise<void> {
 
 export function withAudit(auditor: Auditor | undefined): Filter {
   if (!auditor) return (next) => next;
-  return (next) => async (scope) => {
+  return (next) => (scope) => {
     const info = required(scope.info, 'RequestInfo');
     const audit = begin(auditor, scope, info, scope.authenticatedUser);
     if (!audit) return next(scope);
-    scope.audit = audit;
-    const received = audit.process('RequestReceived');
-    if (received !== true) await recordOrReject(auditor, received);
-    const noteImpersonation = (): void => {
-      if (scope.user && scope.authenticatedUser && scope.user !== scope.authenticatedUser) audit.impersonated(scope.user);
-    };
-    if (isLongRunning(info)) startedHook(scope, () => {
-      noteImpersonation();
-      if (!audit.hasStatus) audit.code(scope.res.statusCode);
-      void audit.process('ResponseStarted');
-    });
-    try {
-      await next(scope);
-    } catch (err) {
-      noteImpersonation();
-      if (err instanceof ApiError) {
-        audit.status(err.status);
-        await settle(audit.process('ResponseComplete'));
-      } else {
-        audit.status({ code: 500, status: 'Failure', reason: 'InternalError', message: `APIServer panic'd: ${err instanceof Error ? err.message : String(err)}` });
-        await settle(audit.process('Panic'));
-      }
-      throw err;
-    }
-    noteImpersonation();
-    // The code sent wins over a Status body's (a delete's Success Status carries none).
-    audit.code(scope.res.statusCode);
-    await settle(audit.process('ResponseComplete'));
+    return audited(auditor, audit, info, next, scope);
   };
+}
+
+/** The request's audit event through its stages, around the rest of the chain. */
+async function audited(auditor: Auditor, audit: RequestAudit, info: RequestInfo, next: Handler, scope: RequestScope): Promise<void> {
+  scope.audit = audit;
+  const received = audit.process('RequestReceived');
+  if (received !== true) await recordOrReject(auditor, received);
+  const noteImpersonation = (): void => {
+    if (scope.user && scope.authenticatedUser && scope.user !== scope.authenticatedUser) audit.impersonated(scope.user);
+  };
+  if (isLongRunning(info)) startedHook(scope, () => {
+    noteImpersonation();
+    if (!audit.hasStatus) audit.code(scope.res.statusCode);
+    void audit.process('ResponseStarted');
+  });
+  try {
+    await next(scope);
+  } catch (err) {
+    noteImpersonation();
+    if (err instanceof ApiError) {
+      audit.status(err.status);
+      await settle(audit.process('ResponseComplete'));
+    } else {
+      audit.status({ code: 500, status: 'Failure', reason: 'InternalError', message: `APIServer panic'd: ${err instanceof Error ? err.message : String(err)}` });
+      await settle(audit.process('Panic'));
+    }
+    throw err;
+  }
+  noteImpersonation();
+  // The code sent wins over a Status body's (a delete's Success Status carries none).
+  audit.code(scope.res.statusCode);
+  await settle(audit.process('ResponseComplete'));
 }
 
 /** Calls `onStart` once, when the answer's headers or first bytes go out. */
@@ -115,18 +120,18 @@ function authMethods(scope: RequestScope): string {
 /** Audits requests that fail authentication (policy rules see no user). */
 export function withFailedAuthenticationAudit(auditor: Auditor | undefined): Filter {
   if (!auditor) return (next) => next;
-  return (next) => async (scope) => {
-    try {
-      await next(scope);
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 401 && scope.authenticatedUser === undefined && scope.info) {
-        const audit = begin(auditor, scope, scope.info, undefined);
-        if (audit) {
-          audit.status({ code: 401, message: authMethods(scope) });
-          void audit.process('ResponseStarted');
+  return (next) => (scope) =>
+    andCatch(
+      () => next(scope),
+      (err) => {
+        if (err instanceof ApiError && err.code === 401 && scope.authenticatedUser === undefined && scope.info) {
+          const audit = begin(auditor, scope, scope.info, undefined);
+          if (audit) {
+            audit.status({ code: 401, message: authMethods(scope) });
+            void audit.process('ResponseStarted');
+          }
         }
-      }
-      throw err;
-    }
-  };
+        throw err;
+      },
+    );
 }

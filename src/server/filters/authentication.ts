@@ -7,7 +7,7 @@ import type { UserInfo } from '../../apimachinery/types.js';
 import { distinctHeaders } from '../../auth/own-keys.js';
 import type { Authenticator } from '../../auth/types.js';
 import { clientCertificateChain, remoteAddress } from '../http.js';
-import type { Filter, RequestScope } from './chain.js';
+import type { Filter, Outcome, RequestScope } from './chain.js';
 
 const AUTH_CACHE_MS = 10_000;
 const ANONYMOUS_USER = 'system:anonymous';
@@ -39,13 +39,17 @@ function onlyPlainHeaders(headers: Record<string, unknown>): boolean {
 export function withAuthentication(authenticator: Authenticator, onAuthenticated: (connection: object | undefined) => void): Filter {
   const cache = new WeakMap<object, { user: UserInfo; until: number }>();
 
+  /** The connection's cached user, when the request carries nothing else an authenticator could read. */
+  const cached = (scope: RequestScope): UserInfo | undefined => {
+    const { req, connection } = scope;
+    if (connection === undefined || !onlyPlainHeaders(req.headers)) return undefined;
+    const hit = cache.get(connection);
+    return hit && hit.until > Date.now() ? hit.user : undefined;
+  };
+
   const authenticate = async (scope: RequestScope): Promise<UserInfo> => {
     const { req, connection } = scope;
     const cacheable = connection !== undefined && onlyPlainHeaders(req.headers);
-    if (cacheable) {
-      const hit = cache.get(connection);
-      if (hit && hit.until > Date.now()) return hit.user;
-    }
     const result = await authenticator.authenticate({
       headers: scope.headers ?? req.headers,
       clientCertificateChain: clientCertificateChain(req),
@@ -57,13 +61,16 @@ export function withAuthentication(authenticator: Authenticator, onAuthenticated
     return result.user;
   };
 
-  return (next) => async (scope) => {
+  return (next) => (scope) => {
     // Repeatable headers (groups, extras) are read occurrence by occurrence, never joined.
     scope.headers = scope.req.rawHeaders ? distinctHeaders(scope.req.rawHeaders) : scope.req.headers;
-    const user = await authenticate(scope);
-    if (user.username !== ANONYMOUS_USER) onAuthenticated(scope.connection);
-    scope.authenticatedUser = user;
-    scope.user = user;
-    return next(scope);
+    const proceed = (user: UserInfo): Outcome => {
+      if (user.username !== ANONYMOUS_USER) onAuthenticated(scope.connection);
+      scope.authenticatedUser = user;
+      scope.user = user;
+      return next(scope);
+    };
+    const hit = cached(scope);
+    return hit ? proceed(hit) : authenticate(scope).then(proceed);
   };
 }

@@ -23,7 +23,7 @@ export function withAuthorization(authorizer: Authorizer): Filter {
   return (next) => async (scope) => {
     await authorize(authorizer, required(scope.info, 'RequestInfo'), required(scope.user, 'the user'), scope.audit);
     // The client went away (an HTTP/2 reset) while it was authorized: nothing to do.
-    if (scope.abort.signal.aborted) return;
+    if (scope.abort.aborted) return;
     return next(scope);
   };
 }

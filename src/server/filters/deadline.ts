@@ -4,18 +4,20 @@
 import { ApiError, badRequest } from '../../apimachinery/errors.js';
 import { parseDuration } from '../../apimachinery/flags.js';
 import { isLongRunning } from '../request-info.js';
-import { required, type Filter } from './chain.js';
+import { isPromise, required, type Filter, type RequestAbort } from './chain.js';
 
 /** kube-apiserver's --request-timeout default, also the most a client's `timeout` may ask for. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export function withRequestDeadline(maxMs: number): Filter {
-  return (next) => async (scope) => {
+  return (next) => (scope) => {
     const info = required(scope.info, 'RequestInfo');
     // A connect subresource's wait for its target is bounded by the target's answer-header timeout instead.
     if (!info.isResourceRequest || isLongRunning(info)) return next(scope);
     const ms = requestTimeoutMs(scope.query, maxMs);
-    await withDeadline(next(scope), ms, scope.abort);
+    const outcome = next(scope);
+    // Answered without waiting: no deadline could have passed.
+    return isPromise(outcome) ? withDeadline(outcome, ms, scope.abort) : undefined;
   };
 }
 
@@ -33,7 +35,7 @@ export function requestTimeoutMs(query: URLSearchParams, max: number): number {
 }
 
 /** The work's outcome, or 504 (and the request's signal aborted) once `ms` pass first; one timer, no race of promises. */
-function withDeadline(work: Promise<void>, ms: number, abort: AbortController): Promise<void> {
+function withDeadline(work: Promise<void>, ms: number, abort: RequestAbort): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       abort.abort();

@@ -3,7 +3,7 @@
 import { tooManyRequests } from '../../apimachinery/errors.js';
 import type { ApiServerMetrics } from '../metrics.js';
 import { isLongRunning } from '../request-info.js';
-import { required, type Filter } from './chain.js';
+import { andFinally, required, type Filter } from './chain.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const SUPERUSER_GROUP = 'system:masters';
@@ -15,7 +15,7 @@ export interface InFlightLimits {
 
 export function withMaxInFlightLimit(limits: InFlightLimits, metrics: ApiServerMetrics): Filter {
   const inflight = { readOnly: 0, mutating: 0 };
-  return (next) => async (scope) => {
+  return (next) => (scope) => {
     const info = required(scope.info, 'RequestInfo');
     const user = required(scope.user, 'the user');
     const authenticated = required(scope.authenticatedUser, 'the user');
@@ -24,10 +24,9 @@ export function withMaxInFlightLimit(limits: InFlightLimits, metrics: ApiServerM
     const kind = MUTATING.has(scope.method) ? 'mutating' : 'readOnly';
     if (inflight[kind] >= limits[kind]) throw tooManyRequests('Too many requests, please try again later.', 1);
     metrics.setInflight(kind, ++inflight[kind]);
-    try {
-      await next(scope);
-    } finally {
-      metrics.setInflight(kind, --inflight[kind]);
-    }
+    return andFinally(
+      () => next(scope),
+      () => metrics.setInflight(kind, --inflight[kind]),
+    );
   };
 }

@@ -3,17 +3,17 @@
 import type { ResourceTable } from '../../rest/index.js';
 import type { ApiServerMetrics } from '../metrics.js';
 import type { RequestInfo } from '../request-info.js';
-import type { Filter } from './chain.js';
+import { andFinally, type Filter } from './chain.js';
 
 export function withMetrics(metrics: ApiServerMetrics, table: ResourceTable): Filter {
-  return (next) => async (scope) => {
-    try {
-      await next(scope);
-    } finally {
-      const seconds = Number(process.hrtime.bigint() - scope.started) / 1e9;
-      metrics.observe(servedInfo(table, scope.info), scope.req.method ?? 'GET', scope.res.statusCode, seconds, scope.query.getAll('dryRun').includes('All'));
-    }
-  };
+  return (next) => (scope) =>
+    andFinally(
+      () => next(scope),
+      () => {
+        const seconds = Number(process.hrtime.bigint() - scope.started) / 1e9;
+        metrics.observe(servedInfo(table, scope.info), scope.req.method ?? 'GET', scope.res.statusCode, seconds, scope.query.getAll('dryRun').includes('All'));
+      },
+    );
 }
 
 /**

@@ -4,10 +4,10 @@
 // requests other than watches are not limited; a watch holds its seat only until its initial
 // events are sent (the watch handler calls `scope.watchInitialized`).
 import { tooManyRequests } from '../../apimachinery/errors.js';
-import type { FlowController } from '../../flowcontrol/controller.js';
+import type { Decision, FlowController } from '../../flowcontrol/controller.js';
 import type { ApiServerMetrics } from '../metrics.js';
-import { isLongRunning } from '../request-info.js';
-import { required, type Filter } from './chain.js';
+import { isLongRunning, type RequestInfo } from '../request-info.js';
+import { andFinally, isPromise, required, type Filter, type Handler, type Outcome, type RequestScope } from './chain.js';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
 export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
@@ -17,13 +17,8 @@ const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 
 export function withPriorityAndFairness(flowControl: FlowController, metrics: ApiServerMetrics): Filter {
   const executing = { readOnly: 0, mutating: 0 };
-  return (next) => async (scope) => {
-    const info = required(scope.info, 'RequestInfo');
-    const user = required(scope.user, 'the user');
-    const isWatch = info.isResourceRequest && info.verb === 'watch';
-    if (isLongRunning(info) && !isWatch) return next(scope);
 
-    const decision = await flowControl.admit({ info, user }, scope.abort.signal);
+  const run = (next: Handler, scope: RequestScope, info: RequestInfo, isWatch: boolean, decision: Decision): Outcome => {
     const { flowSchema, priorityLevel } = decision.classification;
     if (!scope.res.headersSent) {
       scope.res.setHeader(PRIORITY_LEVEL_UID_HEADER, priorityLevel.uid);
@@ -43,10 +38,17 @@ export function withPriorityAndFairness(flowControl: FlowController, metrics: Ap
       decision.execute();
     };
     if (isWatch) scope.watchInitialized = release;
-    try {
-      await next(scope);
-    } finally {
-      release();
-    }
+    return andFinally(() => next(scope), release);
+  };
+
+  return (next) => (scope) => {
+    const info = required(scope.info, 'RequestInfo');
+    const user = required(scope.user, 'the user');
+    const isWatch = info.isResourceRequest && info.verb === 'watch';
+    if (isLongRunning(info) && !isWatch) return next(scope);
+
+    // A request that queues asks for its signal (a client that goes away leaves the queue).
+    const decision = flowControl.admit({ info, user }, () => scope.abort.signal);
+    return isPromise(decision) ? decision.then((d) => run(next, scope, info, isWatch, d)) : run(next, scope, info, isWatch, decision);
   };
 }

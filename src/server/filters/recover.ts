@@ -4,28 +4,28 @@
 import { ApiError } from '../../apimachinery/errors.js';
 import type { SerializerSet } from '../../codec/serializer.js';
 import { headerValue, setWarnings, toApiError, writeStatus } from '../http.js';
-import type { Filter } from './chain.js';
+import { andCatch, type Filter } from './chain.js';
 
 /** With `serializers`, the Status is written in the media type the request's Accept header asks for. */
 export function withPanicRecovery(log: ((msg: string) => void) | undefined, serializers?: SerializerSet): Filter {
-  return (next) => async (scope) => {
-    try {
-      await next(scope);
-    } catch (err) {
-      const { req, res } = scope;
-      const apiErr = toApiError(err);
-      // Method and path only: query values may carry secrets (tokens, field selectors).
-      if (apiErr.code >= 500 && !(err instanceof ApiError)) {
-        log?.(`internal error on ${logSafe(req.method ?? '')} ${logSafe(scope.pathname)}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      }
-      if (scope.abort.signal.aborted && streamClosed(req)) {
-        // Nobody to answer.
-      } else if (!res.headersSent) {
-        setWarnings(res, scope.warnings);
-        writeStatus(res, apiErr, scope.pretty, serializers && { accept: headerValue(req, 'accept'), serializers });
-      } else if (!res.writableEnded) res.end();
-    }
-  };
+  return (next) => (scope) =>
+    andCatch(
+      () => next(scope),
+      (err) => {
+        const { req, res } = scope;
+        const apiErr = toApiError(err);
+        // Method and path only: query values may carry secrets (tokens, field selectors).
+        if (apiErr.code >= 500 && !(err instanceof ApiError)) {
+          log?.(`internal error on ${logSafe(req.method ?? '')} ${logSafe(scope.pathname)}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        }
+        if (scope.abort.aborted && streamClosed(req)) {
+          // Nobody to answer.
+        } else if (!res.headersSent) {
+          setWarnings(res, scope.warnings);
+          writeStatus(res, apiErr, scope.pretty, serializers && { accept: headerValue(req, 'accept'), serializers });
+        } else if (!res.writableEnded) res.end();
+      },
+    );
 }
 
 /** For log lines: request-derived text, bounded and without control characters. */

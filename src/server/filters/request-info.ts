@@ -6,7 +6,7 @@ import { genericNotFound, headerValue } from '../http.js';
 import { RequestInfoError, parseRequestInfo } from '../request-info.js';
 import type { Filter } from './chain.js';
 
-export const withRequestInfo: Filter = (next) => async (scope) => {
+export const withRequestInfo: Filter = (next) => (scope) => {
   const target = parseRequestTarget(scope.req.url ?? '/');
   scope.pathname = target.pathname;
   scope.query = target.query;

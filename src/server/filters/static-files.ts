@@ -13,7 +13,7 @@ export interface StaticFiles {
 
 export function withStaticFiles(site: StaticFiles | undefined): Filter {
   if (!site) return (next) => next;
-  return (next) => async (scope) => {
+  return (next) => (scope) => {
     const raw = scope.req.url ?? '/';
     const q = raw.indexOf('?');
     const path = q < 0 ? raw : raw.slice(0, q);

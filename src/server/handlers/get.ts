@@ -16,11 +16,11 @@ export async function serveGet(deps: HandlerDeps, { r, ctx, store, subresource, 
   // are those of every such GET of the same stored revision.
   if (!subresource && store.getAnswer && choice.representation.as === 'Object' && r.audit === undefined) {
     const answer = await store.getAnswer(ctx, namespace, r.info.name, parseGetOptions(r.query));
-    if (r.signal.aborted) return;
+    if (r.aborted) return;
     writeAnswer(r, choice, answer);
     return;
   }
   const obj = await getResource(ctx, store, namespace, r.info.name, parseGetOptions(r.query), subresource);
-  if (r.signal.aborted) return;
+  if (r.aborted) return;
   respond(r, deps.serializers, store, choice, 200, obj, deps.now?.() ?? new Date());
 }

@@ -71,6 +71,9 @@ function request(res: FakeResponse, opts: { pretty?: boolean; query?: string; me
     query: new URLSearchParams(opts.query ?? ''),
     user: { username: 'u', groups: [] },
     signal: opts.signal ?? new AbortController().signal,
+    get aborted() {
+      return this.signal.aborted;
+    },
     warnings: ['careful'],
     pretty: opts.pretty ?? false,
   };

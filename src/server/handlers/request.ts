@@ -36,7 +36,10 @@ export interface ResourceRequest {
   info: RequestInfo;
   query: URLSearchParams;
   user: UserInfo;
-  signal: AbortSignal;
+  /** Aborted when the client goes away or the request's deadline passes; made on first use. */
+  readonly signal: AbortSignal;
+  /** Whether `signal` aborted, read without making it. */
+  readonly aborted: boolean;
   warnings: string[];
   pretty: boolean;
   /** A watch calls it once it has sent the events that were ready when it started (priority and fairness frees its seat). */

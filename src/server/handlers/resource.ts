@@ -32,8 +32,18 @@ export async function serveResource(deps: HandlerDeps, r: ResourceRequest): Prom
   // A deprecated version of a custom resource warns on every request to it, errors included.
   const deprecation = store.definition.customResource?.deprecationWarning;
   if (deprecation && !r.warnings.includes(deprecation)) r.warnings.push(deprecation);
-  const ctx: RequestContext = { user: r.user, signal: r.signal, warnings: r.warnings, audit: r.audit, history: deps.history };
-  const routed = { r, ctx, store, ...(subresource ? { subresource } : {}), namespace };
+  const ctx: RequestContext = {
+    user: r.user,
+    // Made only when the Store asks for it.
+    get signal() {
+      return r.signal;
+    },
+    warnings: r.warnings,
+    audit: r.audit,
+    history: deps.history,
+  };
+  const routed: Routed = { r, ctx, store, namespace };
+  if (subresource) routed.subresource = subresource;
   if (connect) return serveConnect(deps, routed);
   // resolveStore admits only the verbs above.
   await HANDLERS[r.info.verb]?.(deps, routed);
