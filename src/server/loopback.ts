@@ -87,10 +87,11 @@ export class LoopbackClient implements ApiClient, CollectionDeleter {
   }
 
   async list(r: GroupVersionResource, namespace: string, opts: Omit<ListOptions, 'allowWatchBookmarks'> = {}): Promise<KubeList> {
-    // A list from the watch cache answers without I/O: without this turn of the event loop,
-    // informers walking every page of a large store would hold the server's requests (and
-    // /readyz) until the last page, as no list over HTTP would.
-    await new Promise((resolve) => setImmediate(resolve));
+    // A list from the watch cache answers without I/O: without a turn of the event loop
+    // between pages, informers walking every page of a large store would hold the server's
+    // requests (and /readyz) until the last page, as no list over HTTP would. A first page
+    // answers at once, so a controller's single-page read does not wait a turn.
+    if (opts.continue) await new Promise((resolve) => setImmediate(resolve));
     return listResources(this.ctx(), this.storeFor(r, 'list', 'list'), namespace, opts);
   }
 
