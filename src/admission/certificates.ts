@@ -9,6 +9,7 @@ import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from '.
 import { admissionForbidden, isResource, specOf, stringAt } from './util.js';
 import { deepEqual } from '../apimachinery/equality.js';
 import { isPlainObject } from '../apimachinery/types.js';
+import { derChildren, readDerElement } from '../apimachinery/der.js';
 
 type SignerVerb = 'approve' | 'sign' | 'attest';
 
@@ -111,37 +112,8 @@ export const certificateSubjectRestriction: AdmissionPlugin = {
 
 // --- PKCS#10: just enough DER to read the subject's organizations ---
 
-interface Der {
-  tag: number;
-  start: number;
-  end: number;
-}
-
-function readDer(buf: Uint8Array, at: number): Der {
-  if (at + 2 > buf.length) throw new Error('asn1: syntax error: data truncated');
-  const tag = buf[at]!;
-  let length = buf[at + 1]!;
-  let start = at + 2;
-  if (length & 0x80) {
-    const n = length & 0x7f;
-    if (n === 0 || n > 4 || start + n > buf.length) throw new Error('asn1: structure error: length too large');
-    length = 0;
-    for (let i = 0; i < n; i++) length = length * 256 + buf[start + i]!;
-    start += n;
-  }
-  if (start + length > buf.length) throw new Error('asn1: syntax error: data truncated');
-  return { tag, start, end: start + length };
-}
-
-function children(buf: Uint8Array, node: Der): Der[] {
-  const out: Der[] = [];
-  for (let at = node.start; at < node.end; ) {
-    const child = readDer(buf, at);
-    out.push(child);
-    at = child.end;
-  }
-  return out;
-}
+/** Go's asn1 package's words for a malformed request. */
+const GO_ASN1 = { truncated: 'asn1: syntax error: data truncated', badLength: 'asn1: structure error: length too large' };
 
 const ORGANIZATION_OID = '55040a'; // 2.5.4.10
 
@@ -151,18 +123,18 @@ export function csrOrganizations(requestBase64: string): string[] {
   const match = /-----BEGIN ([A-Z ]+)-----([\s\S]*?)-----END \1-----/.exec(pem);
   if (!match || match[1] !== 'CERTIFICATE REQUEST') throw new Error('PEM block type must be CERTIFICATE REQUEST');
   const der = new Uint8Array(Buffer.from(match[2]!.replace(/\s+/g, ''), 'base64'));
-  const request = readDer(der, 0);
-  const info = children(der, request)[0];
+  const request = readDerElement(der, 0, GO_ASN1);
+  const info = derChildren(der, request, GO_ASN1)[0];
   if (request.tag !== 0x30 || !info || info.tag !== 0x30) throw new Error('asn1: structure error: tags don\'t match');
-  const subject = children(der, info)[1];
+  const subject = derChildren(der, info, GO_ASN1)[1];
   if (!subject || subject.tag !== 0x30) throw new Error('asn1: structure error: tags don\'t match');
   const organizations: string[] = [];
-  for (const rdn of children(der, subject)) {
-    for (const attribute of children(der, rdn)) {
-      const [oid, value] = children(der, attribute);
+  for (const rdn of derChildren(der, subject, GO_ASN1)) {
+    for (const attribute of derChildren(der, rdn, GO_ASN1)) {
+      const [oid, value] = derChildren(der, attribute, GO_ASN1);
       if (!oid || !value || oid.tag !== 0x06) continue;
-      if (Buffer.from(der.subarray(oid.start, oid.end)).toString('hex') === ORGANIZATION_OID) {
-        organizations.push(Buffer.from(der.subarray(value.start, value.end)).toString('utf8'));
+      if (Buffer.from(der.subarray(oid.contents, oid.end)).toString('hex') === ORGANIZATION_OID) {
+        organizations.push(Buffer.from(der.subarray(value.contents, value.end)).toString('utf8'));
       }
     }
   }

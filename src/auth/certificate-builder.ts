@@ -6,6 +6,7 @@
 // before 2050, the issuer copied byte for byte from the issuer's subject.
 import { createHash, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
+import { derChildren, readDerElement } from '../apimachinery/der.js';
 
 // --- DER -------------------------------------------------------------------------------
 
@@ -55,41 +56,6 @@ function time(d: Date): Buffer {
   return d.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(digits.slice(2), 'ascii')) : tlv(0x18, Buffer.from(digits, 'ascii'));
 }
 
-/** One element of a DER encoding: its tag, and where its contents and the whole element lie. */
-interface Element {
-  tag: number;
-  start: number;
-  contents: number;
-  end: number;
-}
-
-function readElement(der: Uint8Array, at: number): Element {
-  if (at + 2 > der.length) throw new Error('truncated DER');
-  const tag = der[at]!;
-  let len = der[at + 1]!;
-  let contents = at + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 4 || contents + n > der.length) throw new Error('bad DER length');
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + der[contents + i]!;
-    contents += n;
-  }
-  const end = contents + len;
-  if (end > der.length) throw new Error('truncated DER');
-  return { tag, start: at, contents, end };
-}
-
-function children(der: Uint8Array, parent: Element): Element[] {
-  const out: Element[] = [];
-  for (let at = parent.contents; at < parent.end; ) {
-    const e = readElement(der, at);
-    out.push(e);
-    at = e.end;
-  }
-  return out;
-}
-
 // --- certificates -----------------------------------------------------------------------
 
 const OID = {
@@ -115,7 +81,7 @@ export function distinguishedName(commonName: string, organizations: string[] = 
 /** The key identifier of a public key: SHA-1 of its subjectPublicKey bits (RFC 5280 4.2.1.2, method 1). */
 export function keyIdentifier(publicKey: KeyObject): Buffer {
   const spki = publicKey.export({ type: 'spki', format: 'der' });
-  const [, bits] = children(spki, readElement(spki, 0));
+  const [, bits] = derChildren(spki, readDerElement(spki, 0));
   if (!bits || bits.tag !== 0x03) throw new Error('unexpected public key encoding');
   return createHash('sha1').update(spki.subarray(bits.contents + 1, bits.end)).digest();
 }
@@ -132,10 +98,10 @@ export interface Issuer {
 /** The issuer of a certificate in PEM or DER: its subject name and key identifier, as encoded in it. */
 export function issuerOf(cert: string | Uint8Array, privateKey: KeyObject): Issuer {
   const der = typeof cert === 'string' ? pemToDer(cert, 'CERTIFICATE') : cert;
-  const certificate = readElement(der, 0);
-  const [tbs] = children(der, certificate);
+  const certificate = readDerElement(der, 0);
+  const [tbs] = derChildren(der, certificate);
   if (!tbs) throw new Error('not a certificate');
-  const fields = children(der, tbs);
+  const fields = derChildren(der, tbs);
   // version [0] is present in v3 certificates; serial, signature, issuer, validity, subject follow.
   const at = fields[0]?.tag === 0xa0 ? 1 : 0;
   const subject = fields[at + 4];
@@ -143,17 +109,17 @@ export function issuerOf(cert: string | Uint8Array, privateKey: KeyObject): Issu
   let keyId: Buffer | undefined;
   const extensions = fields.find((f) => f.tag === 0xa3);
   if (extensions) {
-    const [list] = children(der, extensions);
-    for (const ext of list ? children(der, list) : []) {
-      const parts = children(der, ext);
+    const [list] = derChildren(der, extensions);
+    for (const ext of list ? derChildren(der, list) : []) {
+      const parts = derChildren(der, ext);
       const id = parts[0];
-      if (!id || !Buffer.from(der.subarray(id.start, id.end)).equals(oid(OID.subjectKeyIdentifier))) continue;
+      if (!id || !Buffer.from(der.subarray(id.at, id.end)).equals(oid(OID.subjectKeyIdentifier))) continue;
       const value = parts[parts.length - 1]!;
-      const inner = readElement(der, value.contents);
+      const inner = readDerElement(der, value.contents);
       keyId = Buffer.from(der.subarray(inner.contents, inner.end));
     }
   }
-  return { subject: Buffer.from(der.subarray(subject.start, subject.end)), ...(keyId ? { keyId } : {}), privateKey };
+  return { subject: Buffer.from(der.subarray(subject.at, subject.end)), ...(keyId ? { keyId } : {}), privateKey };
 }
 
 export interface CertificateRequest {

@@ -2,6 +2,7 @@
 // the certificate rules share (requests in `spec.request`, certificates in `status.certificate`).
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { flavor, longDomain } from '../../naming/index.js';
+import { derChildren, readDerElement, type DerElement } from '../../apimachinery/der.js';
 
 /** The built-in signers by their neutral role. */
 export type BuiltinSigner = 'apiserver-client' | 'apiserver-client-agent' | 'agent-serving' | 'legacy-unknown';
@@ -76,40 +77,6 @@ export function decodeBytesField(value: unknown): string {
   return typeof value === 'string' ? Buffer.from(value, 'base64').toString('latin1') : '';
 }
 
-interface Tlv {
-  tag: number;
-  /** Where the tag byte is (the element's encoding is `der.subarray(at, end)`). */
-  at: number;
-  /** Where the content starts. */
-  start: number;
-  end: number;
-}
-
-function tlv(der: Uint8Array, at: number): Tlv {
-  if (at + 2 > der.length) throw new Error('truncated');
-  let length = der[at + 1]!;
-  let start = at + 2;
-  if (length & 0x80) {
-    const n = length & 0x7f;
-    if (n === 0 || n > 4 || start + n > der.length) throw new Error('bad length');
-    length = 0;
-    for (let i = 0; i < n; i++) length = length * 256 + der[start + i]!;
-    start += n;
-  }
-  if (start + length > der.length) throw new Error('truncated');
-  return { tag: der[at]!, at, start, end: start + length };
-}
-
-function children(der: Uint8Array, node: Tlv): Tlv[] {
-  const out: Tlv[] = [];
-  for (let at = node.start; at < node.end; ) {
-    const t = tlv(der, at);
-    out.push(t);
-    at = t.end;
-  }
-  return out;
-}
-
 /** Signature algorithms by the hex of their OID content, with the hash to verify with. */
 const SIGNATURE_ALGORITHMS: Record<string, string | null> = {
   '2a8648ce3d040302': 'sha256', // ecdsa-with-SHA256
@@ -126,17 +93,17 @@ const SIGNATURE_ALGORITHMS: Record<string, string | null> = {
  * must prove its maker holds the key, in Go's x509 words.
  */
 export function requestSignatureProblem(der: Uint8Array): string | undefined {
-  let info: Tlv, algorithm: Tlv, signature: Tlv, spki: Tlv;
+  let info: DerElement, algorithm: DerElement, signature: DerElement, spki: DerElement;
   try {
-    const top = tlv(der, 0);
-    [info, algorithm, signature] = children(der, top) as [Tlv, Tlv, Tlv];
-    spki = children(der, info)[2]!;
+    const top = readDerElement(der, 0);
+    [info, algorithm, signature] = derChildren(der, top) as [DerElement, DerElement, DerElement];
+    spki = derChildren(der, info)[2]!;
     if (top.tag !== 0x30 || info.tag !== 0x30 || algorithm.tag !== 0x30 || signature.tag !== 0x03 || spki.tag !== 0x30) throw new Error('tags');
   } catch {
     return "asn1: structure error: tags don't match";
   }
-  const oid = children(der, algorithm)[0];
-  const hash = oid ? SIGNATURE_ALGORITHMS[Buffer.from(der.subarray(oid.start, oid.end)).toString('hex')] : undefined;
+  const oid = derChildren(der, algorithm)[0];
+  const hash = oid ? SIGNATURE_ALGORITHMS[Buffer.from(der.subarray(oid.contents, oid.end)).toString('hex')] : undefined;
   if (hash === undefined) return 'x509: cannot verify signature: algorithm unimplemented';
   let key: KeyObject;
   try {
@@ -145,7 +112,7 @@ export function requestSignatureProblem(der: Uint8Array): string | undefined {
     return 'x509: unsupported elliptic curve';
   }
   // A BIT STRING's first content byte counts the unused bits.
-  const sig = der.subarray(signature.start + 1, signature.end);
+  const sig = der.subarray(signature.contents + 1, signature.end);
   let ok = false;
   try {
     ok = verify(hash, der.subarray(info.at, info.end), key, sig);
