@@ -380,6 +380,12 @@ async function clusterHoldGroup(b: Tracked): Promise<void> {
     process.stdout.write(`\nStoring ${HOLD_PODS} pods in ${namespaces} namespaces...\n`);
     for (let n = 0; n < namespaces; n++) await namespace(s.client, `hold-${n}`);
     await createAll(s.client, HOLD_PODS, CONCURRENCY, (i) => ({ path: `/api/v1/namespaces/hold-${Math.floor(i / perNamespace)}/pods`, body: pod(`p-${i}`, `node-${String(i % NODES).padStart(6, '0')}`) }));
+    // The hold measures the steady state: every pod through its stages first, not the node
+    // agent's backlog of status writes.
+    await until('every held pod Running', async () => {
+      const r = await s.client.json<{ items: unknown[] }>('GET', '/api/v1/pods?fieldSelector=status.phase!%3DRunning&limit=1');
+      return r.items.length === 0;
+    }, 900_000, 2000);
     const db = join(s.dataDir, 'storage.db');
     const start = { db: fileMiB(db), wal: fileMiB(`${db}-wal`) };
     process.stdout.write(`Holding for ${HOLD_SECONDS} s...\n`);
