@@ -5,7 +5,7 @@
 //                 server with neither scheduler nor node agent (the ceiling); a Deployment of
 //                 10,000 replicas from create to rollout done, then a rolling update of it (pods
 //                 replaced per second); 100 single-replica Deployments to Available.
-//   cluster-hold  1,000 nodes heartbeating with 100,000 pods stored, for BENCH_HOLD_SECONDS (300):
+//   cluster-hold  1,000 nodes heartbeating with 100,000 pods stored and Running, for BENCH_HOLD_SECONDS (300):
 //                 server RSS, heartbeat writes per second, p99 of a GET and of a namespace LIST
 //                 from another client, the SQLite file and WAL at start and end.
 // Sizes: BENCH_CLUSTER_NODES, BENCH_CLUSTER_PODS, BENCH_CLUSTER_REPLICAS,
