@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import type { Clock } from '../apimachinery/clock.js';
 import type { FlagDefinition, ParsedFlags } from '../apimachinery/flags.js';
 import { HttpClient } from '../client/http.js';
-import { execPluginApiVersion, readKubeconfig } from '../client/kubeconfig.js';
-import { builtinControllers, ControllerManager, discoverFromServer, type ControllerDescriptor, type DiscoveryTransport } from '../controllers/index.js';
+import { execPluginApiVersion, readKubeconfig, type ClientConfig } from '../client/kubeconfig.js';
+import { builtinControllers, ControllerManager, discoverFromServer, type ControllerDescriptor, type ControllerManagerOptions, type DiscoveryTransport } from '../controllers/index.js';
 import { flavorOfGroup, setFlavor, type Flavor } from '../naming/index.js';
 import { controllerFlagDefinitions, controllerManagerFlags } from './flags.js';
 
@@ -58,8 +58,34 @@ export async function detectFlavor(t: DiscoveryTransport): Promise<Flavor> {
 
 export async function startControllerManager(flags: ParsedFlags, opts: ControllerManagerRunOptions = {}): Promise<RunningControllerManager> {
   const settings = controllerManagerFlags(flags);
+  return startAgainstServer(flags, { role: 'the controller manager', userAgent: 'orch-controller-manager' }, opts, (config) => {
+    const rootCAFile = flags.string('root-ca-file');
+    const rootCA = rootCAFile ? readFileSync(rootCAFile, 'utf8') : config.caPem;
+    return {
+      descriptors: opts.descriptors ?? builtinControllers({ rootCA: () => rootCA, ...(settings.nodeIpam ? { nodeIpam: settings.nodeIpam } : {}) }),
+      controllers: settings.controllers,
+      options: settings.options,
+      leaderElection: settings.leaderElection,
+    };
+  });
+}
+
+/** What a component's manager runs: its controllers and how it campaigns. */
+export type ComponentManagerOptions = Pick<ControllerManagerOptions, 'descriptors' | 'controllers' | 'leaderElection'> & Partial<Pick<ControllerManagerOptions, 'options'>>;
+
+/**
+ * A controller manager over HTTPS against the server a kubeconfig names (`--kubeconfig`,
+ * `--compat`), shared by the out-of-process components; `build` says what it runs once the
+ * flavor is settled.
+ */
+export async function startAgainstServer(
+  flags: ParsedFlags,
+  who: { role: string; userAgent: string },
+  opts: Pick<ControllerManagerRunOptions, 'clock' | 'log' | 'onLeadershipLost'>,
+  build: (config: ClientConfig) => ComponentManagerOptions,
+): Promise<RunningControllerManager> {
   const kubeconfig = flags.string('kubeconfig');
-  if (!kubeconfig) throw new Error('--kubeconfig is required: the controller manager runs against an API server');
+  if (!kubeconfig) throw new Error(`--kubeconfig is required: ${who.role} runs against an API server`);
   const compat = flags.string('compat');
   if (compat !== undefined && compat !== 'orch' && compat !== 'kubernetes') throw new Error(`--compat: must be orch or kubernetes, not "${compat}"`);
   // The flavor is chosen before the kubeconfig is read: a credential plugin speaks the
@@ -69,7 +95,7 @@ export async function startControllerManager(flags: ParsedFlags, opts: Controlle
   const chosen = (compat as Flavor | undefined) ?? pluginFlavor;
   if (chosen) setFlavor(chosen);
   const config = readKubeconfig(kubeconfig);
-  const client = new HttpClient(config, { userAgent: 'orch-controller-manager' });
+  const client = new HttpClient(config, { userAgent: who.userAgent });
   try {
     if (compat === undefined) {
       const detected = await detectFlavor(client);
@@ -78,14 +104,9 @@ export async function startControllerManager(flags: ParsedFlags, opts: Controlle
       }
       setFlavor(detected);
     }
-    const rootCAFile = flags.string('root-ca-file');
-    const rootCA = rootCAFile ? readFileSync(rootCAFile, 'utf8') : config.caPem;
     const manager = new ControllerManager({
       client,
-      descriptors: opts.descriptors ?? builtinControllers({ rootCA: () => rootCA, ...(settings.nodeIpam ? { nodeIpam: settings.nodeIpam } : {}) }),
-      controllers: settings.controllers,
-      options: settings.options,
-      leaderElection: settings.leaderElection,
+      ...build(config),
       discover: () => discoverFromServer(client),
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.log ? { log: opts.log } : {}),

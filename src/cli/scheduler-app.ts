@@ -3,12 +3,9 @@
 // campaigning on the `kube-scheduler` Lease in the system namespace before it acts.
 import type { Clock } from '../apimachinery/clock.js';
 import type { FlagDefinition, ParsedFlags } from '../apimachinery/flags.js';
-import { HttpClient } from '../client/http.js';
-import { readKubeconfig } from '../client/kubeconfig.js';
-import { ControllerManager, discoverFromServer } from '../controllers/index.js';
-import { setFlavor, type Flavor } from '../naming/index.js';
+import type { ControllerManager } from '../controllers/index.js';
 import { SCHEDULER_LEASE_NAME, schedulerDescriptor } from '../scheduler/descriptor.js';
-import { detectFlavor, flavorOfExecPlugin } from './controller-manager-app.js';
+import { startAgainstServer } from './controller-manager-app.js';
 import { controllerFlagDefinitions, leaderElectionFromFlags } from './flags.js';
 
 /** kube-scheduler's flags that apply here: the kubeconfig and leader election (its Lease is `kube-scheduler`). */
@@ -45,43 +42,9 @@ export interface RunningScheduler {
 
 export async function startScheduler(flags: ParsedFlags, opts: SchedulerRunOptions = {}): Promise<RunningScheduler> {
   const leaderElection = leaderElectionFromFlags(flags, SCHEDULER_LEASE_NAME);
-  const kubeconfig = flags.string('kubeconfig');
-  if (!kubeconfig) throw new Error('--kubeconfig is required: the scheduler runs against an API server');
-  const compat = flags.string('compat');
-  if (compat !== undefined && compat !== 'orch' && compat !== 'kubernetes') throw new Error(`--compat: must be orch or kubernetes, not "${compat}"`);
-  // As the controller manager: the flavor before the kubeconfig's credential plugin runs.
-  const pluginFlavor = compat === undefined ? flavorOfExecPlugin(kubeconfig) : undefined;
-  const chosen = (compat as Flavor | undefined) ?? pluginFlavor;
-  if (chosen) setFlavor(chosen);
-  const client = new HttpClient(readKubeconfig(kubeconfig), { userAgent: 'orch-scheduler' });
-  try {
-    if (compat === undefined) {
-      const detected = await detectFlavor(client);
-      if (pluginFlavor && detected !== pluginFlavor) {
-        throw new Error(`--compat: the kubeconfig's credential plugin speaks the ${pluginFlavor} flavor's protocol, but the server serves the ${detected} flavor`);
-      }
-      setFlavor(detected);
-    }
-    const manager = new ControllerManager({
-      client,
-      descriptors: [schedulerDescriptor()],
-      controllers: ['*'],
-      leaderElection,
-      discover: () => discoverFromServer(client),
-      ...(opts.clock ? { clock: opts.clock } : {}),
-      ...(opts.log ? { log: opts.log } : {}),
-      ...(opts.onLeadershipLost ? { onLeadershipLost: opts.onLeadershipLost } : {}),
-    });
-    manager.start();
-    return {
-      manager,
-      async stop() {
-        await manager.stop();
-        client.close();
-      },
-    };
-  } catch (err) {
-    client.close();
-    throw err;
-  }
+  return startAgainstServer(flags, { role: 'the scheduler', userAgent: 'orch-scheduler' }, opts, () => ({
+    descriptors: [schedulerDescriptor()],
+    controllers: ['*'],
+    leaderElection,
+  }));
 }
